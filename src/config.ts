@@ -1,0 +1,139 @@
+/**
+ * Every setting of the harness, read once from the environment and validated at the boundary.
+ * A bad value stops with one line naming the variable and the expected form (ConfigError).
+ */
+import path from 'node:path';
+import { ConfigError } from './errors';
+
+/** A TCP endpoint, e.g. `127.0.0.1:25672`. */
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+export type EmbeddedProxyMode = 'auto' | 'never';
+
+export interface BenchConfig {
+  /** AMQP_URL: the broker, reached directly. @default amqp://guest:guest@127.0.0.1:5672 */
+  readonly amqpUrl: string;
+  /** TOXIPROXY_URL: the fault proxy's HTTP API. @default http://127.0.0.1:8474 */
+  readonly proxyApiUrl: string;
+  /** BENCH_PROXY_NAME: the proxy entry the benchmarks use. @default rabbitmq */
+  readonly proxyName: string;
+  /** BENCH_PROXY_LISTEN: where the proxy entry listens. @default 127.0.0.1:25672 */
+  readonly proxyListen: HostPort;
+  /** BENCH_PROXY_UPSTREAM: where the proxy entry forwards to (as seen by the proxy). @default 127.0.0.1:5672 */
+  readonly proxyUpstream: HostPort;
+  /** BENCH_EMBEDDED_PROXY: `auto` starts the embedded proxy when the API does not answer; `never` fails instead. @default auto */
+  readonly embeddedProxy: EmbeddedProxyMode;
+  /** BENCH_RAW_DIR: raw JSON results. @default <project>/reports/.test-output */
+  readonly rawResultsDir: string;
+  /** BENCH_REPORTS_DIR: report, archives, history, junit.xml. @default <project>/reports/benchmarks */
+  readonly reportsDir: string;
+  /** BENCH_MARKERS: marker expression selecting benchmarks (e.g. `benchmark and not slow`). @default undefined (all) */
+  readonly markerExpression: string | undefined;
+  /** BENCH_STRICT_TARGETS: a missed target (e.g. RST detection < 10 ms) fails the test. @default false */
+  readonly strictTargets: boolean;
+}
+
+/** The project root (where package.json lives), independent of the working directory. */
+export const PROJECT_ROOT = path.resolve(__dirname, '..');
+
+export const DEFAULTS = {
+  amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
+  proxyApiUrl: 'http://127.0.0.1:8474',
+  proxyName: 'rabbitmq',
+  proxyListen: '127.0.0.1:25672',
+  proxyUpstream: '127.0.0.1:5672',
+  embeddedProxy: 'auto',
+  rawResultsDir: 'reports/.test-output',
+  reportsDir: 'reports/benchmarks',
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads and validates every setting. @throws ConfigError naming the first bad variable. */
+export function resolveConfig(env: Env = process.env): BenchConfig {
+  const value = (name: string): string | undefined => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  };
+  return Object.freeze({
+    amqpUrl: parseUrl('AMQP_URL', value('AMQP_URL') ?? DEFAULTS.amqpUrl, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL (e.g. amqp://guest:guest@127.0.0.1:5672)'),
+    proxyApiUrl: parseUrl('TOXIPROXY_URL', value('TOXIPROXY_URL') ?? DEFAULTS.proxyApiUrl, ['http:', 'https:'], 'an http:// URL of the Toxiproxy API (e.g. http://127.0.0.1:8474)').replace(/\/+$/, ''),
+    proxyName: parseName('BENCH_PROXY_NAME', value('BENCH_PROXY_NAME') ?? DEFAULTS.proxyName),
+    proxyListen: parseHostPort('BENCH_PROXY_LISTEN', value('BENCH_PROXY_LISTEN') ?? DEFAULTS.proxyListen),
+    proxyUpstream: parseHostPort('BENCH_PROXY_UPSTREAM', value('BENCH_PROXY_UPSTREAM') ?? DEFAULTS.proxyUpstream),
+    embeddedProxy: parseChoice('BENCH_EMBEDDED_PROXY', value('BENCH_EMBEDDED_PROXY') ?? DEFAULTS.embeddedProxy, ['auto', 'never'] as const),
+    rawResultsDir: path.resolve(PROJECT_ROOT, value('BENCH_RAW_DIR') ?? DEFAULTS.rawResultsDir),
+    reportsDir: path.resolve(PROJECT_ROOT, value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
+    markerExpression: value('BENCH_MARKERS'),
+    strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
+  });
+}
+
+let cached: BenchConfig | undefined;
+
+/** The configuration of this process, resolved on first use. */
+export function getConfig(): BenchConfig {
+  cached ??= resolveConfig();
+  return cached;
+}
+
+/**
+ * The broker URL as a client reaches it through the proxy entry: same credentials, vhost and
+ * query, but the proxy's listen address (a wildcard listen address becomes loopback).
+ */
+export function proxiedAmqpUrl(config: Pick<BenchConfig, 'amqpUrl' | 'proxyListen'>): string {
+  const url = new URL(config.amqpUrl);
+  const host = ['0.0.0.0', '::', '[::]', ''].includes(config.proxyListen.host) ? '127.0.0.1' : config.proxyListen.host;
+  url.hostname = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  url.port = String(config.proxyListen.port);
+  return url.toString().replace(/\/$/, '');
+}
+
+/** `host:port` for an API body (`[::1]:5672` for IPv6). */
+export function formatHostPort(endpoint: HostPort): string {
+  return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
+}
+
+export function parseHostPort(variable: string, raw: string): HostPort {
+  const expected = 'host:port with a port from 1 to 65535 (e.g. 127.0.0.1:25672)';
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]*)):(\d{1,5})$/.exec(raw);
+  if (!match) throw new ConfigError(variable, expected, raw);
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) throw new ConfigError(variable, expected, raw);
+  return Object.freeze({ host: match[1] ?? (match[2] || '0.0.0.0'), port });
+}
+
+function parseUrl(variable: string, raw: string, protocols: readonly string[], expected: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(variable, expected, raw);
+  }
+  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(variable, expected, raw);
+  if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65535)) throw new ConfigError(variable, expected, raw);
+  return raw;
+}
+
+function parseName(variable: string, raw: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(raw)) throw new ConfigError(variable, 'a name of letters, digits, "_", "." or "-" (e.g. rabbitmq)', raw);
+  return raw;
+}
+
+function parseChoice<T extends string>(variable: string, raw: string, choices: readonly T[]): T {
+  const lowered = raw.toLowerCase();
+  const found = choices.find((choice) => choice === lowered);
+  if (found === undefined) throw new ConfigError(variable, `one of ${choices.join(', ')}`, raw);
+  return found;
+}
+
+/** Accepts true/false, 1/0, yes/no, on/off (any case). */
+export function parseBoolean(variable: string, raw: string): boolean {
+  const lowered = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
+  if (['false', '0', 'no', 'off'].includes(lowered)) return false;
+  throw new ConfigError(variable, 'true or false (also 1/0, yes/no, on/off)', raw);
+}

@@ -1,0 +1,128 @@
+/**
+ * Environment capture and the fingerprint that says whether two runs are comparable.
+ *
+ * Fingerprint rule (from the user's spec): the first 8 hex characters of the MD5 of the UTF-8
+ * string `git_commit:git_dirty:node_version:platform`, each value exactly as stored in the
+ * record (git_dirty as `true`/`false`). `npm run --silent env` prints the record so anyone
+ * can recompute it: `printf '%s' 'abc:false:v20.20.2:linux-x64' | md5sum | cut -c1-8`.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import amqp from 'amqplib';
+import { PROJECT_ROOT } from './config';
+import { redactUrl } from './redact';
+
+export const ENVIRONMENT_SCHEMA_VERSION = 1;
+
+export interface EnvironmentRecord {
+  readonly schema_version: number;
+  /** Full commit hash, or `unknown` outside a git checkout. */
+  readonly git_commit: string;
+  /** Uncommitted changes to tracked or untracked (not ignored) files. */
+  readonly git_dirty: boolean;
+  /** `process.version`, e.g. `v20.20.2`. */
+  readonly node_version: string;
+  /** `<process.platform>-<process.arch>`, e.g. `linux-x64`. */
+  readonly platform: string;
+  readonly arch: string;
+  readonly os_release: string;
+  readonly cpu_model: string;
+  readonly cpu_count: number;
+  readonly total_memory_bytes: number;
+  readonly amqplib_version: string;
+  /** From the broker's connection properties; null when the broker was not reachable. */
+  readonly rabbitmq_version: string | null;
+  /** The broker URL with its password masked. */
+  readonly broker_url: string;
+  readonly captured_at: string;
+  readonly fingerprint: string;
+}
+
+/** The four fields the fingerprint is computed from. */
+export type FingerprintFields = Pick<EnvironmentRecord, 'git_commit' | 'git_dirty' | 'node_version' | 'platform'>;
+
+/** First 8 hex characters of MD5(`git_commit:git_dirty:node_version:platform`). */
+export function computeFingerprint(fields: FingerprintFields): string {
+  const input = [fields.git_commit, String(fields.git_dirty), fields.node_version, fields.platform].join(':');
+  return createHash('md5').update(input, 'utf8').digest('hex').slice(0, 8);
+}
+
+export interface GitState {
+  readonly commit: string;
+  readonly dirty: boolean;
+}
+
+/** Reads the commit and dirtiness of `cwd`; outside a git checkout (or without git) gives `unknown`/false. */
+export function readGitState(cwd: string = PROJECT_ROOT): GitState {
+  const git = (args: string[]): string =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
+  try {
+    const commit = git(['rev-parse', '--verify', 'HEAD']);
+    const dirty = git(['status', '--porcelain']) !== '';
+    return { commit, dirty };
+  } catch {
+    // Not a checkout, no commit yet, or no git binary: still a valid environment.
+    return { commit: 'unknown', dirty: false };
+  }
+}
+
+/** The version of the amqplib package actually installed. */
+export function readAmqplibVersion(): string {
+  try {
+    // The exports map blocks deep imports, so find package.json next to the resolved entry.
+    const entry = require.resolve('amqplib');
+    const pkgPath = entry.slice(0, entry.lastIndexOf('node_modules/amqplib') + 'node_modules/amqplib'.length) + '/package.json';
+    return (JSON.parse(require('node:fs').readFileSync(pkgPath, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Asks the broker its version (server properties of a fresh connection); null when unreachable. */
+export async function readRabbitmqVersion(amqpUrl: string, timeoutMs = 3000): Promise<string | null> {
+  let connection: amqp.ChannelModel | undefined;
+  try {
+    connection = await amqp.connect(amqpUrl, { timeout: timeoutMs });
+    const version = connection.connection.serverProperties?.version;
+    return typeof version === 'string' ? version : null;
+  } catch {
+    return null;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+export interface CaptureOptions {
+  /** Where to read git state from. @default the project root */
+  readonly cwd?: string;
+  /** Broker to ask for its version; omit to skip the broker. */
+  readonly amqpUrl?: string;
+  readonly now?: () => Date;
+}
+
+/** Captures the environment of this process. Never throws for a missing git or broker. */
+export async function captureEnvironment(options: CaptureOptions = {}): Promise<EnvironmentRecord> {
+  const git = readGitState(options.cwd);
+  const cpus = os.cpus();
+  const fields: FingerprintFields = {
+    git_commit: git.commit,
+    git_dirty: git.dirty,
+    node_version: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
+  return Object.freeze({
+    schema_version: ENVIRONMENT_SCHEMA_VERSION,
+    ...fields,
+    arch: process.arch,
+    os_release: os.release(),
+    cpu_model: cpus[0]?.model.trim() ?? 'unknown',
+    cpu_count: cpus.length,
+    total_memory_bytes: os.totalmem(),
+    amqplib_version: readAmqplibVersion(),
+    rabbitmq_version: options.amqpUrl ? await readRabbitmqVersion(options.amqpUrl) : null,
+    broker_url: options.amqpUrl ? redactUrl(options.amqpUrl) : '',
+    captured_at: (options.now?.() ?? new Date()).toISOString(),
+    fingerprint: computeFingerprint(fields),
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * One error module for the harness. Every error has a stable `code` (for programs) and a
+ * message that says what to do (for people); the original failure travels in `cause`.
+ */
+
+/** Stable error codes, one per family. */
+export type BenchErrorCode =
+  | 'CONFIG_INVALID'
+  | 'BROKER_UNREACHABLE'
+  | 'PROXY_API'
+  | 'PROXY_UNREACHABLE'
+  | 'WORKER_FAILED'
+  | 'RESULT_INVALID'
+  | 'MARKER_EXPRESSION'
+  | 'CLIENT_FAULT'
+  | 'TIMEOUT';
+
+export class BenchError extends Error {
+  readonly code: BenchErrorCode;
+
+  constructor(code: BenchErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A setting (environment variable or CLI option) has a value that cannot be used. */
+export class ConfigError extends BenchError {
+  readonly variable: string;
+
+  constructor(variable: string, expected: string, got: string | undefined) {
+    super('CONFIG_INVALID', `${variable} must be ${expected}; got ${JSON.stringify(got ?? '')}`);
+    this.variable = variable;
+  }
+}
+
+/** RabbitMQ did not answer (or refused us). */
+export class BrokerError extends BenchError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BROKER_UNREACHABLE', message, options);
+  }
+}
+
+/** The fault proxy's API answered with an error, or did not answer. */
+export class ProxyError extends BenchError {
+  readonly status: number | undefined;
+
+  constructor(code: 'PROXY_API' | 'PROXY_UNREACHABLE', message: string, status?: number, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.status = status;
+  }
+}
+
+/** A worker thread failed or never reported back. */
+export class WorkerError extends BenchError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('WORKER_FAILED', message, options);
+  }
+}
+
+/** A deadline passed. */
+export class TimeoutError extends BenchError {
+  constructor(message: string) {
+    super('TIMEOUT', message);
+  }
+}
+
+/** Turns anything thrown into a one-line description, for logs and result files. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof BenchError) return error.message;
+    return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
