@@ -34,6 +34,8 @@ export interface BenchConfig {
   readonly markerExpression: string | undefined;
   /** BENCH_STRICT_TARGETS: a missed target (e.g. RST detection < 10 ms) fails the test. @default false */
   readonly strictTargets: boolean;
+  /** BENCH_CLIENT_MODE: how the client under test recovers, `manual` or `amqplib-recovery`. @default manual */
+  readonly clientMode: 'manual' | 'amqplib-recovery';
 }
 
 /** The project root (where package.json lives), independent of the working directory. */
@@ -69,6 +71,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     reportsDir: path.resolve(PROJECT_ROOT, value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
+    clientMode: parseChoice('BENCH_CLIENT_MODE', value('BENCH_CLIENT_MODE') ?? 'manual', ['manual', 'amqplib-recovery'] as const),
   });
 }
 

@@ -66,6 +66,35 @@ export class TimeoutError extends BenchError {
   }
 }
 
+/**
+ * A marker expression (BENCH_MARKERS, the run script's `-m`) cannot be parsed. The one-line
+ * message names the expression, the 1-based column and what was expected there; `pointer`
+ * shows the expression with a caret under that column, for a CLI to print below it.
+ */
+export class MarkerExpressionError extends BenchError {
+  readonly expression: string;
+  /** 0-based offset into `expression` where the problem was found. */
+  readonly position: number;
+  /** What went wrong there, e.g. `expected ")" to close "(" at column 1, found the end of the expression`. */
+  readonly problem: string;
+
+  constructor(expression: string, position: number, problem: string, origin?: string) {
+    const from = origin === undefined ? '' : ` (from ${origin})`;
+    super(
+      'MARKER_EXPRESSION',
+      `Invalid marker expression ${JSON.stringify(expression)}${from} at column ${position + 1}: ${problem}.`,
+    );
+    this.expression = expression;
+    this.position = position;
+    this.problem = problem;
+  }
+
+  /** Two lines: the expression, then a caret under the offending column. */
+  get pointer(): string {
+    return `${this.expression}\n${' '.repeat(this.position)}^`;
+  }
+}
+
 /** Turns anything thrown into a one-line description, for logs and result files. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) {

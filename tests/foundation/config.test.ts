@@ -16,6 +16,7 @@ describe('resolveConfig', () => {
       reportsDir: path.join(PROJECT_ROOT, DEFAULTS.reportsDir),
       markerExpression: undefined,
       strictTargets: false,
+      clientMode: 'manual',
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -59,6 +60,7 @@ describe('resolveConfig', () => {
     ['BENCH_PROXY_NAME', 'my proxy', /^BENCH_PROXY_NAME must be a name of letters/],
     ['BENCH_EMBEDDED_PROXY', 'sometimes', /^BENCH_EMBEDDED_PROXY must be one of auto, never; got "sometimes"$/],
     ['BENCH_STRICT_TARGETS', 'maybe', /^BENCH_STRICT_TARGETS must be true or false/],
+    ['BENCH_CLIENT_MODE', 'auto', /^BENCH_CLIENT_MODE must be one of manual, amqplib-recovery; got "auto"$/],
   ])('rejects %s=%s with one line naming the variable and the expected form', (variable, value, message) => {
     let thrown: unknown;
     try {

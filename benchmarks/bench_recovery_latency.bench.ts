@@ -1,0 +1,92 @@
+/**
+ * @benchmark
+ *
+ * Recovery latency: how fast every consumer thread notices a network fault injected through
+ * the fault proxy, and how fast every thread recovers (reconnects, re-consumes and proves it
+ * with a message round trip). Client mode from BENCH_CLIENT_MODE (manual | amqplib-recovery).
+ */
+import { getConfig } from '../src/config';
+import { toxicLatency, toxicResetPeer, toxicTimeout } from '../src/faults';
+import { computeRecoveryMetrics, type RecoveryScenarioKind } from '../src/recovery/metrics';
+import { runRecoveryScenario, type RecoveryScenarioOptions } from '../src/recovery/scenario';
+import { benchContext } from '../fixtures/context';
+import { formatMs, recordResult } from '../fixtures/record';
+
+const TEST_TIMEOUT_MS = 180_000;
+
+async function measureRecovery(
+  name: string,
+  kind: RecoveryScenarioKind,
+  threads: number,
+  scenario: Pick<RecoveryScenarioOptions, 'inject' | 'preFault' | 'preFaultMs' | 'drainTimeoutMs'>,
+  parameters: Record<string, string | number>,
+): Promise<void> {
+  const context = benchContext();
+  const mode = getConfig().clientMode;
+  const outcome = await runRecoveryScenario({ threads, mode, proxy: context.proxy, proxiedUrl: context.proxiedUrl, directUrl: context.directUrl, ...scenario });
+  const computed = computeRecoveryMetrics(outcome, kind);
+  const metric = (key: string) => computed.metrics[key]?.value ?? null;
+  recordResult(
+    {
+      name,
+      category: 'recovery',
+      parameters: { threads, mode, ...parameters },
+      metrics: computed.metrics,
+      samples: computed.samples,
+      targets: computed.targets,
+      notes: computed.notes,
+      details: computed.details,
+    },
+    `detected ${metric('threads_detected')}/${threads}, recovered ${metric('threads_recovered')}/${threads}; ` +
+      `detection ${formatMs(metric('error_detection_latency_ms'))}, propagation ${formatMs(metric('error_propagation_latency_ms'))}, ` +
+      `full recovery ${formatMs(metric('full_recovery_latency_ms'))} (${formatMs(metric('recovery_after_removal_ms'))} after removal)`,
+  );
+
+  // Correctness is asserted; speed is recorded (targets fail the test only when asked for).
+  const failures = (computed.details.threads as { thread: number; error?: string }[]).filter((thread) => thread.error);
+  expect(failures).toEqual([]);
+  expect(metric('threads_detected')).toBe(threads);
+  expect(metric('threads_recovered')).toBe(threads);
+  if (context.strictTargets) {
+    expect(computed.targets.filter((target) => target.met !== true)).toEqual([]);
+  }
+}
+
+describe('TestRecoveryLatency', () => {
+  test.each([10, 50])(
+    'test_recovery_after_reset_peer[%i]',
+    async (threads) => {
+      await measureRecovery('recovery_after_reset_peer', 'reset_peer', threads, { inject: (proxy) => toxicResetPeer(proxy, 0) }, { toxic: 'reset_peer', toxic_timeout_ms: 0 });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test.each([10, 50])(
+    'test_recovery_after_network_partition[%i]',
+    async (threads) => {
+      // The client's own deadline (100 ms of silence) is how a busy connection notices a partition.
+      await measureRecovery(
+        'recovery_after_network_partition',
+        'network_partition',
+        threads,
+        { inject: (proxy) => toxicTimeout(proxy, 100), drainTimeoutMs: 100 },
+        { toxic: 'timeout', toxic_timeout_ms: 100, drain_timeout_ms: 100 },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'test_recovery_with_latency_before_failure',
+    async () => {
+      await measureRecovery(
+        'recovery_with_latency_before_failure',
+        'latency_before_failure',
+        10,
+        { preFault: (proxy) => toxicLatency(proxy, 200, 100), preFaultMs: 2000, inject: (proxy) => toxicResetPeer(proxy, 0) },
+        { toxic: 'latency+reset_peer', latency_ms: 200, jitter_ms: 100, latency_phase_ms: 2000 },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

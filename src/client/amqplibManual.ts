@@ -1,0 +1,122 @@
+/**
+ * amqplib in `manual` mode: plain connections, and the harness's own reconnect loop
+ * (bounded exponential backoff) in `ensureConnection`.
+ */
+import { randomUUID } from 'node:crypto';
+import amqp, { type ChannelModel } from 'amqplib';
+import { TimeoutError, describeError } from '../errors';
+import { elapsedMs, nowNs, sleep } from '../measure/clock';
+import { backoffDelayMs } from './backoff';
+import { closeBounded, connectionUrl, declareConsumer, socketOf, type Topology } from './amqplibTopology';
+import { DeliveryInbox } from './inbox';
+import { DEFAULT_BACKOFF, type BackoffOptions, type ClientOptions, type ClientUnderTest, type DetectionCause, type DrainResult, type EnsureResult } from './types';
+
+export class AmqplibManualClient implements ClientUnderTest {
+  readonly mode = 'manual';
+  private readonly inbox = new DeliveryInbox();
+  private readonly backoff: BackoffOptions;
+  private model: ChannelModel | undefined;
+  private topology: Topology | undefined;
+  private closed = false;
+  /** Bumped on every connection; events of an older one are ignored. */
+  private generation = 0;
+
+  constructor(private readonly options: ClientOptions) {
+    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+  }
+
+  get localPort(): number | undefined {
+    return socketOf(this.model)?.localPort;
+  }
+
+  get queue(): string | undefined {
+    return this.topology?.queue;
+  }
+
+  async start(): Promise<void> {
+    await this.connectOnce();
+  }
+
+  drainEvents(timeoutMs: number, options: { collectBodies?: boolean } = {}): Promise<DrainResult> {
+    return this.inbox.drain(timeoutMs, options.collectBodies ?? false);
+  }
+
+  async ensureConnection(deadlineMs: number): Promise<EnsureResult> {
+    if (this.model && this.topology && !this.inbox.failed) return { attempts: 0, connectedNs: nowNs() };
+    const startedNs = nowNs();
+    let lastError: unknown;
+    for (let attempt = 1; !this.closed; attempt += 1) {
+      try {
+        await this.connectOnce();
+        return { attempts: attempt, connectedNs: nowNs() };
+      } catch (error) {
+        lastError = error;
+      }
+      const delayMs = backoffDelayMs(this.backoff, attempt);
+      if (elapsedMs(startedNs, nowNs()) + delayMs > deadlineMs) break;
+      await sleep(delayMs);
+    }
+    throw new TimeoutError(`could not reconnect within ${deadlineMs} ms: ${describeError(lastError)}`);
+  }
+
+  async roundTrip(timeoutMs: number): Promise<number> {
+    const startedNs = nowNs();
+    const marker = Buffer.from(`probe-${randomUUID()}`);
+    if (!this.topology) throw new TimeoutError('round trip without a connection');
+    this.topology.channel.sendToQueue(this.topology.queue, marker);
+    for (;;) {
+      const remainingMs = timeoutMs - elapsedMs(startedNs, nowNs());
+      if (remainingMs <= 0) throw new TimeoutError(`probe message did not come back within ${timeoutMs} ms`);
+      const { bodies } = await this.inbox.drain(remainingMs, true);
+      if (bodies?.some((body) => body.equals(marker))) return elapsedMs(startedNs, nowNs());
+    }
+  }
+
+  publish(exchange: string, routingKey: string, body: Buffer): boolean {
+    if (!this.topology) throw new TimeoutError('publish without a connection');
+    return this.topology.channel.publish(exchange, routingKey, body);
+  }
+
+  destroyConnection(reason: string): void {
+    this.inbox.fail(`connection destroyed: ${reason}`, 'drain_deadline');
+    // With an error, or amqplib never learns of a socket destroyed on this side.
+    socketOf(this.model)?.destroy(new Error(`connection destroyed by the client: ${reason}`));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const model = this.model;
+    this.model = undefined;
+    this.topology = undefined;
+    await closeBounded(model, socketOf(model));
+  }
+
+  private async connectOnce(): Promise<void> {
+    // Drop what is left of the old connection first; its socket may still be half-open.
+    const generation = ++this.generation;
+    const old = this.model;
+    this.model = undefined;
+    this.topology = undefined;
+    if (old) socketOf(old)?.destroy();
+    const sink = {
+      deliver: (body: Buffer) => generation === this.generation && this.inbox.deliver(body),
+      fail: (message: string, cause: DetectionCause, error?: unknown) => generation === this.generation && this.inbox.fail(message, cause, error),
+    };
+
+    const model = await amqp.connect(connectionUrl(this.options.url, this.options.heartbeatSeconds ?? 0), {
+      timeout: this.options.connectTimeoutMs ?? 2000,
+      noDelay: true,
+    });
+    this.inbox.reset();
+    // Times are taken inside these listeners: that is the moment the client learned of the fault.
+    model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, 'connection_error', error));
+    model.on('close', (error?: Error) => sink.fail(`connection closed${error ? `: ${error.message}` : ''}`, 'connection_closed', error));
+    try {
+      this.topology = await declareConsumer(model, sink, this.options.fanoutExchange);
+      this.model = model;
+    } catch (error) {
+      socketOf(model)?.destroy();
+      throw error;
+    }
+  }
+}

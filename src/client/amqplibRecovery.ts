@@ -1,0 +1,136 @@
+/**
+ * amqplib in `amqplib-recovery` mode: amqplib's own recovery (`connect(url, {recovery})`, since
+ * 1.1) reconnects by itself from the moment it sees the connection drop; our `setup` re-opens
+ * the channel and re-declares and re-consumes, since amqplib restores only the connection.
+ * `ensureConnection` waits for that to finish.
+ */
+import { randomUUID } from 'node:crypto';
+import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
+import { TimeoutError } from '../errors';
+import { elapsedMs, nowNs } from '../measure/clock';
+import { closeBounded, connectionUrl, declareConsumer, socketOf, type Topology } from './amqplibTopology';
+import { DeliveryInbox } from './inbox';
+import { DEFAULT_BACKOFF, type ClientOptions, type ClientUnderTest, type DrainResult, type EnsureResult } from './types';
+
+export class AmqplibRecoveryClient implements ClientUnderTest {
+  readonly mode = 'amqplib-recovery';
+  private readonly inbox = new DeliveryInbox();
+  private recovering: RecoveringChannelModel | undefined;
+  private model: ChannelModel | undefined;
+  private topology: Topology | undefined;
+  /** Topology of the newest connection amqplib brought back, not yet handed to the application. */
+  private ready: { model: ChannelModel; topology: Topology } | undefined;
+  private readyWaiter: (() => void) | undefined;
+  private attemptsSinceFault = 0;
+
+  constructor(private readonly options: ClientOptions) {}
+
+  get localPort(): number | undefined {
+    return socketOf(this.model)?.localPort;
+  }
+
+  get queue(): string | undefined {
+    return this.topology?.queue;
+  }
+
+  async start(): Promise<void> {
+    const backoff = { ...DEFAULT_BACKOFF, ...this.options.backoff };
+    const recovering = await amqp.connect(connectionUrl(this.options.url, this.options.heartbeatSeconds ?? 0), {
+      timeout: this.options.connectTimeoutMs ?? 2000,
+      noDelay: true,
+      recovery: {
+        initialDelay: backoff.initialDelayMs,
+        maxDelay: backoff.maxDelayMs,
+        factor: backoff.factor,
+        jitter: backoff.jitter,
+        initialMaxRetries: 3,
+        setup: (model: ChannelModel) => this.setup(model),
+      },
+    });
+    this.recovering = recovering;
+    recovering.on('error', (error: Error) => this.inbox.fail(`connection error: ${error.message}`, 'connection_error', error));
+    recovering.on('disconnect', (error: Error) => this.inbox.fail(`connection lost: ${error.message}`, 'connection_closed', error));
+    recovering.on('reconnect-scheduled', () => {
+      this.attemptsSinceFault += 1;
+    });
+    this.adoptReady();
+  }
+
+  drainEvents(timeoutMs: number, options: { collectBodies?: boolean } = {}): Promise<DrainResult> {
+    return this.inbox.drain(timeoutMs, options.collectBodies ?? false);
+  }
+
+  async ensureConnection(deadlineMs: number): Promise<EnsureResult> {
+    if (!this.inbox.failed && this.topology) return { attempts: 0, connectedNs: nowNs() };
+    if (!this.ready) {
+      let timer: NodeJS.Timeout | undefined;
+      const arrived = await new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), deadlineMs);
+        this.readyWaiter = () => resolve(true);
+      });
+      clearTimeout(timer);
+      this.readyWaiter = undefined;
+      if (!arrived) throw new TimeoutError(`amqplib recovery did not reconnect within ${deadlineMs} ms`);
+    }
+    const attempts = Math.max(1, this.attemptsSinceFault);
+    this.adoptReady();
+    return { attempts, connectedNs: nowNs() };
+  }
+
+  async roundTrip(timeoutMs: number): Promise<number> {
+    const startedNs = nowNs();
+    const marker = Buffer.from(`probe-${randomUUID()}`);
+    if (!this.topology) throw new TimeoutError('round trip without a connection');
+    this.topology.channel.sendToQueue(this.topology.queue, marker);
+    for (;;) {
+      const remainingMs = timeoutMs - elapsedMs(startedNs, nowNs());
+      if (remainingMs <= 0) throw new TimeoutError(`probe message did not come back within ${timeoutMs} ms`);
+      const { bodies } = await this.inbox.drain(remainingMs, true);
+      if (bodies?.some((body) => body.equals(marker))) return elapsedMs(startedNs, nowNs());
+    }
+  }
+
+  publish(exchange: string, routingKey: string, body: Buffer): boolean {
+    if (!this.topology) throw new TimeoutError('publish without a connection');
+    return this.topology.channel.publish(exchange, routingKey, body);
+  }
+
+  destroyConnection(reason: string): void {
+    this.inbox.fail(`connection destroyed: ${reason}`, 'drain_deadline');
+    // With an error, or amqplib never learns of a socket destroyed on this side.
+    socketOf(this.model)?.destroy(new Error(`connection destroyed by the client: ${reason}`));
+  }
+
+  async close(): Promise<void> {
+    const socket = socketOf(this.model);
+    const recovering = this.recovering;
+    this.recovering = undefined;
+    this.model = undefined;
+    this.topology = undefined;
+    await closeBounded(recovering, socket);
+  }
+
+  /** Called by amqplib after every successful (re)connection, before it counts as connected. */
+  private async setup(model: ChannelModel): Promise<void> {
+    const sink = {
+      deliver: (body: Buffer) => this.model === model && this.inbox.deliver(body),
+      fail: (message: string, cause: 'connection_error' | 'connection_closed' | 'drain_deadline', error?: unknown) =>
+        this.model === model && this.inbox.fail(message, cause, error),
+    };
+    // The underlying connection's 'error' fires before amqplib's 'disconnect': time it here.
+    model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, 'connection_error', error));
+    const topology = await declareConsumer(model, sink, this.options.fanoutExchange);
+    this.ready = { model, topology };
+    this.readyWaiter?.();
+  }
+
+  /** Hands the newest connection to the application: from here its events count. */
+  private adoptReady(): void {
+    if (!this.ready) return;
+    this.model = this.ready.model;
+    this.topology = this.ready.topology;
+    this.ready = undefined;
+    this.attemptsSinceFault = 0;
+    this.inbox.reset();
+  }
+}

@@ -1,0 +1,12 @@
+export { ToxiproxyClient, type FaultEvent, type ProxyInfo, type Stream, type Toxic, type ToxicSpec } from './toxiproxyClient';
+export {
+  removeActiveToxics,
+  removeAllToxics,
+  removeToxic,
+  toxicLatency,
+  toxicResetPeer,
+  toxicTimeout,
+  withToxic,
+  type ActiveToxic,
+  type ProxyTarget,
+} from './toxics';

@@ -1,0 +1,85 @@
+/**
+ * Finds the fault proxy API, or starts the embedded proxy in a child process. A separate
+ * process (like real Toxiproxy) keeps the proxy's event loop from competing with the test's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { PROJECT_ROOT, type BenchConfig } from '../config';
+import { ProxyError } from '../errors';
+import { sleep } from '../measure/clock';
+import { ToxiproxyClient } from './toxiproxyClient';
+
+export interface ProxyApiHandle {
+  readonly client: ToxiproxyClient;
+  /** True when this call started the embedded proxy (and `stop` will stop it). */
+  readonly started: boolean;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** True when something answers `GET /version` at `apiUrl` within `timeoutMs`. */
+export async function proxyApiAnswers(apiUrl: string, timeoutMs = 700): Promise<boolean> {
+  try {
+    await new ToxiproxyClient(apiUrl, { timeoutMs }).version();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Uses the API at `config.proxyApiUrl` when it answers; otherwise (mode `auto`, loopback URL)
+ * starts the embedded proxy there and says so in one line on stderr.
+ * @throws ProxyError when nothing answers and nothing may or can be started
+ */
+export async function ensureProxyApi(config: Pick<BenchConfig, 'proxyApiUrl' | 'embeddedProxy'>, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<ProxyApiHandle> {
+  const client = new ToxiproxyClient(config.proxyApiUrl);
+  if (await proxyApiAnswers(config.proxyApiUrl)) return { client, started: false, pid: undefined, stop: async () => undefined };
+
+  const url = new URL(config.proxyApiUrl);
+  if (config.embeddedProxy === 'never') {
+    throw new ProxyError('PROXY_UNREACHABLE', `no fault proxy API answers at ${config.proxyApiUrl} and BENCH_EMBEDDED_PROXY=never; start Toxiproxy (docker compose -f compose.yaml up -d toxiproxy) or \`npm run proxy\``);
+  }
+  if (!LOOPBACK.has(url.hostname)) {
+    throw new ProxyError('PROXY_UNREACHABLE', `no fault proxy API answers at ${config.proxyApiUrl}; the embedded proxy can only be started on this machine (a loopback TOXIPROXY_URL), so start Toxiproxy there or point TOXIPROXY_URL at 127.0.0.1`);
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port === '' ? '80' : url.port;
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', host, '--port', port], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: false,
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = onceStopper(child, exited);
+  for (let waitedMs = 0; waitedMs < 15_000; waitedMs += 100) {
+    if (child.exitCode !== null) break;
+    if (await proxyApiAnswers(config.proxyApiUrl, 300)) {
+      log(`fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${child.pid})`);
+      return { client, started: true, pid: child.pid, stop };
+    }
+    await sleep(100);
+  }
+  await stop();
+  throw new ProxyError('PROXY_UNREACHABLE', `the embedded fault proxy did not start at ${config.proxyApiUrl}: ${stderr.trim().split('\n').pop() ?? 'no output'}`);
+}
+
+function onceStopper(child: ChildProcess, exited: Promise<number | null>): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return () => {
+    stopping ??= (async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    })();
+    return stopping;
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Turns what the threads recorded into the recovery metrics (pure; no I/O).
+ *
+ * Every latency is a difference of two `process.hrtime.bigint()` readings. The reference
+ * ("fault moment") is the moment the proxy's timeline says the toxic first acted, when the
+ * proxy has a timeline; otherwise the start of the API call that injected it, which no thread
+ * can precede except by a fault that was not ours. A detection earlier than its reference is
+ * therefore flagged and left out of the figures, never reported as a negative number.
+ */
+import type { FaultEvent } from '../faults';
+import { elapsedMs } from '../measure/clock';
+import { quantile, sortSamples } from '../measure/percentiles';
+import type { Metric, Target } from '../results/rawResult';
+import type { RecoveryOutcome, ThreadRecord } from './scenario';
+
+export type RecoveryScenarioKind = 'reset_peer' | 'network_partition' | 'latency_before_failure';
+
+/** Targets from the user's spec. */
+export const RECOVERY_TARGETS_MS = {
+  rstDetection: 10,
+  partitionDetection: 200,
+  fullRecovery: 5000,
+} as const;
+
+export interface RecoveryMetrics {
+  readonly metrics: Record<string, Metric>;
+  readonly samples: Record<string, number[]>;
+  readonly targets: Target[];
+  readonly details: Record<string, unknown>;
+  readonly notes: string[];
+}
+
+const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({ value: value === null ? null : round3(value), unit: 'ms', direction });
+const count = (value: number): Metric => ({ value, unit: 'count', direction: 'none' });
+const round3 = (value: number): number => Math.round(value * 1000) / 1000;
+
+/** `time_ns` of the proxy events that are the fault acting (not bookkeeping like toxic_added). */
+function actedEvents(events: readonly FaultEvent[] | null, kind: RecoveryScenarioKind): { timeNs: bigint; clientPort: number | null }[] {
+  if (!events) return [];
+  const wanted = kind === 'network_partition' ? /timeout|drop|close/ : /reset|rst/;
+  return events
+    .filter((event) => wanted.test(`${event.kind} ${event.toxic_type ?? ''}`) && !/added|removed|updated/.test(event.kind))
+    .map((event) => ({ timeNs: BigInt(event.time_ns), clientPort: clientPortOf(event) }));
+}
+
+function clientPortOf(event: FaultEvent): number | null {
+  const raw = event.client_port ?? (typeof event.client === 'string' ? event.client.slice(event.client.lastIndexOf(':') + 1) : undefined);
+  const port = Number(raw);
+  return Number.isInteger(port) && port > 0 ? port : null;
+}
+
+export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryScenarioKind): RecoveryMetrics {
+  const acted = actedEvents(outcome.faultEvents, kind);
+  const firstActedNs = acted.length > 0 ? acted.reduce((min, event) => (event.timeNs < min ? event.timeNs : min), acted[0]!.timeNs) : null;
+  // A partition acts the moment the toxic is in place; its timeline only shows the closes it caused.
+  const referenceNs = kind !== 'network_partition' && firstActedNs !== null ? firstActedNs : outcome.injection.startedNs;
+  const referenceSource = referenceNs === firstActedNs ? 'proxy fault timeline (first RST sent)' : 'start of the injecting API call';
+  const actedByPort = new Map(acted.filter((event) => event.clientPort !== null).map((event) => [event.clientPort!, event.timeNs]));
+
+  const clockDisagreements: string[] = [];
+  const perThreadDetectionMs: (number | null)[] = outcome.threads.map((thread) => {
+    if (thread.detectedNs === null) return null;
+    const ownReferenceNs = kind !== 'network_partition' ? (actedByPort.get(thread.faultedLocalPort) ?? referenceNs) : referenceNs;
+    if (thread.detectedNs < ownReferenceNs) {
+      clockDisagreements.push(`thread ${thread.threadIndex} detected ${elapsedMs(thread.detectedNs, ownReferenceNs).toFixed(3)} ms before its fault moment`);
+      return null;
+    }
+    return elapsedMs(ownReferenceNs, thread.detectedNs);
+  });
+  const detectedAfter = outcome.threads.filter((thread, index) => thread.detectedNs !== null && perThreadDetectionMs[index] !== null);
+  const detectionTimes = detectedAfter.map((thread) => thread.detectedNs!);
+  const recovered = outcome.threads.filter((thread) => thread.recoveredNs !== null);
+  const removalNs = outcome.removal?.completedNs ?? null;
+  const recoveryAfterRemovalMs = recovered.map((thread) => (removalNs === null ? null : elapsedMs(removalNs, thread.recoveredNs!)));
+  const fromReference = (ns: bigint | null): number | null => (ns === null ? null : elapsedMs(referenceNs, ns));
+
+  const firstDetectionMs = detectionTimes.length > 0 ? fromReference(minNs(detectionTimes)) : null;
+  const propagationMs = detectionTimes.length > 0 ? fromReference(maxNs(detectionTimes)) : null;
+  const fullRecoveryMs = recovered.length === outcome.threads.length && recovered.length > 0 ? fromReference(maxNs(recovered.map((t) => t.recoveredNs!))) : null;
+  const lastRecoveryAfterRemovalMs = recovered.length === outcome.threads.length ? maxOf(recoveryAfterRemovalMs) : null;
+
+  const detection = sortSamples(perThreadDetectionMs);
+  const recovery = sortSamples(recoveryAfterRemovalMs);
+  const causes = countBy(outcome.threads.map((thread) => thread.detectionCause));
+  const metrics: Record<string, Metric> = {
+    error_detection_latency_ms: ms(firstDetectionMs),
+    error_propagation_latency_ms: ms(propagationMs),
+    full_recovery_latency_ms: ms(fullRecoveryMs),
+    recovery_after_removal_ms: ms(lastRecoveryAfterRemovalMs),
+    thread_detection_p50_ms: ms(detection && quantile(detection, 0.5)),
+    thread_detection_p95_ms: ms(detection && quantile(detection, 0.95)),
+    thread_detection_max_ms: ms(detection && quantile(detection, 1)),
+    thread_recovery_p50_ms: ms(recovery && quantile(recovery, 0.5)),
+    thread_recovery_p95_ms: ms(recovery && quantile(recovery, 0.95)),
+    thread_recovery_max_ms: ms(recovery && quantile(recovery, 1)),
+    injection_api_ms: ms(elapsedMs(outcome.injection.startedNs, outcome.injection.completedNs), 'none'),
+    injection_to_fault_ms: ms(firstActedNs === null ? null : elapsedMs(outcome.injection.startedNs, firstActedNs), 'none'),
+    threads_total: count(outcome.threads.length),
+    threads_detected: count(detectedAfter.length),
+    threads_recovered: count(recovered.length),
+    reconnect_attempts_max: count(Math.max(0, ...outcome.threads.map((thread) => thread.reconnectAttempts))),
+    false_alarms: count(outcome.threads.reduce((sum, thread) => sum + thread.falseAlarms, 0)),
+  };
+
+  const detectionTarget = kind === 'network_partition' ? RECOVERY_TARGETS_MS.partitionDetection : RECOVERY_TARGETS_MS.rstDetection;
+  const targets: Target[] = [
+    target('error_detection_latency_ms', detectionTarget, firstDetectionMs),
+    target('full_recovery_latency_ms', RECOVERY_TARGETS_MS.fullRecovery, fullRecoveryMs),
+  ];
+
+  const notes = [
+    `detection timed from the ${referenceSource}${kind !== 'network_partition' && actedByPort.size > 0 ? '; per-thread detection from the RST sent on that thread\'s own connection' : ''}`,
+    `recovery proved by a message round trip on the new connection; timed from the completed removal of the toxic`,
+  ];
+  if (clockDisagreements.length > 0) notes.push(`clock disagreement flagged, excluded from figures: ${clockDisagreements.join('; ')}`);
+
+  return {
+    metrics,
+    samples: {
+      thread_detection_ms: detection ? [...detection] : [],
+      thread_recovery_ms: recovery ? [...recovery] : [],
+    },
+    targets,
+    details: {
+      reference: referenceSource,
+      detection_causes: causes,
+      clock_disagreements: clockDisagreements,
+      traffic_interval_ms: outcome.trafficIntervalMs,
+      drain_timeout_ms: outcome.drainTimeoutMs,
+      proxy_timeline: outcome.faultEvents !== null,
+      threads: outcome.threads.map((thread, index) => threadDetail(thread, perThreadDetectionMs[index] ?? null, referenceNs, removalNs)),
+    },
+    notes,
+  };
+}
+
+function target(metric: string, thresholdMs: number, value: number | null): Target {
+  return { metric, comparator: '<', threshold: thresholdMs, unit: 'ms', met: value === null ? null : value < thresholdMs };
+}
+
+function threadDetail(thread: ThreadRecord, detectionMs: number | null, referenceNs: bigint, removalNs: bigint | null): Record<string, unknown> {
+  return {
+    thread: thread.threadIndex,
+    detection_ms: detectionMs === null ? null : round3(detectionMs),
+    detection_cause: thread.detectionCause,
+    detected_after_reference_ms: thread.detectedNs === null ? null : round3(elapsedMs(referenceNs, thread.detectedNs)),
+    recovered_after_removal_ms: thread.recoveredNs === null || removalNs === null ? null : round3(elapsedMs(removalNs, thread.recoveredNs)),
+    reconnect_attempts: thread.reconnectAttempts,
+    deliveries_before_fault: thread.deliveries,
+    ...(thread.error ? { error: thread.error } : {}),
+  };
+}
+
+function minNs(values: readonly bigint[]): bigint {
+  return values.reduce((min, value) => (value < min ? value : min));
+}
+
+function maxNs(values: readonly bigint[]): bigint {
+  return values.reduce((max, value) => (value > max ? value : max));
+}
+
+function maxOf(values: readonly (number | null)[]): number | null {
+  const finite = values.filter((value): value is number => value !== null);
+  return finite.length === 0 ? null : Math.max(...finite);
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,208 @@
+/**
+ * Runs one recovery scenario end to end and returns what every thread recorded:
+ * threads connect through the fault proxy -> barrier -> traffic flows -> (optional pre-fault,
+ * e.g. latency) -> fault injected -> wait (bounded) until every thread detected -> toxics
+ * removed and threads told so -> wait (bounded) until every thread proved recovery with a round
+ * trip -> stop. Whatever happens, toxics are removed, traffic stopped and the pool destroyed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BackoffOptions, RecoveryMode } from '../client/types';
+import { DEFAULT_BACKOFF } from '../client/types';
+import { WorkerError } from '../errors';
+import type { ActiveToxic, FaultEvent, ProxyTarget } from '../faults';
+import { nowNs, sleep, type Bracket } from '../measure/clock';
+import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from '../workers/board';
+import { settleWithin, startThreadPool } from '../workers/pool';
+import type { RecoveryTask, RecoveryThreadReport } from '../workers/recoveryWorker';
+import { startFanoutTraffic } from './traffic';
+
+export interface RecoveryScenarioOptions {
+  readonly threads: number;
+  readonly mode: RecoveryMode;
+  readonly proxy: ProxyTarget;
+  /** Broker URL through the proxy (what the threads use). */
+  readonly proxiedUrl: string;
+  /** Broker URL direct (the traffic source). */
+  readonly directUrl: string;
+  /** Injects the fault being measured. */
+  readonly inject: (proxy: ProxyTarget) => Promise<ActiveToxic>;
+  /** Optional condition before the fault (e.g. a latency toxic), held for `preFaultMs`. */
+  readonly preFault?: (proxy: ProxyTarget) => Promise<ActiveToxic>;
+  /** @default 1000 */
+  readonly preFaultMs?: number;
+  /** The client's drain deadline. @default 1000 */
+  readonly drainTimeoutMs?: number;
+  /** @default 5 */
+  readonly trafficIntervalMs?: number;
+  /** Traffic before the fault, so every connection is busy. @default 300 */
+  readonly warmupMs?: number;
+  /** How long to wait for every thread to detect. @default 5000 */
+  readonly detectionBoundMs?: number;
+  /** How long to wait for every thread to recover after removal. @default 15000 */
+  readonly recoveryBoundMs?: number;
+  readonly backoff?: Partial<BackoffOptions>;
+  /** @default 2000 */
+  readonly connectTimeoutMs?: number;
+}
+
+export interface ThreadRecord {
+  readonly threadIndex: number;
+  readonly readyNs: bigint | null;
+  readonly detectedNs: bigint | null;
+  readonly detectionCause: (typeof CAUSE_NAMES)[number];
+  readonly recoveryStartedNs: bigint | null;
+  readonly recoveredNs: bigint | null;
+  /** Local port of the connection the fault hit (matches the proxy's record of the client). */
+  readonly faultedLocalPort: number;
+  readonly reconnectAttempts: number;
+  readonly deliveries: number;
+  readonly falseAlarms: number;
+  readonly error?: string;
+}
+
+export interface RecoveryOutcome {
+  readonly threads: readonly ThreadRecord[];
+  readonly preFault: Bracket | null;
+  readonly injection: Bracket;
+  readonly removal: Bracket | null;
+  /** The proxy's fault timeline since the injection; null for a proxy without one (real Toxiproxy). */
+  readonly faultEvents: readonly FaultEvent[] | null;
+  readonly allDetected: boolean;
+  readonly allRecovered: boolean;
+  readonly trafficIntervalMs: number;
+  readonly drainTimeoutMs: number;
+}
+
+const optionalNs = (ns: bigint): bigint | null => (ns === 0n ? null : ns);
+
+export async function runRecoveryScenario(options: RecoveryScenarioOptions): Promise<RecoveryOutcome> {
+  const threads = options.threads;
+  const trafficIntervalMs = options.trafficIntervalMs ?? 5;
+  const drainTimeoutMs = options.drainTimeoutMs ?? 1000;
+  const detectionBoundMs = options.detectionBoundMs ?? 5000;
+  const recoveryBoundMs = options.recoveryBoundMs ?? 15000;
+  const phaseBoundMs = detectionBoundMs + recoveryBoundMs + 30_000;
+  const board = new ThreadBoard(threads);
+  const exchange = `amqp-bench.recovery.${randomUUID()}`;
+  const traffic = await startFanoutTraffic(options.directUrl, exchange, trafficIntervalMs);
+  const pool = startThreadPool('recoveryWorker', threads);
+  const toxics: ActiveToxic[] = [];
+  let tasks: Promise<RecoveryThreadReport>[] = [];
+  try {
+    tasks = Array.from({ length: threads }, (_, threadIndex) =>
+      pool.run<RecoveryTask, RecoveryThreadReport>({
+        threadIndex,
+        threads,
+        buffer: board.buffer,
+        mode: options.mode,
+        url: options.proxiedUrl,
+        fanoutExchange: exchange,
+        drainTimeoutMs,
+        connectTimeoutMs: options.connectTimeoutMs ?? 2000,
+        backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+        phaseBoundMs,
+        roundTripTimeoutMs: 5000,
+      }),
+    );
+    // Thread start-up on two cores takes a while for 50 threads; bound it generously.
+    if (!(await board.waitFor(Control.READY, threads, 30_000 + threads * 500))) {
+      throw new WorkerError(`only ${board.flag(Control.READY)} of ${threads} threads connected within the start-up bound`);
+    }
+    const failedAtStart = await failedThreads(board, tasks);
+    if (failedAtStart.length > 0) throw new WorkerError(`threads failed to connect through the proxy: ${failedAtStart.join('; ')}`);
+
+    board.raise(Control.GO);
+    await sleep(options.warmupMs ?? 300);
+    const silent = range(threads).filter((thread) => board.int(thread, IntSlot.DELIVERIES) === 0);
+    if (silent.length > 0) throw new WorkerError(`no traffic reached threads ${silent.join(', ')} during warm-up`);
+
+    let preFault: Bracket | null = null;
+    if (options.preFault) {
+      const pre = await options.preFault(options.proxy);
+      toxics.push(pre);
+      preFault = pre.injected;
+      await sleep(options.preFaultMs ?? 1000);
+    }
+
+    board.raise(Control.INJECTED);
+    const toxic = await options.inject(options.proxy);
+    toxics.push(toxic);
+    const allDetected = await board.waitFor(Control.DETECTED, threads, detectionBoundMs);
+
+    // Remove every toxic of the scenario, then tell the threads (they recover from here).
+    const removalStartedNs = nowNs();
+    await Promise.all(toxics.map((active) => active.remove()));
+    const removal: Bracket = { startedNs: removalStartedNs, completedNs: nowNs() };
+    board.raise(Control.TOXIC_REMOVED);
+
+    const allRecovered = await waitForRecoveries(board, threads, allDetected ? recoveryBoundMs : Math.min(recoveryBoundMs, 5000));
+    const faultEvents = await options.proxy.client.events(options.proxy.name, toxic.injected.startedNs).catch(() => null);
+
+    board.raise(Control.STOP);
+    const settled = await settleWithin(tasks, 10_000);
+    const reports = settled.map((result, threadIndex): RecoveryThreadReport => {
+      if (result.status === 'fulfilled') return result.value;
+      if (result.status === 'rejected') return { threadIndex, error: String(result.reason), falseAlarms: 0 };
+      return { threadIndex, error: 'thread did not finish within 10 s of the stop signal', falseAlarms: 0 };
+    });
+    return {
+      threads: reports.map((report) => threadRecord(board, report)),
+      preFault,
+      injection: toxic.injected,
+      removal,
+      faultEvents,
+      allDetected,
+      allRecovered,
+      trafficIntervalMs,
+      drainTimeoutMs,
+    };
+  } finally {
+    board.raise(Control.STOP);
+    board.raise(Control.GO);
+    board.raise(Control.TOXIC_REMOVED);
+    await Promise.all(toxics.map((active) => active.remove().catch(() => undefined)));
+    await settleWithin(tasks, 10_000);
+    await traffic.stop();
+    await pool.destroy();
+  }
+}
+
+function range(count: number): number[] {
+  return Array.from({ length: count }, (_, index) => index);
+}
+
+async function failedThreads(board: ThreadBoard, tasks: Promise<RecoveryThreadReport>[]): Promise<string[]> {
+  const failed = range(board.threads).filter((thread) => board.int(thread, IntSlot.STATE) === ThreadState.FAILED);
+  if (failed.length === 0) return [];
+  // A failed thread has already returned its report: collect the reasons.
+  const settled = await settleWithin(failed.map((thread) => tasks[thread]!), 5000);
+  return settled.map((result, index) => `thread ${failed[index]}: ${result.status === 'fulfilled' ? result.value.error : result.status}`);
+}
+
+/** Waits until every thread recovered or gave up (failed), within the bound. */
+async function waitForRecoveries(board: ThreadBoard, threads: number, boundMs: number): Promise<boolean> {
+  const deadline = Date.now() + boundMs;
+  while (Date.now() < deadline) {
+    if (await board.waitFor(Control.RECOVERED, threads, Math.min(100, deadline - Date.now()))) return true;
+    const settled = range(threads).every((thread) => [ThreadState.RECOVERED, ThreadState.FAILED].includes(board.int(thread, IntSlot.STATE) as 5 | 6));
+    if (settled) return false;
+  }
+  return board.flag(Control.RECOVERED) >= threads;
+}
+
+function threadRecord(board: ThreadBoard, report: RecoveryThreadReport): ThreadRecord {
+  const thread = report.threadIndex;
+  return {
+    threadIndex: thread,
+    readyNs: optionalNs(board.time(thread, TimeSlot.READY)),
+    detectedNs: optionalNs(board.time(thread, TimeSlot.DETECTED)),
+    detectionCause: CAUSE_NAMES[board.int(thread, IntSlot.CAUSE)] ?? 'none',
+    recoveryStartedNs: optionalNs(board.time(thread, TimeSlot.RECOVERY_STARTED)),
+    recoveredNs: optionalNs(board.time(thread, TimeSlot.RECOVERED)),
+    faultedLocalPort: board.int(thread, IntSlot.LOCAL_PORT),
+    reconnectAttempts: board.int(thread, IntSlot.ATTEMPTS),
+    deliveries: board.int(thread, IntSlot.DELIVERIES),
+    falseAlarms: report.falseAlarms,
+    ...(report.error ? { error: report.error } : {}),
+  };
+}

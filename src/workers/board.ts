@@ -1,0 +1,112 @@
+/**
+ * Shared memory between the main thread and the consumer threads of one scenario. Threads
+ * write their own slots with `process.hrtime.bigint()` times and bump counters; the main
+ * thread raises flags (go, injected, toxic removed, stop). Both sides wait with
+ * `Atomics.waitAsync`, so no event loop is ever blocked while a connection is open.
+ */
+
+/** Control words (Int32 indices). */
+export const Control = {
+  READY: 0,
+  GO: 1,
+  INJECTED: 2,
+  TOXIC_REMOVED: 3,
+  STOP: 4,
+  DETECTED: 5,
+  RECOVERED: 6,
+  FINISHED: 7,
+} as const;
+const CONTROL_WORDS = 8;
+
+/** Per-thread time slots (BigInt64, ns). */
+export const TimeSlot = { READY: 0, DETECTED: 1, RECOVERY_STARTED: 2, RECOVERED: 3, LAST_DELIVERY: 4 } as const;
+const TIME_SLOTS = 5;
+
+/** Per-thread integer slots. */
+export const IntSlot = { STATE: 0, CAUSE: 1, LOCAL_PORT: 2, ATTEMPTS: 3, DELIVERIES: 4, STALLS: 5 } as const;
+const INT_SLOTS = 6;
+
+export const ThreadState = { STARTING: 0, READY: 1, DRAINING: 2, DETECTED: 3, RECOVERING: 4, RECOVERED: 5, FAILED: 6 } as const;
+export const CauseCode = { none: 0, connection_error: 1, connection_closed: 2, drain_deadline: 3 } as const;
+export const CAUSE_NAMES = ['none', 'connection_error', 'connection_closed', 'drain_deadline'] as const;
+
+type WaitAsync = (array: Int32Array, index: number, value: number, timeoutMs?: number) => { async: boolean; value: Promise<string> | string };
+const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+
+export class ThreadBoard {
+  readonly buffer: SharedArrayBuffer;
+  readonly threads: number;
+  private readonly control: Int32Array;
+  private readonly times: BigInt64Array;
+  private readonly ints: Int32Array;
+
+  constructor(threadsOrBuffer: number | SharedArrayBuffer, threads?: number) {
+    if (typeof threadsOrBuffer === 'number') {
+      this.threads = threadsOrBuffer;
+      this.buffer = new SharedArrayBuffer(ThreadBoard.byteLength(this.threads));
+    } else {
+      this.buffer = threadsOrBuffer;
+      this.threads = threads ?? 0;
+    }
+    const timesOffset = CONTROL_WORDS * 4;
+    this.control = new Int32Array(this.buffer, 0, CONTROL_WORDS);
+    this.times = new BigInt64Array(this.buffer, timesOffset, this.threads * TIME_SLOTS);
+    this.ints = new Int32Array(this.buffer, timesOffset + this.threads * TIME_SLOTS * 8, this.threads * INT_SLOTS);
+  }
+
+  static byteLength(threads: number): number {
+    return CONTROL_WORDS * 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
+  }
+
+  flag(index: number): number {
+    return Atomics.load(this.control, index);
+  }
+
+  /** Sets a control word and wakes everyone waiting on it. */
+  raise(index: number, value = 1): void {
+    Atomics.store(this.control, index, value);
+    Atomics.notify(this.control, index);
+  }
+
+  /** Adds one to a counter and wakes the waiters. */
+  count(index: number): void {
+    Atomics.add(this.control, index, 1);
+    Atomics.notify(this.control, index);
+  }
+
+  setTime(thread: number, slot: number, ns: bigint): void {
+    Atomics.store(this.times, thread * TIME_SLOTS + slot, ns);
+  }
+
+  time(thread: number, slot: number): bigint {
+    return Atomics.load(this.times, thread * TIME_SLOTS + slot);
+  }
+
+  setInt(thread: number, slot: number, value: number): void {
+    Atomics.store(this.ints, thread * INT_SLOTS + slot, value);
+  }
+
+  addInt(thread: number, slot: number, delta = 1): void {
+    Atomics.add(this.ints, thread * INT_SLOTS + slot, delta);
+  }
+
+  int(thread: number, slot: number): number {
+    return Atomics.load(this.ints, thread * INT_SLOTS + slot);
+  }
+
+  /**
+   * Resolves true once control word `index` reaches at least `target`, false after `timeoutMs`.
+   * Never blocks the event loop.
+   */
+  async waitFor(index: number, target: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const current = Atomics.load(this.control, index);
+      if (current >= target) return true;
+      const remainingMs = deadline - Date.now();
+      if (remainingMs <= 0) return false;
+      const result = waitAsync(this.control, index, current, remainingMs);
+      if (result.async) await result.value;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * One consumer thread of a recovery scenario (piscina task; one long-lived task per thread).
+ *
+ * Phases: connect and report ready -> wait at the barrier -> drain deliveries until a fault
+ * (connection error/close, or after the main thread flagged the injection, its own drain
+ * deadline) -> record the detection time -> wait until the main thread says the toxic is
+ * gone -> ensureConnection + a real message round trip -> record the recovery time -> keep
+ * consuming until told to stop -> close. Every wait is bounded; the thread never blocks its
+ * event loop (Atomics.waitAsync), so amqplib keeps reading its socket throughout.
+ */
+import { createClient, ClientFaultError, DrainTimeoutError, type BackoffOptions, type DetectionCause, type RecoveryMode } from '../client';
+import { describeError } from '../errors';
+import { nowNs } from '../measure/clock';
+import { redactText } from '../redact';
+import { CauseCode, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
+
+export interface RecoveryTask {
+  readonly threadIndex: number;
+  readonly threads: number;
+  readonly buffer: SharedArrayBuffer;
+  readonly mode: RecoveryMode;
+  /** Broker URL through the fault proxy. */
+  readonly url: string;
+  readonly fanoutExchange: string;
+  /** The client's own deadline: no delivery for this long (after the injection) means the link is dead. */
+  readonly drainTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly backoff: BackoffOptions;
+  /** Bound on every phase wait (barrier, toxic removal, reconnect, stop). */
+  readonly phaseBoundMs: number;
+  readonly roundTripTimeoutMs: number;
+}
+
+export interface RecoveryThreadReport {
+  readonly threadIndex: number;
+  /** Why the thread did not complete its phases, if it did not. */
+  readonly error?: string;
+  /** Drain deadlines that passed before any injection (false alarms a deadline would raise). */
+  readonly falseAlarms: number;
+}
+
+export default async function recoveryWorker(task: RecoveryTask): Promise<RecoveryThreadReport> {
+  const board = new ThreadBoard(task.buffer, task.threads);
+  const me = task.threadIndex;
+  const client = createClient(task.mode, {
+    url: task.url,
+    fanoutExchange: task.fanoutExchange,
+    connectTimeoutMs: task.connectTimeoutMs,
+    backoff: task.backoff,
+  });
+  let falseAlarms = 0;
+  const fail = (error: unknown): RecoveryThreadReport => {
+    board.setInt(me, IntSlot.STATE, ThreadState.FAILED);
+    return { threadIndex: me, error: redactText(describeError(error)), falseAlarms };
+  };
+
+  try {
+    try {
+      await client.start();
+    } finally {
+      // Counted even on failure, so the main thread never waits for a thread that cannot come.
+      board.setInt(me, IntSlot.LOCAL_PORT, client.localPort ?? 0);
+      board.setTime(me, TimeSlot.READY, nowNs());
+      board.setInt(me, IntSlot.STATE, ThreadState.READY);
+      board.count(Control.READY);
+    }
+    if (!(await board.waitFor(Control.GO, 1, task.phaseBoundMs))) return fail('barrier never opened');
+    board.setInt(me, IntSlot.STATE, ThreadState.DRAINING);
+
+    let detection: { ns: bigint; cause: DetectionCause } | undefined;
+    while (!detection && board.flag(Control.STOP) === 0) {
+      try {
+        const { deliveries } = await client.drainEvents(task.drainTimeoutMs);
+        board.addInt(me, IntSlot.DELIVERIES, deliveries);
+        board.setTime(me, TimeSlot.LAST_DELIVERY, nowNs());
+      } catch (error) {
+        if (error instanceof ClientFaultError) {
+          detection = { ns: error.detectedNs, cause: error.cause_ };
+        } else if (error instanceof DrainTimeoutError) {
+          if (board.flag(Control.INJECTED) === 0) {
+            falseAlarms += 1;
+            board.addInt(me, IntSlot.STALLS);
+            continue;
+          }
+          // Silence after the injection: this client gives up on the link, as a real one would.
+          client.destroyConnection('drain deadline passed');
+          detection = { ns: error.detectedNs, cause: 'drain_deadline' };
+        } else {
+          throw error;
+        }
+      }
+    }
+    if (!detection) return { threadIndex: me, falseAlarms };
+
+    board.setTime(me, TimeSlot.DETECTED, detection.ns);
+    board.setInt(me, IntSlot.CAUSE, CauseCode[detection.cause]);
+    board.setInt(me, IntSlot.STATE, ThreadState.DETECTED);
+    board.count(Control.DETECTED);
+
+    if (!(await board.waitFor(Control.TOXIC_REMOVED, 1, task.phaseBoundMs))) return fail('toxic was never removed');
+    board.setTime(me, TimeSlot.RECOVERY_STARTED, nowNs());
+    board.setInt(me, IntSlot.STATE, ThreadState.RECOVERING);
+    const ensured = await client.ensureConnection(task.phaseBoundMs);
+    board.setInt(me, IntSlot.ATTEMPTS, ensured.attempts);
+    await client.roundTrip(task.roundTripTimeoutMs);
+    board.setTime(me, TimeSlot.RECOVERED, nowNs());
+    board.setInt(me, IntSlot.STATE, ThreadState.RECOVERED);
+    board.count(Control.RECOVERED);
+
+    // Stay a live consumer until the scenario ends (traffic keeps flowing; nothing piles up).
+    // A fault after recovery is not this scenario's fault: stop consuming quietly.
+    let live = true;
+    while (live && board.flag(Control.STOP) === 0) {
+      await client.drainEvents(100).catch((error: unknown) => {
+        live = error instanceof DrainTimeoutError;
+      });
+    }
+    return { threadIndex: me, falseAlarms };
+  } catch (error) {
+    return fail(error);
+  } finally {
+    await client.close().catch(() => undefined);
+    board.count(Control.FINISHED);
+  }
+}
