@@ -106,6 +106,7 @@ export class AmqplibManualClient implements ClientUnderTest {
     const model = await amqp.connect(connectionUrl(this.options.url, this.options.heartbeatSeconds ?? 0), {
       timeout: this.options.connectTimeoutMs ?? 2000,
       noDelay: true,
+      ...(this.options.connectionName ? { clientProperties: { connection_name: this.options.connectionName } } : {}),
     });
     this.inbox.reset();
     // Times are taken inside these listeners: that is the moment the client learned of the fault.

@@ -38,6 +38,7 @@ export class AmqplibRecoveryClient implements ClientUnderTest {
     const recovering = await amqp.connect(connectionUrl(this.options.url, this.options.heartbeatSeconds ?? 0), {
       timeout: this.options.connectTimeoutMs ?? 2000,
       noDelay: true,
+      ...(this.options.connectionName ? { clientProperties: { connection_name: this.options.connectionName } } : {}),
       recovery: {
         initialDelay: backoff.initialDelayMs,
         maxDelay: backoff.maxDelayMs,

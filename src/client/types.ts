@@ -31,6 +31,8 @@ export interface ClientOptions {
   /** AMQP heartbeat in whole seconds; 0 disables. @default 0 */
   readonly heartbeatSeconds?: number;
   readonly backoff?: Partial<BackoffOptions>;
+  /** Shown by the broker as `connection_name` (lets a leak check find this client's connections). */
+  readonly connectionName?: string;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialDelayMs: 10, maxDelayMs: 500, factor: 2, jitter: 0.2 };

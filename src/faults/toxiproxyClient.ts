@@ -31,19 +31,26 @@ export interface ProxyInfo {
   readonly toxics: Toxic[];
 }
 
-/** One entry of the embedded proxy's fault timeline (`GET /proxies/{name}/events`). */
+/**
+ * One entry of the embedded proxy's fault timeline (`GET /proxies/{name}/events`), joined
+ * with the connection it happened on (`GET /proxies/{name}/connections`).
+ */
 export interface FaultEvent {
   /** `process.hrtime.bigint()` of the moment the toxic acted, as a decimal string. */
-  readonly time_ns: string;
+  readonly at_ns: string;
+  /** e.g. `reset_sent`, `data_dropped`, `timeout_closed`, `limit_reached`. */
   readonly kind: string;
-  readonly proxy?: string;
   readonly toxic?: string;
   readonly toxic_type?: string;
   readonly stream?: Stream;
-  readonly connection_id?: number | string;
+  readonly connection_id?: number;
   /** `host:port` of the client side of the proxied connection. */
   readonly client?: string;
-  readonly [extra: string]: unknown;
+}
+
+interface ConnectionJson {
+  readonly id: number;
+  readonly client: string;
 }
 
 export interface ToxiproxyClientOptions {
@@ -108,10 +115,16 @@ export class ToxiproxyClient {
 
   /** The fault timeline since `sinceNs`; `null` when the API has no timeline (real Toxiproxy). */
   async events(proxy: string, sinceNs?: bigint): Promise<FaultEvent[] | null> {
+    const base = `/proxies/${encodeURIComponent(proxy)}`;
     try {
       const query = sinceNs === undefined ? '' : `?since=${sinceNs}`;
-      const body = await this.call<{ events?: FaultEvent[] } | FaultEvent[]>('get', `/proxies/${encodeURIComponent(proxy)}/events${query}`);
-      return Array.isArray(body) ? body : (body.events ?? []);
+      const [timeline, connections] = await Promise.all([
+        this.call<{ events: FaultEvent[] }>('get', `${base}/events${query}`),
+        this.call<{ connections: ConnectionJson[] } | ConnectionJson[]>('get', `${base}/connections`).catch(() => []),
+      ]);
+      const list = Array.isArray(connections) ? connections : (connections.connections ?? []);
+      const clientById = new Map(list.map((connection) => [connection.id, connection.client]));
+      return timeline.events.map((event) => ({ ...event, client: event.connection_id === undefined ? undefined : clientById.get(event.connection_id) }));
     } catch (error) {
       if (error instanceof ProxyError && (error.status === 404 || error.status === 405)) return null;
       throw error;

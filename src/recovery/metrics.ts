@@ -34,33 +34,45 @@ const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Met
 const count = (value: number): Metric => ({ value, unit: 'count', direction: 'none' });
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
-/** `time_ns` of the proxy events that are the fault acting (not bookkeeping like toxic_added). */
+/** Timeline kinds that are the fault itself acting on a connection (not bookkeeping). */
+const ACTED_KINDS: Record<RecoveryScenarioKind, readonly string[]> = {
+  reset_peer: ['reset_sent'],
+  latency_before_failure: ['reset_sent'],
+  // The partition is felt when the first chunk is dropped, or an idle connection is closed.
+  network_partition: ['data_dropped', 'timeout_closed'],
+};
+
+/** The first time the fault acted on each connection, with that connection's client port. */
 function actedEvents(events: readonly FaultEvent[] | null, kind: RecoveryScenarioKind): { timeNs: bigint; clientPort: number | null }[] {
   if (!events) return [];
-  const wanted = kind === 'network_partition' ? /timeout|drop|close/ : /reset|rst/;
-  return events
-    .filter((event) => wanted.test(`${event.kind} ${event.toxic_type ?? ''}`) && !/added|removed|updated/.test(event.kind))
-    .map((event) => ({ timeNs: BigInt(event.time_ns), clientPort: clientPortOf(event) }));
+  const firstByConnection = new Map<string, { timeNs: bigint; clientPort: number | null }>();
+  for (const event of events) {
+    if (!ACTED_KINDS[kind].includes(event.kind)) continue;
+    const timeNs = BigInt(event.at_ns);
+    const key = String(event.connection_id ?? event.client ?? firstByConnection.size);
+    const known = firstByConnection.get(key);
+    if (!known || timeNs < known.timeNs) firstByConnection.set(key, { timeNs, clientPort: clientPortOf(event) });
+  }
+  return [...firstByConnection.values()];
 }
 
 function clientPortOf(event: FaultEvent): number | null {
-  const raw = event.client_port ?? (typeof event.client === 'string' ? event.client.slice(event.client.lastIndexOf(':') + 1) : undefined);
-  const port = Number(raw);
+  const port = Number(event.client?.slice(event.client.lastIndexOf(':') + 1));
   return Number.isInteger(port) && port > 0 ? port : null;
 }
 
 export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryScenarioKind): RecoveryMetrics {
   const acted = actedEvents(outcome.faultEvents, kind);
   const firstActedNs = acted.length > 0 ? acted.reduce((min, event) => (event.timeNs < min ? event.timeNs : min), acted[0]!.timeNs) : null;
-  // A partition acts the moment the toxic is in place; its timeline only shows the closes it caused.
-  const referenceNs = kind !== 'network_partition' && firstActedNs !== null ? firstActedNs : outcome.injection.startedNs;
-  const referenceSource = referenceNs === firstActedNs ? 'proxy fault timeline (first RST sent)' : 'start of the injecting API call';
+  const referenceNs = firstActedNs ?? outcome.injection.startedNs;
+  const referenceSource =
+    firstActedNs === null ? 'start of the injecting API call' : kind === 'network_partition' ? 'proxy fault timeline (first data dropped)' : 'proxy fault timeline (first RST sent)';
   const actedByPort = new Map(acted.filter((event) => event.clientPort !== null).map((event) => [event.clientPort!, event.timeNs]));
 
   const clockDisagreements: string[] = [];
   const perThreadDetectionMs: (number | null)[] = outcome.threads.map((thread) => {
     if (thread.detectedNs === null) return null;
-    const ownReferenceNs = kind !== 'network_partition' ? (actedByPort.get(thread.faultedLocalPort) ?? referenceNs) : referenceNs;
+    const ownReferenceNs = actedByPort.get(thread.faultedLocalPort) ?? referenceNs;
     if (thread.detectedNs < ownReferenceNs) {
       clockDisagreements.push(`thread ${thread.threadIndex} detected ${elapsedMs(thread.detectedNs, ownReferenceNs).toFixed(3)} ms before its fault moment`);
       return null;
@@ -109,7 +121,7 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
   ];
 
   const notes = [
-    `detection timed from the ${referenceSource}${kind !== 'network_partition' && actedByPort.size > 0 ? '; per-thread detection from the RST sent on that thread\'s own connection' : ''}`,
+    `detection timed from the ${referenceSource}${actedByPort.size > 0 ? "; per-thread detection from the moment the fault acted on that thread's own connection" : ''}`,
     `recovery proved by a message round trip on the new connection; timed from the completed removal of the toxic`,
   ];
   if (clockDisagreements.length > 0) notes.push(`clock disagreement flagged, excluded from figures: ${clockDisagreements.join('; ')}`);

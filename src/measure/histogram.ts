@@ -1,0 +1,60 @@
+/**
+ * Latency histograms (hdr-histogram-js, pure JS). Values are recorded as integer
+ * microseconds: 3 significant digits from 1 µs to 1 hour. Workers encode theirs
+ * (compressed base64) to send to the main thread, which merges them; the encoded form is also
+ * what a raw result keeps, so percentiles can be recomputed later.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { EncodedHistogram } from '../results/rawResult';
+
+export type LatencyHistogram = hdr.Histogram;
+
+const HIGHEST_TRACKABLE_US = 3_600_000_000;
+
+export function createLatencyHistogram(): LatencyHistogram {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_TRACKABLE_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+}
+
+/** Records a latency given in nanoseconds (a difference of `process.hrtime.bigint()` readings). */
+export function recordLatencyNs(histogram: LatencyHistogram, latencyNs: bigint): void {
+  const us = Number(latencyNs / 1000n);
+  histogram.recordValue(Math.min(HIGHEST_TRACKABLE_US, Math.max(1, us)));
+}
+
+export function encodeHistogram(histogram: LatencyHistogram): EncodedHistogram {
+  return { encoded: hdr.encodeIntoCompressedBase64(histogram), unit: 'us', count: histogram.totalCount };
+}
+
+export function decodeHistogram(encoded: EncodedHistogram | string): LatencyHistogram {
+  return hdr.decodeFromCompressedBase64(typeof encoded === 'string' ? encoded : encoded.encoded, 32, false);
+}
+
+/** Merges encoded histograms (e.g. one per worker) into one. */
+export function mergeHistograms(parts: readonly (EncodedHistogram | string | LatencyHistogram)[]): LatencyHistogram {
+  const merged = createLatencyHistogram();
+  for (const part of parts) merged.add(typeof part === 'string' || 'encoded' in part ? decodeHistogram(part) : part);
+  return merged;
+}
+
+export interface LatencySummaryMs {
+  readonly count: number;
+  readonly p50: number | null;
+  readonly p95: number | null;
+  readonly p99: number | null;
+  readonly max: number | null;
+  readonly mean: number | null;
+}
+
+/** Percentiles in milliseconds; nulls for an empty histogram (never a made-up zero). */
+export function summarizeMs(histogram: LatencyHistogram): LatencySummaryMs {
+  if (histogram.totalCount === 0) return { count: 0, p50: null, p95: null, p99: null, max: null, mean: null };
+  const ms = (us: number) => Math.round(us) / 1000;
+  return {
+    count: histogram.totalCount,
+    p50: ms(histogram.getValueAtPercentile(50)),
+    p95: ms(histogram.getValueAtPercentile(95)),
+    p99: ms(histogram.getValueAtPercentile(99)),
+    max: ms(histogram.maxValue),
+    mean: ms(histogram.mean),
+  };
+}
