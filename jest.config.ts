@@ -25,6 +25,10 @@ const config: Config = {
       setupFilesAfterEnv: ['<rootDir>/fixtures/setupBenchmark.ts'],
     },
   ],
+  // The benchmark reporter acts only on the benchmark project's files (progress, outcome, junit.xml
+  // with key metrics, and on a plain `jest` run the archive, history and report); unit runs see
+  // nothing of it. Always on, so `npx jest --selectProjects benchmark` gives the same files.
+  reporters: ['default', '<rootDir>/reporters/benchmark-reporter.js'],
   // Benchmarks share two cores with the broker: one test file at a time unless asked otherwise.
   maxWorkers: 1,
 };

@@ -6,6 +6,9 @@ import { Command, CommanderError } from 'commander';
 import { BenchError, describeError } from '../errors';
 import { redactText } from '../redact';
 import { registerEnvCommand } from './envCommand';
+import { registerReportCommand } from './reportCommand';
+import { registerRunCommand } from './runCommand';
+import { registerProxyCommand } from './proxyCommand';
 
 export function buildProgram(): Command {
   const program = new Command('bench')
@@ -13,6 +16,9 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   registerEnvCommand(program);
+  registerRunCommand(program);
+  registerReportCommand(program);
+  registerProxyCommand(program);
   return program;
 }
 

@@ -1,0 +1,164 @@
+/**
+ * `bench run`: the full run, in the seed's order: capture the environment, delete old raw
+ * results, run Jest's benchmark project, collect the raw results, archive the run, append to the
+ * history, compare with the previous run, write the report; then a one-screen summary.
+ * Exit codes: 0 all passed; 1 a test failed, nothing ran, or a regression beyond --threshold;
+ * 2 bad option; 130 interrupted (what was produced is archived all the same).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { getConfig, PROJECT_ROOT } from '../config';
+import { captureEnvironment } from '../environment';
+import { clearRawResults } from '../results/collect';
+import { outcomePath } from '../results/outcome';
+import { finalizeRun } from '../results/pipeline';
+import { secretsOf } from '../results/safeWrite';
+import { runJest } from './jestProcess';
+import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
+import { formatComparison, formatSummary } from './summary';
+
+/** Jest project the benchmarks live in (jest.config.ts). */
+export const BENCHMARK_PROJECT = 'benchmark';
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run the benchmarks, then archive the run, update the history, compare with the previous run and write the report')
+    .option('-m, --markers <expression>', `marker expression selecting benchmarks, with and/or/not and parentheses (default "${FULL_MARKERS}"; passed to Jest as BENCH_MARKERS)`)
+    .option('--quick', `quick run: markers "${QUICK_MARKERS}" (an explicit -m wins)`)
+    .option('-t, --test-name <pattern>', 'only tests whose full name matches this regular expression (Jest -t), e.g. test_recovery_after_reset_peer')
+    .option('--keep-results', 'keep the raw results of earlier runs in the raw-results folder (they are then collected with this run\'s)')
+    .option('-o, --output <dir>', 'folder for the report, charts, archives, history and junit.xml (default BENCH_REPORTS_DIR or reports/benchmarks)')
+    .option('--compare', 'also print the comparison with the previous run in the terminal (the report always has it)')
+    .option('--threshold <percent>', 'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare')
+    .option('--template <file>', 'Handlebars template for the Markdown report (default src/report/templates/report.md.hbs)')
+    .option('-n, --numprocesses <n>', 'Jest workers running benchmark files at once (1 = in band, as jest.config.ts sets by default)')
+    .option('--run-in-band', 'run every benchmark file in the Jest process itself (same as -n 1)')
+    .addOption(new Option('--jest-config <file>', 'Jest config to use instead of jest.config.ts (it must define a "benchmark" project)'))
+    .option('--no-broker', 'do not ask the broker its version for the environment record')
+    .addHelpText(
+      'after',
+      `
+Order: environment -> delete old raw results -> jest --selectProjects ${BENCHMARK_PROJECT} -> collect -> archive -> history -> compare -> report.
+Ctrl-C stops Jest and still archives what it produced (exit code 130).
+
+Examples:
+  npm run bench                                   full run (markers "${FULL_MARKERS}")
+  npm run bench:quick                             markers "${QUICK_MARKERS}"
+  npm run bench -- -m "not stress" -n 1           fewer resources
+  npm run bench -- -t test_recovery_after_reset_peer
+  npm run bench:compare -- --threshold 10         fail on a significant regression beyond 10%`,
+    )
+    .action(async (input: RunCommandInput) => {
+      process.exitCode = await runBenchmarks(resolveRunOptions(input, getConfig()));
+    });
+}
+
+/** Runs everything; resolves with the exit code. */
+export async function runBenchmarks(options: RunOptions, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+  const config = getConfig();
+  const secrets = secretsOf(config.amqpUrl);
+  const startedAt = new Date();
+
+  const environment = await captureEnvironment({ amqpUrl: options.queryBroker ? config.amqpUrl : undefined });
+  log(`bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`);
+  if (!options.keepResults) {
+    const deleted = clearRawResults(options.rawResultsDir);
+    if (deleted > 0) log(`bench: deleted ${deleted} old raw result file(s) from ${shown(options.rawResultsDir)}`);
+  }
+  // Old results may be kept, an old test outcome never: it would be taken for this run's.
+  fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
+
+  const args = [
+    ...(options.jestConfigPath ? ['--config', options.jestConfigPath] : []),
+    ...(options.testNameFilter ? ['-t', options.testNameFilter] : []),
+    ...(options.maxWorkers === 1 ? ['--runInBand'] : options.maxWorkers ? ['--maxWorkers', String(options.maxWorkers)] : []),
+    // Zero selected tests is reported by us, in plain words, below.
+    '--passWithNoTests',
+  ];
+  log(`bench: jest --selectProjects ${BENCHMARK_PROJECT} ${args.join(' ')} (markers "${options.markerExpression}")`);
+  const jest = await runJest({
+    project: BENCHMARK_PROJECT,
+    args,
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      BENCH_PIPELINE_OWNER: 'cli',
+      BENCH_MARKERS: options.markerExpression,
+      BENCH_RAW_DIR: options.rawResultsDir,
+      BENCH_REPORTS_DIR: options.reportsDir,
+      BENCH_FINGERPRINT: environment.fingerprint,
+    },
+    onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
+  });
+  const finishedAt = new Date();
+
+  // From here on the run is being saved: a Ctrl-C must not cut that short.
+  const holdOn = () => log('bench: saving the run, one moment');
+  process.on('SIGINT', holdOn);
+  try {
+    const finalized = await finalizeRun({
+      environment,
+      startedAt,
+      finishedAt,
+      markerExpression: options.markerExpression,
+      testNameFilter: options.testNameFilter,
+      invokedBy: 'cli',
+      jestExitCode: jest.exitCode,
+      interrupted: jest.interrupted,
+      rawResultsDir: options.rawResultsDir,
+      reportsDir: options.reportsDir,
+      templatePath: options.templatePath,
+      thresholdPercent: options.thresholdPercent,
+      secrets,
+      warn: (message) => log(`bench: warning: ${message}`),
+    });
+    const { archive } = finalized;
+    const ran = archive.counts.passed + archive.counts.failed + archive.counts.failed_suites;
+    if (ran === 0 && archive.results.length === 0 && !jest.interrupted) {
+      log(
+        jest.exitCode !== 0
+          ? `bench: Jest failed before any benchmark ran (exit code ${jest.exitCode ?? jest.signal}); its output above says why`
+          : `bench: no benchmark ran: markers "${options.markerExpression}"${options.testNameFilter ? ` and -t "${options.testNameFilter}"` : ''} selected no test (skipped: ${archive.counts.skipped})`,
+      );
+    }
+    if (options.compare && finalized.comparison) log(formatComparison(finalized.comparison));
+    else if (options.compare) log(`bench: nothing to compare with: ${finalized.comparisonNote ?? 'no previous run'}`);
+    log(
+      formatSummary({
+        archive,
+        archivePath: finalized.archivePath,
+        reportPath: finalized.reportPath,
+        chartCount: finalized.view?.charts.length ?? 0,
+        historyPath: finalized.history ? finalized.historyPath : null,
+        historyRuns: finalized.history?.runs.length ?? null,
+        junitPath: writtenSince(path.join(options.reportsDir, 'junit.xml'), startedAt),
+        comparison: finalized.comparison,
+        regressions: finalized.regressions,
+        thresholdPercent: options.thresholdPercent,
+        cwd: process.cwd(),
+      }),
+    );
+    if (jest.interrupted) return 130;
+    if (archive.status !== 'passed' || ran === 0) return 1;
+    if (finalized.historyError || finalized.reportError || finalized.regressions.length > 0) return 1;
+    return 0;
+  } finally {
+    process.off('SIGINT', holdOn);
+  }
+}
+
+/** The file, if this run wrote it (Jest writes junit.xml only when it reaches the end). */
+function writtenSince(filePath: string, since: Date): string | null {
+  try {
+    return fs.statSync(filePath).mtimeMs >= since.getTime() - 1000 ? filePath : null;
+  } catch {
+    return null;
+  }
+}
+
+function shown(filePath: string): string {
+  const relative = path.relative(process.cwd(), filePath);
+  return relative.startsWith('..') ? filePath : relative;
+}

@@ -1,0 +1,120 @@
+/**
+ * Options of `bench run` and `bench report`, resolved once from argv (strings) into a typed,
+ * validated object. Everything that could fail after a long run (template, output folder) is
+ * checked here, before anything runs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BenchConfig } from '../config';
+import { ConfigError } from '../errors';
+
+/** Marker expression of `--quick` (and `npm run bench:quick`). */
+export const QUICK_MARKERS = 'benchmark and not slow and not stress';
+/** Marker expression of a full run. */
+export const FULL_MARKERS = 'benchmark';
+
+/** As commander hands them over. */
+export interface RunCommandInput {
+  readonly markers?: string;
+  readonly quick?: boolean;
+  readonly testName?: string;
+  readonly keepResults?: boolean;
+  readonly output?: string;
+  readonly compare?: boolean;
+  readonly threshold?: string;
+  readonly template?: string;
+  readonly numprocesses?: string;
+  readonly runInBand?: boolean;
+  readonly jestConfig?: string;
+  readonly broker?: boolean;
+}
+
+export interface RunOptions {
+  readonly markerExpression: string;
+  readonly testNameFilter: string | null;
+  readonly keepResults: boolean;
+  readonly reportsDir: string;
+  readonly rawResultsDir: string;
+  /** Print the full comparison in the terminal (the report always has it). */
+  readonly compare: boolean;
+  /** Fail on a significant regression beyond this many percent; null = never. */
+  readonly thresholdPercent: number | null;
+  readonly templatePath: string | undefined;
+  /** Jest workers; null = jest.config's setting. 1 = in band. */
+  readonly maxWorkers: number | null;
+  /** Another Jest config (tests point this at a throwaway benchmark project). */
+  readonly jestConfigPath: string | null;
+  /** Ask the broker its version for the environment record. */
+  readonly queryBroker: boolean;
+}
+
+export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, cwd: string = process.cwd()): RunOptions {
+  const markers = input.markers?.trim();
+  if (input.markers !== undefined && !markers) throw new ConfigError('-m/--markers', 'a marker expression (e.g. "benchmark and not slow")', input.markers);
+  return Object.freeze({
+    markerExpression: markers || (input.quick ? QUICK_MARKERS : FULL_MARKERS),
+    testNameFilter: input.testName?.trim() || null,
+    keepResults: input.keepResults === true,
+    reportsDir: input.output ? path.resolve(cwd, input.output) : config.reportsDir,
+    rawResultsDir: config.rawResultsDir,
+    compare: input.compare === true || input.threshold !== undefined,
+    thresholdPercent: parseThreshold(input.threshold),
+    templatePath: parseTemplate(input.template, cwd),
+    maxWorkers: input.runInBand ? 1 : parseWorkers(input.numprocesses),
+    jestConfigPath: input.jestConfig ? existingFile('--jest-config', input.jestConfig, cwd, 'a Jest config file that exists (e.g. jest.config.ts)') : null,
+    queryBroker: input.broker !== false,
+  });
+}
+
+export interface ReportCommandInput {
+  readonly output?: string;
+  readonly run?: string;
+  readonly compare?: boolean;
+  readonly threshold?: string;
+  readonly template?: string;
+}
+
+export interface ReportOptions {
+  readonly reportsDir: string;
+  readonly runId: string | undefined;
+  readonly compare: boolean;
+  readonly thresholdPercent: number | null;
+  readonly templatePath: string | undefined;
+}
+
+export function resolveReportOptions(input: ReportCommandInput, config: BenchConfig, cwd: string = process.cwd()): ReportOptions {
+  if (input.run !== undefined && !/^run_\d{8}_\d{6}_[0-9a-f]{8}(?:_\d+)?$/.test(input.run)) {
+    throw new ConfigError('--run', 'a run id like run_20250131_235959_1a2b3c4d (see benchmark_history.json)', input.run);
+  }
+  return Object.freeze({
+    reportsDir: input.output ? path.resolve(cwd, input.output) : config.reportsDir,
+    runId: input.run,
+    compare: input.compare === true || input.threshold !== undefined,
+    thresholdPercent: parseThreshold(input.threshold),
+    templatePath: parseTemplate(input.template, cwd),
+  });
+}
+
+function parseThreshold(raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  const value = Number(raw.trim().replace(/%$/, ''));
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw new ConfigError('--threshold', 'a percentage of 0 or more (e.g. 10 or 10%)', raw);
+  return value;
+}
+
+function parseWorkers(raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError('-n/--numprocesses', 'a whole number of Jest workers, 1 or more (1 runs in band)', raw);
+  return value;
+}
+
+function parseTemplate(raw: string | undefined, cwd: string): string | undefined {
+  return raw === undefined ? undefined : existingFile('--template', raw, cwd, 'a Handlebars template file that exists (e.g. my-report.md.hbs)');
+}
+
+function existingFile(option: string, raw: string, cwd: string, expected: string): string {
+  const resolved = path.resolve(cwd, raw);
+  if (!fs.existsSync(resolved) || !fs.statSync(resolved).isFile()) throw new ConfigError(option, expected, raw);
+  return resolved;
+}

@@ -1,0 +1,82 @@
+/**
+ * Writing the report: the charts as SVG files and LATEST_REPORT.md beside them, each written
+ * atomically with passwords masked. The Markdown comes from a Handlebars template (the default
+ * one, or the user's) applied to the view model.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Handlebars from 'handlebars';
+import { BenchError, describeError } from '../errors';
+import { writeTextSafely } from '../results/safeWrite';
+import { buildChartSpecs, CHART_IDS, chartFileName, renderSvg } from './charts';
+import type { RunArchive } from '../results/archive';
+import type { HistoryEntry } from '../results/history';
+import { buildReportView, type ChartLink, type ReportInput, type ReportView } from './view';
+
+export const REPORT_FILE_NAME = 'LATEST_REPORT.md';
+export const DEFAULT_TEMPLATE_PATH = path.join(__dirname, 'templates', 'report.md.hbs');
+
+/** Compiles a template with the report's helpers. @throws BenchError naming the file when it does not compile or render. */
+export function renderMarkdown(view: ReportView, templatePath: string = DEFAULT_TEMPLATE_PATH): string {
+  let source: string;
+  try {
+    source = fs.readFileSync(templatePath, 'utf8');
+  } catch (error) {
+    throw new BenchError('CONFIG_INVALID', `report template ${templatePath} cannot be read (${describeError(error)}); pass an existing .hbs file to --template`);
+  }
+  const handlebars = Handlebars.create();
+  handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  handlebars.registerHelper('defined', (value: unknown) => value !== null && value !== undefined);
+  try {
+    // Markdown, not HTML: entity escaping would turn `< 10 ms` into `&lt; 10 ms`; cells are escaped by the view.
+    const markdown = handlebars.compile(source, { noEscape: true, strict: false })(view);
+    return `${markdown.replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  } catch (error) {
+    throw new BenchError('CONFIG_INVALID', `report template ${templatePath} failed: ${describeError(error)}`);
+  }
+}
+
+export interface ChartOutcome {
+  readonly charts: readonly ChartLink[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Renders every chart the data allows into `dir` and removes charts of earlier reports that this
+ * one does not have (a link must never show another run's data).
+ */
+export async function writeCharts(dir: string, results: RunArchive['results'], historyRuns: readonly HistoryEntry[], secrets: readonly string[] = []): Promise<ChartOutcome> {
+  const charts: ChartLink[] = [];
+  const warnings: string[] = [];
+  for (const chart of buildChartSpecs(results, historyRuns)) {
+    const file = chartFileName(chart.id);
+    try {
+      writeTextSafely(path.join(dir, file), await renderSvg(chart.spec), secrets);
+      charts.push({ id: chart.id, title: chart.title, caption: chart.caption, file });
+    } catch (error) {
+      warnings.push(`chart ${file} could not be rendered: ${describeError(error)}`);
+    }
+  }
+  const written = new Set(charts.map((chart) => chart.id));
+  for (const id of CHART_IDS) {
+    if (!written.has(id)) fs.rmSync(path.join(dir, chartFileName(id)), { force: true });
+  }
+  return { charts, warnings };
+}
+
+export interface WriteReportInput extends Omit<ReportInput, 'charts'> {
+  readonly reportsDir: string;
+  readonly templatePath?: string;
+  readonly secrets?: readonly string[];
+}
+
+/** Charts, then the Markdown report; returns the report's path and the view it was built from. */
+export async function writeReport(input: WriteReportInput): Promise<{ reportPath: string; view: ReportView }> {
+  fs.mkdirSync(input.reportsDir, { recursive: true });
+  const chartOutcome = await writeCharts(input.reportsDir, input.archive.results, input.historyRuns, input.secrets);
+  const view = buildReportView({ ...input, charts: chartOutcome.charts, warnings: [...input.warnings, ...chartOutcome.warnings] });
+  const markdown = renderMarkdown(view, input.templatePath);
+  const reportPath = path.join(input.reportsDir, REPORT_FILE_NAME);
+  writeTextSafely(reportPath, markdown, input.secrets);
+  return { reportPath, view };
+}

@@ -1,0 +1,167 @@
+/**
+ * The report's view model: everything the Markdown template shows, already formatted (units,
+ * separators, dates), built from the archive, the history and the comparison (pure). A custom
+ * template gets the same object; each table is given both as rows and as ready Markdown.
+ */
+import type { RunArchive } from '../results/archive';
+import type { Regression, RunComparison } from '../results/compare';
+import type { HistoryEntry } from '../results/history';
+import { escapeCell, formatBytes, formatDate, formatDuration, formatValue } from './format';
+import { buildCategorySections, type CategorySection } from './resultTables';
+import { buildComparisonView, type ComparisonView } from './comparisonView';
+import { shortParameters } from './labels';
+import { markdownTable } from './markdown';
+
+export interface ChartLink {
+  readonly id: string;
+  readonly title: string;
+  readonly caption: string;
+  /** File name, relative to the report. */
+  readonly file: string;
+}
+
+export interface ReportInput {
+  readonly archive: RunArchive;
+  readonly archiveFile: string;
+  /** Every run of the history, the current one included (for the trend). */
+  readonly historyRuns: readonly HistoryEntry[];
+  readonly comparison: RunComparison | null;
+  /** Why there is no comparison (e.g. first run), shown instead of it. */
+  readonly comparisonNote: string | null;
+  readonly thresholdPercent: number | null;
+  readonly regressions: readonly Regression[];
+  readonly charts: readonly ChartLink[];
+  readonly generatedAt: Date;
+  /** Pipeline warnings (corrupt history moved aside, chart not rendered, ...). */
+  readonly warnings: readonly string[];
+}
+
+export interface KeyMetricRow {
+  readonly label: string;
+  readonly scenario: string;
+  readonly value: string;
+  readonly target: string;
+  readonly status: string;
+}
+
+export interface ReportView {
+  readonly title: string;
+  readonly generated_at: string;
+  readonly run: {
+    readonly run_id: string;
+    readonly status: string;
+    readonly status_label: string;
+    readonly started_at: string;
+    readonly finished_at: string;
+    readonly duration: string;
+    readonly marker_expression: string;
+    readonly test_name_filter: string;
+    readonly invoked_by: string;
+    readonly archive_file: string;
+  };
+  readonly environment: { readonly fingerprint: string; readonly rows: readonly { field: string; value: string }[]; readonly table: string };
+  readonly summary: {
+    readonly passed: number;
+    readonly failed: number;
+    readonly skipped: number;
+    readonly todo: number;
+    readonly total: number;
+    readonly failed_suites: number;
+    readonly results_count: number;
+    readonly targets_met: number;
+    readonly targets_total: number;
+    readonly table: string;
+    readonly failures: readonly { name: string; message: string }[];
+    readonly warnings: readonly string[];
+  };
+  readonly key_metrics: { readonly rows: readonly KeyMetricRow[]; readonly table: string };
+  readonly categories: readonly CategorySection[];
+  readonly comparison: ComparisonView | null;
+  readonly comparison_note: string | null;
+  readonly charts: readonly ChartLink[];
+  readonly history_runs: number;
+}
+
+const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
+
+export function buildReportView(input: ReportInput): ReportView {
+  const { archive } = input;
+  const environment = archive.environment;
+  const environmentRows = [
+    { field: 'Fingerprint', value: `\`${environment.fingerprint}\`` },
+    { field: 'Git commit', value: `\`${environment.git_commit.slice(0, 12)}\`${environment.git_dirty ? ' (uncommitted changes)' : ''}` },
+    { field: 'Node.js', value: environment.node_version },
+    { field: 'Platform', value: `${environment.platform} (${environment.os_release})` },
+    { field: 'CPU', value: `${environment.cpu_model} × ${environment.cpu_count}` },
+    { field: 'Memory', value: formatBytes(environment.total_memory_bytes) },
+    { field: 'amqplib', value: environment.amqplib_version },
+    { field: 'RabbitMQ', value: environment.rabbitmq_version ?? 'unknown (broker not reached)' },
+    { field: 'Broker', value: environment.broker_url ? `\`${environment.broker_url}\`` : '—' },
+    { field: 'Captured', value: formatDate(environment.captured_at) },
+  ];
+  const keyRows: KeyMetricRow[] = archive.key_metrics.map((metric) => ({
+    label: metric.label,
+    scenario: Object.keys(metric.parameters).length > 0 ? shortParameters(metric.parameters) : '—',
+    value: formatValue(metric.value, metric.unit),
+    target: metric.target ? `${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)}` : '—',
+    status: metric.target === null ? '—' : metric.met === true ? '✅ met' : metric.met === false ? '❌ missed' : '⚠️ no value',
+  }));
+  const withTarget = archive.key_metrics.filter((metric) => metric.target !== null);
+  const counts = archive.counts;
+  const failures = [
+    ...archive.tests.filter((test) => test.status === 'failed').map((test) => ({ name: test.full_name, message: firstLine(test.failure_message) })),
+    ...archive.suite_errors.map((error) => ({ name: `${error.file} (could not run)`, message: firstLine(error.message) })),
+  ];
+  return {
+    title: 'AMQP client benchmark report',
+    generated_at: formatDate(input.generatedAt.toISOString()),
+    run: {
+      run_id: archive.run_id,
+      status: archive.status,
+      status_label: STATUS_LABELS[archive.status] ?? archive.status,
+      started_at: formatDate(archive.started_at),
+      finished_at: formatDate(archive.finished_at),
+      duration: formatDuration(archive.duration_ms),
+      marker_expression: archive.marker_expression ?? 'all benchmarks',
+      test_name_filter: archive.test_name_filter ?? 'none',
+      invoked_by: archive.invoked_by === 'cli' ? 'run script' : 'Jest reporter',
+      archive_file: input.archiveFile,
+    },
+    environment: {
+      fingerprint: environment.fingerprint,
+      rows: environmentRows,
+      table: markdownTable(['Field', 'Value'], environmentRows.map((row) => [row.field, row.value])),
+    },
+    summary: {
+      ...counts,
+      results_count: archive.results.length,
+      targets_met: withTarget.filter((metric) => metric.met === true).length,
+      targets_total: withTarget.length,
+      table: markdownTable(
+        ['Status', 'Passed', 'Failed', 'Skipped', 'Total', 'Results', 'Duration'],
+        [[STATUS_LABELS[archive.status] ?? archive.status, String(counts.passed), String(counts.failed + counts.failed_suites), String(counts.skipped + counts.todo), String(counts.total), String(archive.results.length), formatDuration(archive.duration_ms)]],
+      ),
+      failures: failures.map((failure) => ({ name: escapeCell(failure.name), message: escapeCell(failure.message) })),
+      warnings: [
+        ...archive.warnings,
+        ...archive.invalid_result_files.map((file) => `raw result ${file.file} was skipped: ${file.error}`),
+        ...input.warnings,
+      ],
+    },
+    key_metrics: {
+      rows: keyRows,
+      table: keyRows.length === 0 ? '' : markdownTable(['Metric', 'Scenario', 'Value', 'Target', 'Status'], keyRows.map((row) => [row.label, row.scenario, row.value, row.target, row.status])),
+    },
+    categories: buildCategorySections(archive.results, archive.tests),
+    comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,
+    comparison_note: input.comparison ? null : input.comparisonNote,
+    charts: input.charts,
+    history_runs: input.historyRuns.length,
+  };
+}
+
+function firstLine(message: string | null): string {
+  if (!message) return 'no message';
+  const line = message.split('\n').find((text) => text.trim() !== '') ?? message;
+  return line.trim().slice(0, 300);
+}

@@ -1,0 +1,120 @@
+/**
+ * Collecting raw results from reports/.test-output/: every `*.json` written by a benchmark is
+ * read and checked; a file that is not a raw result is reported (file + reason), never dropped
+ * silently and never fatal to the run.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Category, Direction, RawResult } from './rawResult';
+
+export const CATEGORIES: readonly Category[] = ['throughput', 'scalability', 'recovery', 'stability', 'resilience', 'proxy'];
+const DIRECTIONS: readonly Direction[] = ['higher', 'lower', 'none'];
+
+export interface InvalidResultFile {
+  readonly file: string;
+  readonly error: string;
+}
+
+export interface CollectedResults {
+  /** Oldest first (by timestamp, then file name), so later duplicates win where one must. */
+  readonly results: readonly RawResult[];
+  /** File names (relative to the directory) of the results above, same order. */
+  readonly files: readonly string[];
+  readonly invalid: readonly InvalidResultFile[];
+}
+
+export interface CollectOptions {
+  /** Only files modified at or after this time (ms since epoch); used when old results were not cleared. */
+  readonly modifiedSinceMs?: number;
+}
+
+/** Is this file name one a benchmark could have written (not a temp file, not our own bookkeeping)? */
+export function isRawResultFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.') && !name.endsWith('.tmp');
+}
+
+/** Reads every raw result in `dir` (a missing directory is an empty one). */
+export function collectRawResults(dir: string, options: CollectOptions = {}): CollectedResults {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter(isRawResultFileName).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { results: [], files: [], invalid: [] };
+    throw error;
+  }
+  const found: { result: RawResult; file: string }[] = [];
+  const invalid: InvalidResultFile[] = [];
+  for (const file of names) {
+    const filePath = path.join(dir, file);
+    try {
+      if (options.modifiedSinceMs !== undefined && fs.statSync(filePath).mtimeMs < options.modifiedSinceMs) continue;
+      const parsed: unknown = JSON.parse(fs.readFileSync(filePath, 'utf8'));
+      const problem = rawResultProblem(parsed);
+      if (problem) invalid.push({ file, error: problem });
+      else found.push({ result: parsed as RawResult, file });
+    } catch (error) {
+      invalid.push({ file, error: error instanceof SyntaxError ? `not valid JSON: ${error.message}` : String(error) });
+    }
+  }
+  found.sort((a, b) => a.result.timestamp.localeCompare(b.result.timestamp) || a.file.localeCompare(b.file));
+  return { results: found.map((entry) => entry.result), files: found.map((entry) => entry.file), invalid };
+}
+
+/**
+ * What makes `value` unusable as a raw result, or undefined when it is one. Checks what the
+ * pipeline relies on; extra fields are allowed (the contract may grow).
+ */
+export function rawResultProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'not a JSON object';
+  if (typeof value.schema_version !== 'number') return 'schema_version must be a number';
+  if (typeof value.name !== 'string' || !/^[a-z0-9_]+$/.test(value.name)) return 'name must be snake_case letters and digits';
+  if (typeof value.category !== 'string' || !CATEGORIES.includes(value.category as Category)) return `category must be one of ${CATEGORIES.join(', ')}`;
+  if (typeof value.test_id !== 'string') return 'test_id must be a string';
+  if (typeof value.timestamp !== 'string' || Number.isNaN(Date.parse(value.timestamp))) return 'timestamp must be an ISO date';
+  if (typeof value.fingerprint !== 'string') return 'fingerprint must be a string';
+  if (!isRecord(value.parameters)) return 'parameters must be an object';
+  for (const [key, parameter] of Object.entries(value.parameters)) {
+    if (!['string', 'number', 'boolean'].includes(typeof parameter)) return `parameter ${key} must be a string, number or boolean`;
+  }
+  if (!isRecord(value.metrics)) return 'metrics must be an object';
+  for (const [key, metric] of Object.entries(value.metrics)) {
+    if (!isRecord(metric)) return `metric ${key} must be an object`;
+    if (metric.value !== null && typeof metric.value !== 'number') return `metric ${key}: value must be a number or null`;
+    if (typeof metric.unit !== 'string') return `metric ${key}: unit must be a string`;
+    if (!DIRECTIONS.includes(metric.direction as Direction)) return `metric ${key}: direction must be higher, lower or none`;
+  }
+  if (value.samples !== undefined) {
+    if (!isRecord(value.samples)) return 'samples must be an object';
+    for (const [key, samples] of Object.entries(value.samples)) {
+      if (!Array.isArray(samples) || samples.some((sample) => typeof sample !== 'number')) return `samples ${key} must be an array of numbers`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Deletes the raw results of earlier runs (every `*.json` in `dir`, our bookkeeping files
+ * included); returns how many were deleted. Other files and folders are left alone.
+ */
+export function clearRawResults(dir: string): number {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  let deleted = 0;
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const filePath = path.join(dir, name);
+    if (!fs.statSync(filePath).isFile()) continue;
+    fs.rmSync(filePath, { force: true });
+    deleted += 1;
+  }
+  return deleted;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

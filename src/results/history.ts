@@ -1,0 +1,182 @@
+/**
+ * The history: `benchmark_history.json`, one entry per run, enough for trend charts and for a
+ * comparison when an archive is gone. Updated only under a lock; a file that does not parse is
+ * moved aside (`benchmark_history.corrupt-<timestamp>.json`), reported, and never overwritten.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BenchError } from '../errors';
+import type { RunArchive, RunStatus } from './archive';
+import { isRecord } from './collect';
+import { withFileLock, type FileLockOptions } from './fileLock';
+import type { KeyMetric } from './keyMetrics';
+import type { TestCounts } from './outcome';
+import type { Category, Direction } from './rawResult';
+import { writeJsonSafely } from './safeWrite';
+
+export const HISTORY_SCHEMA_VERSION = 1;
+export const HISTORY_FILE_NAME = 'benchmark_history.json';
+
+export interface HistoryResult {
+  readonly name: string;
+  readonly category: Category;
+  readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  readonly metrics: Readonly<Record<string, { readonly value: number | null; readonly unit: string; readonly direction: Direction }>>;
+}
+
+export interface HistoryEntry {
+  readonly run_id: string;
+  /** File name of the run archive, in the same folder. */
+  readonly archive_file: string;
+  readonly status: RunStatus;
+  readonly started_at: string;
+  readonly finished_at: string;
+  readonly duration_ms: number;
+  readonly fingerprint: string;
+  readonly git_commit: string;
+  readonly git_dirty: boolean;
+  readonly node_version: string;
+  readonly platform: string;
+  readonly marker_expression: string | null;
+  readonly test_name_filter: string | null;
+  readonly counts: TestCounts;
+  readonly key_metrics: readonly KeyMetric[];
+  /** Every result's metric values (no samples): a comparison can fall back on these. */
+  readonly results: readonly HistoryResult[];
+}
+
+export interface History {
+  readonly schema_version: number;
+  readonly updated_at: string;
+  readonly runs: readonly HistoryEntry[];
+}
+
+export interface HistoryRead {
+  readonly history: History;
+  /** Set when the file did not parse and was moved aside (or, read-only, would have been). */
+  readonly corrupt?: { readonly reason: string; readonly movedTo: string | null };
+}
+
+export function historyPath(reportsDir: string): string {
+  return path.join(reportsDir, HISTORY_FILE_NAME);
+}
+
+/** The history entry of an archived run (pure). */
+export function historyEntryOf(archive: RunArchive, archiveFile: string): HistoryEntry {
+  return {
+    run_id: archive.run_id,
+    archive_file: path.basename(archiveFile),
+    status: archive.status,
+    started_at: archive.started_at,
+    finished_at: archive.finished_at,
+    duration_ms: archive.duration_ms,
+    fingerprint: archive.environment.fingerprint,
+    git_commit: archive.environment.git_commit,
+    git_dirty: archive.environment.git_dirty,
+    node_version: archive.environment.node_version,
+    platform: archive.environment.platform,
+    marker_expression: archive.marker_expression,
+    test_name_filter: archive.test_name_filter,
+    counts: archive.counts,
+    key_metrics: archive.key_metrics,
+    results: archive.results.map((result) => ({
+      name: result.name,
+      category: result.category,
+      parameters: result.parameters,
+      metrics: Object.fromEntries(Object.entries(result.metrics).map(([name, metric]) => [name, { value: metric.value, unit: metric.unit, direction: metric.direction }])),
+    })),
+  };
+}
+
+const emptyHistory = (): History => ({ schema_version: HISTORY_SCHEMA_VERSION, updated_at: new Date().toISOString(), runs: [] });
+
+/** Why `value` is not a history we can extend, or undefined when it is one. */
+function historyProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'not a JSON object';
+  if (typeof value.schema_version !== 'number') return 'schema_version missing';
+  if (!Array.isArray(value.runs)) return '"runs" is not an array';
+  const bad = value.runs.findIndex((run) => !isRecord(run) || typeof run.run_id !== 'string' || typeof run.started_at !== 'string');
+  return bad >= 0 ? `runs[${bad}] has no run_id/started_at` : undefined;
+}
+
+export interface ReadHistoryOptions {
+  /** Move a corrupt file aside (writers do; read-only commands leave it). @default false */
+  readonly moveCorruptAside?: boolean;
+  readonly now?: () => Date;
+}
+
+/**
+ * Reads the history (missing = empty). A corrupt file is reported in `corrupt` and, when
+ * asked, renamed to `benchmark_history.corrupt-<timestamp>.json` so nothing is lost.
+ * @throws BenchError when the file was written by a newer schema (we must not rewrite it).
+ */
+export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}): HistoryRead {
+  const filePath = historyPath(reportsDir);
+  let text: string;
+  try {
+    text = fs.readFileSync(filePath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { history: emptyHistory() };
+    throw error;
+  }
+  let reason: string | undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+    reason = historyProblem(parsed);
+  } catch (error) {
+    reason = `not valid JSON (${(error as Error).message})`;
+  }
+  if (reason === undefined) {
+    const history = parsed as History;
+    if (history.schema_version > HISTORY_SCHEMA_VERSION) {
+      throw new BenchError('RESULT_INVALID', `${filePath} has schema_version ${history.schema_version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`);
+    }
+    return { history };
+  }
+  const movedTo = options.moveCorruptAside ? moveAside(filePath, options.now?.() ?? new Date()) : null;
+  return { history: emptyHistory(), corrupt: { reason, movedTo } };
+}
+
+function moveAside(filePath: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '_');
+  const base = filePath.replace(/\.json$/, `.corrupt-${stamp}`);
+  for (let attempt = 1; ; attempt += 1) {
+    const target = attempt === 1 ? `${base}.json` : `${base}_${attempt}.json`;
+    if (fs.existsSync(target)) continue;
+    fs.renameSync(filePath, target);
+    return target;
+  }
+}
+
+export interface AppendResult {
+  readonly history: History;
+  /** The entries that were already there before ours, oldest first. */
+  readonly earlier: readonly HistoryEntry[];
+  readonly corrupt?: HistoryRead['corrupt'];
+}
+
+/** Appends `entry` under the history lock (read, append, atomic write). */
+export function appendToHistory(reportsDir: string, entry: HistoryEntry, options: { lock?: FileLockOptions; secrets?: readonly string[]; now?: () => Date } = {}): AppendResult {
+  fs.mkdirSync(reportsDir, { recursive: true });
+  const filePath = historyPath(reportsDir);
+  return withFileLock(
+    `${filePath}.lock`,
+    () => {
+      const read = readHistory(reportsDir, { moveCorruptAside: true, now: options.now });
+      const earlier = read.history.runs.filter((run) => run.run_id !== entry.run_id);
+      const history: History = { schema_version: HISTORY_SCHEMA_VERSION, updated_at: (options.now?.() ?? new Date()).toISOString(), runs: [...earlier, entry] };
+      writeJsonSafely(filePath, history, options.secrets);
+      return { history, earlier, ...(read.corrupt ? { corrupt: read.corrupt } : {}) };
+    },
+    options.lock,
+  );
+}
+
+/** The run to compare with: the latest earlier run that produced results. */
+export function previousRunWithResults(earlier: readonly HistoryEntry[]): HistoryEntry | undefined {
+  for (let index = earlier.length - 1; index >= 0; index -= 1) {
+    if (earlier[index]!.results.length > 0) return earlier[index];
+  }
+  return undefined;
+}

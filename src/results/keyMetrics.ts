@@ -1,0 +1,131 @@
+/**
+ * The few figures a reader looks for first (peak throughput, RST and partition detection, full
+ * recovery), picked out of the raw results by family and metric name, each checked against the
+ * seed's targets. Pure: results in, key metrics out.
+ */
+import type { Direction, RawResult } from './rawResult';
+
+export interface KeyMetricTarget {
+  readonly comparator: '<' | '>';
+  readonly threshold: number;
+  readonly unit: string;
+}
+
+export interface KeyMetric {
+  /** Stable id for trends: `rst_detection`, `peak_publish_throughput`, ... */
+  readonly id: string;
+  readonly label: string;
+  /** The raw result it comes from: its name (family) and parameters. */
+  readonly result_name: string;
+  readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  readonly metric: string;
+  readonly value: number | null;
+  readonly unit: string;
+  readonly direction: Direction;
+  readonly target: KeyMetricTarget | null;
+  /** null when there is no target or no value. */
+  readonly met: boolean | null;
+}
+
+interface KeyMetricDefinition {
+  readonly id: string;
+  readonly label: string;
+  readonly family: (name: string) => boolean;
+  readonly metric: string;
+  /** `max`/`min`: one figure over all matching results; `each`: one per parameter set. */
+  readonly pick: 'max' | 'min' | 'each';
+  readonly target?: KeyMetricTarget;
+}
+
+const named = (family: string) => (name: string) => name === family;
+
+/** Targets from the user's spec (limits section): RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
+export const SEED_TARGETS = {
+  rstDetection: { comparator: '<', threshold: 10, unit: 'ms' },
+  partitionDetection: { comparator: '<', threshold: 200, unit: 'ms' },
+  fullRecovery: { comparator: '<', threshold: 5000, unit: 'ms' },
+} as const satisfies Record<string, KeyMetricTarget>;
+
+export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
+  { id: 'peak_publish_throughput', label: 'Peak publish throughput', family: named('publish_throughput'), metric: 'throughput_msgs_per_sec', pick: 'max' },
+  { id: 'peak_publish_bandwidth', label: 'Peak publish bandwidth', family: named('publish_throughput'), metric: 'throughput_mb_per_sec', pick: 'max' },
+  { id: 'peak_consume_throughput', label: 'Peak consume throughput', family: named('massive_consumers'), metric: 'consume_throughput_msgs_per_sec', pick: 'max' },
+  { id: 'rst_detection', label: 'TCP RST detection', family: named('recovery_after_reset_peer'), metric: 'error_detection_latency_ms', pick: 'each', target: SEED_TARGETS.rstDetection },
+  { id: 'rst_propagation', label: 'TCP RST propagation', family: named('recovery_after_reset_peer'), metric: 'error_propagation_latency_ms', pick: 'each' },
+  { id: 'partition_detection', label: 'Partition detection', family: named('recovery_after_network_partition'), metric: 'error_detection_latency_ms', pick: 'each', target: SEED_TARGETS.partitionDetection },
+  { id: 'partition_propagation', label: 'Partition propagation', family: named('recovery_after_network_partition'), metric: 'error_propagation_latency_ms', pick: 'each' },
+  { id: 'full_recovery', label: 'Full recovery', family: (name) => name.startsWith('recovery_'), metric: 'full_recovery_latency_ms', pick: 'each', target: SEED_TARGETS.fullRecovery },
+];
+
+/** Key metrics present in `results`, in definition order, parameter sets in natural order. */
+export function extractKeyMetrics(results: readonly RawResult[], definitions: readonly KeyMetricDefinition[] = KEY_METRIC_DEFINITIONS): KeyMetric[] {
+  const keyMetrics: KeyMetric[] = [];
+  for (const definition of definitions) {
+    const matching = results
+      .filter((result) => definition.family(result.name) && result.metrics[definition.metric] !== undefined)
+      .sort(compareResults);
+    if (matching.length === 0) continue;
+    if (definition.pick === 'each') {
+      for (const result of matching) keyMetrics.push(keyMetricOf(definition, result));
+      continue;
+    }
+    const withValue = matching.filter((result) => typeof result.metrics[definition.metric]!.value === 'number');
+    const sign = definition.pick === 'max' ? 1 : -1;
+    const best = withValue.reduce<RawResult | undefined>(
+      (chosen, result) => (chosen === undefined || sign * (result.metrics[definition.metric]!.value! - chosen.metrics[definition.metric]!.value!) > 0 ? result : chosen),
+      undefined,
+    );
+    keyMetrics.push(keyMetricOf(definition, best ?? matching[0]!));
+  }
+  return keyMetrics;
+}
+
+function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMetric {
+  const metric = result.metrics[definition.metric]!;
+  // A target the benchmark itself declared (e.g. a stricter goal) wins over the seed's default.
+  const declared = result.targets?.find((target) => target.metric === definition.metric);
+  const target: KeyMetricTarget | null = declared
+    ? { comparator: declared.comparator, threshold: declared.threshold, unit: declared.unit }
+    : definition.target ?? null;
+  return {
+    id: definition.id,
+    label: definition.label,
+    result_name: result.name,
+    parameters: result.parameters,
+    metric: definition.metric,
+    value: metric.value,
+    unit: metric.unit,
+    direction: metric.direction,
+    target,
+    met: declared ? declared.met : evaluateTarget(metric.value, target),
+  };
+}
+
+export function evaluateTarget(value: number | null, target: KeyMetricTarget | null): boolean | null {
+  if (target === null || value === null) return null;
+  return target.comparator === '<' ? value < target.threshold : value > target.threshold;
+}
+
+/** Results of one family in a stable, natural order: by name, then parameters (numbers numerically). */
+export function compareResults(a: RawResult, b: RawResult): number {
+  return a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters);
+}
+
+export function compareParameters(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): number {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  for (const key of keys) {
+    const left = a[key];
+    const right = b[key];
+    if (left === right) continue;
+    if (typeof left === 'number' && typeof right === 'number') return left - right;
+    return String(left ?? '').localeCompare(String(right ?? ''), 'en', { numeric: true });
+  }
+  return 0;
+}
+
+/** `threads=10, mode=manual`; empty string for no parameters. */
+export function describeParameters(parameters: Readonly<Record<string, unknown>>): string {
+  return Object.entries(parameters)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join(', ');
+}

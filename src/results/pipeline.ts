@@ -1,0 +1,184 @@
+/**
+ * The end of a run, in the order that never loses data: collect the raw results, write the run
+ * archive (a new file, never overwritten), append to the history (locked), compare with the
+ * previous run, then render the report. A failure in a later step leaves the earlier ones done.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EnvironmentRecord } from '../environment';
+import { describeError } from '../errors';
+import { writeReport } from '../report/render';
+import type { ReportView } from '../report/view';
+import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive } from './archive';
+import { collectRawResults } from './collect';
+import { compareRuns, DEFAULT_ALPHA, regressionsBeyond, type ComparableRun, type Regression, type RunComparison } from './compare';
+import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, type History, type HistoryEntry } from './history';
+import { readOutcome, type JestOutcome } from './outcome';
+
+export interface FinalizeRunOptions {
+  readonly environment: EnvironmentRecord;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly markerExpression: string | null;
+  readonly testNameFilter: string | null;
+  readonly invokedBy: RunArchive['invoked_by'];
+  readonly jestExitCode: number | null;
+  readonly interrupted: boolean;
+  readonly rawResultsDir: string;
+  readonly reportsDir: string;
+  /** The reporter passes what it knows; the run script leaves it to the file the reporter wrote. */
+  readonly outcome?: JestOutcome;
+  /** Collect only raw results written since (plain `jest` runs do not clear old ones). */
+  readonly resultsModifiedSinceMs?: number;
+  readonly templatePath?: string;
+  readonly thresholdPercent: number | null;
+  readonly secrets: readonly string[];
+  /** Where warnings go as they happen. @default stderr */
+  readonly warn?: (message: string) => void;
+}
+
+export interface ReportOutcome {
+  readonly comparison: RunComparison | null;
+  readonly comparisonNote: string | null;
+  readonly regressions: readonly Regression[];
+  readonly reportPath: string | null;
+  readonly view: ReportView | null;
+  /** Set when the report could not be written (the archive and history are safe regardless). */
+  readonly reportError: string | null;
+}
+
+export interface FinalizeRunResult extends ReportOutcome {
+  readonly archive: RunArchive;
+  readonly archivePath: string;
+  readonly history: History | null;
+  readonly historyPath: string;
+  readonly historyError: string | null;
+  readonly warnings: readonly string[];
+}
+
+const defaultWarn = (message: string) => process.stderr.write(`bench: warning: ${message}\n`);
+
+export async function finalizeRun(options: FinalizeRunOptions): Promise<FinalizeRunResult> {
+  const warnings: string[] = [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    (options.warn ?? defaultWarn)(message);
+  };
+  const collected = collectRawResults(options.rawResultsDir, { modifiedSinceMs: options.resultsModifiedSinceMs });
+  const outcome = options.outcome ?? readOutcome(options.rawResultsDir);
+  if (!outcome) warn('Jest left no test outcome (it stopped before any test finished); the archive lists results only');
+  else if (!outcome.complete && !options.interrupted) warn('Jest stopped before the end of the run; the archive holds the tests that finished');
+
+  const built = buildRunArchive({
+    environment: options.environment,
+    startedAt: options.startedAt,
+    finishedAt: options.finishedAt,
+    markerExpression: options.markerExpression,
+    testNameFilter: options.testNameFilter,
+    invokedBy: options.invokedBy,
+    jestExitCode: options.jestExitCode,
+    interrupted: options.interrupted,
+    tests: outcome?.tests ?? [],
+    suiteErrors: outcome?.suite_errors ?? [],
+    results: collected.results,
+    invalidResultFiles: collected.invalid,
+    warnings: [],
+  });
+  const { archive, filePath: archivePath } = writeRunArchive(built, options.reportsDir, options.secrets);
+
+  let history: History | null = null;
+  let earlier: readonly HistoryEntry[] = [];
+  let historyError: string | null = null;
+  try {
+    const appended = appendToHistory(options.reportsDir, historyEntryOf(archive, archivePath), { secrets: options.secrets });
+    history = appended.history;
+    earlier = appended.earlier;
+    if (appended.corrupt) {
+      warn(`${historyPath(options.reportsDir)} did not parse (${appended.corrupt.reason}); moved to ${appended.corrupt.movedTo} and a new history started`);
+    }
+  } catch (error) {
+    historyError = describeError(error);
+    warn(`history not updated: ${historyError} (the run is archived in ${archivePath})`);
+  }
+
+  const report = await reportFor({
+    archive,
+    archivePath,
+    earlier,
+    historyRuns: history?.runs ?? [...earlier, historyEntryOf(archive, archivePath)],
+    reportsDir: options.reportsDir,
+    templatePath: options.templatePath,
+    thresholdPercent: options.thresholdPercent,
+    secrets: options.secrets,
+    warnings,
+    warn,
+  });
+  return { archive, archivePath, history, historyPath: historyPath(options.reportsDir), historyError, warnings, ...report };
+}
+
+export interface ReportForInput {
+  readonly archive: RunArchive;
+  readonly archivePath: string;
+  /** History entries before this run, oldest first. */
+  readonly earlier: readonly HistoryEntry[];
+  readonly historyRuns: readonly HistoryEntry[];
+  readonly reportsDir: string;
+  readonly templatePath?: string;
+  readonly thresholdPercent: number | null;
+  readonly secrets: readonly string[];
+  readonly warnings: readonly string[];
+  readonly warn: (message: string) => void;
+}
+
+/** Comparison with the previous run that has results, then the report (shared by runs and `bench report`). */
+export async function reportFor(input: ReportForInput): Promise<ReportOutcome> {
+  const previous = previousRunWithResults(input.earlier);
+  let comparison: RunComparison | null = null;
+  let comparisonNote: string | null = input.earlier.length === 0 ? 'First run in the history: nothing to compare with yet.' : 'No earlier run with results to compare with.';
+  if (previous) {
+    comparison = compareRuns(comparableOf(previous, input.reportsDir, input.warn), comparableFromArchive(input.archive), { alpha: DEFAULT_ALPHA });
+    comparisonNote = null;
+  }
+  const regressions = comparison && input.thresholdPercent !== null ? regressionsBeyond(comparison, input.thresholdPercent) : [];
+  try {
+    const { reportPath, view } = await writeReport({
+      archive: input.archive,
+      archiveFile: path.basename(input.archivePath),
+      historyRuns: input.historyRuns,
+      comparison,
+      comparisonNote,
+      thresholdPercent: input.thresholdPercent,
+      regressions,
+      generatedAt: new Date(),
+      warnings: [...input.warnings],
+      reportsDir: input.reportsDir,
+      templatePath: input.templatePath,
+      secrets: input.secrets,
+    });
+    return { comparison, comparisonNote, regressions, reportPath, view, reportError: null };
+  } catch (error) {
+    const reportError = describeError(error);
+    input.warn(`report not written: ${reportError}`);
+    return { comparison, comparisonNote, regressions, reportPath: null, view: null, reportError };
+  }
+}
+
+export function comparableFromArchive(archive: RunArchive): ComparableRun {
+  return { run_id: archive.run_id, started_at: archive.started_at, environment: archive.environment as unknown as Record<string, unknown>, results: archive.results };
+}
+
+/** The previous run with its samples when its archive is there, from the history's values otherwise. */
+function comparableOf(entry: HistoryEntry, reportsDir: string, warn: (message: string) => void): ComparableRun {
+  const archivePath = path.join(reportsDir, entry.archive_file);
+  if (fs.existsSync(archivePath)) {
+    try {
+      return comparableFromArchive(readRunArchive(archivePath));
+    } catch (error) {
+      warn(`archive ${entry.archive_file} unreadable (${describeError(error)}); comparing with the history's values, without significance`);
+    }
+  } else {
+    warn(`archive ${entry.archive_file} of the previous run is missing; comparing with the history's values, without significance`);
+  }
+  const { fingerprint, git_commit, git_dirty, node_version, platform } = entry;
+  return { run_id: entry.run_id, started_at: entry.started_at, environment: { fingerprint, git_commit, git_dirty, node_version, platform }, results: entry.results };
+}
