@@ -1,0 +1,158 @@
+/**
+ * compose.yaml, checked the way `docker compose config` would check it (no Docker engine runs
+ * here): the YAML parses cleanly, it validates against the Compose Specification's schema, and
+ * it says what the harness relies on (ports, health checks, start order, the proxy's upstream).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { DEFAULTS, PROJECT_ROOT, parseHostPort } from '../../src/config';
+import { compileComposeValidator } from './composeSchema';
+
+interface PortMapping {
+  readonly hostIp: string | undefined;
+  readonly published: number;
+  readonly target: number;
+}
+
+interface ComposeService {
+  readonly image?: string;
+  readonly command?: string | readonly string[];
+  readonly ports?: readonly (string | number)[];
+  readonly volumes?: readonly string[];
+  readonly depends_on?: readonly string[] | Readonly<Record<string, { readonly condition: string }>>;
+  readonly healthcheck?: { readonly test?: string | readonly string[]; readonly interval?: string; readonly retries?: number };
+}
+
+interface ComposeFile {
+  readonly services: Readonly<Record<string, ComposeService>>;
+}
+
+interface ToxiproxyEntry {
+  readonly name: string;
+  readonly listen: string;
+  readonly upstream: string;
+  readonly enabled?: boolean;
+}
+
+const COMPOSE_PATH = path.join(PROJECT_ROOT, 'compose.yaml');
+const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+const validateCompose = compileComposeValidator(readJson(path.join(PROJECT_ROOT, 'schemas/vendor/compose-spec.json')));
+
+function loadYaml(text: string): unknown {
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  const problems = [...document.errors, ...document.warnings].map((problem) => problem.message);
+  if (problems.length > 0) throw new Error(`compose.yaml does not parse cleanly:\n${problems.join('\n')}`);
+  return document.toJS();
+}
+
+/** The short `ports` syntax: `[ip:]published:target[/protocol]` (no ranges are used here). */
+function parsePort(spec: string | number): PortMapping {
+  const match = /^(?:(.+):)?(\d+):(\d+)(?:\/tcp)?$/.exec(String(spec));
+  if (!match) throw new Error(`unexpected port mapping ${JSON.stringify(spec)}: publish as [ip:]host:container`);
+  return { hostIp: match[1], published: Number(match[2]), target: Number(match[3]) };
+}
+
+const portOf = (url: string): number => Number(new URL(url).port);
+const text = fs.readFileSync(COMPOSE_PATH, 'utf8');
+const compose = loadYaml(text) as ComposeFile;
+const broker = compose.services.rabbitmq;
+const toxiproxy = compose.services.toxiproxy;
+
+describe('compose.yaml: schema', () => {
+  it('validates against the Compose Specification schema', () => {
+    const result = validateCompose(compose);
+    expect(result.errors).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  // The schema check is only worth something if it can fail: a few mistakes people make.
+  it.each([
+    ['a misspelt health-check key', (file: any) => (file.services.rabbitmq.healthcheck.intervall = '5s')],
+    ['an unknown depends_on condition', (file: any) => (file.services.toxiproxy.depends_on.rabbitmq.condition = 'service_ready')],
+    ['a duration without a unit', (file: any) => (file.services.rabbitmq.healthcheck.interval = '5')],
+    ['a port mapping that is not one', (file: any) => (file.services.toxiproxy.ports = ['8474:eighty'])],
+    ['a service key Compose does not know', (file: any) => (file.services.rabbitmq.healthchecks = {})],
+  ])('rejects %s', (_label, mutate) => {
+    const broken = structuredClone(compose);
+    mutate(broken);
+    const result = validateCompose(broken);
+    expect(result.valid).toBe(false);
+    expect(result.errors.length).toBeGreaterThan(0);
+  });
+
+  it('has no duplicate keys and no YAML warnings', () => {
+    expect(() => loadYaml(`${text}\nservices: {}\n`)).toThrow(/not parse cleanly/);
+    expect(() => loadYaml(text)).not.toThrow();
+  });
+});
+
+describe('compose.yaml: what the harness relies on', () => {
+  it('runs exactly the broker and the proxy, from the agreed images', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['rabbitmq', 'toxiproxy']);
+    expect(broker?.image).toBe('rabbitmq:3-management');
+    expect(toxiproxy?.image).toBe('ghcr.io/shopify/toxiproxy');
+  });
+
+  it("publishes the ports the harness's defaults expect, on this machine only", () => {
+    const brokerPorts = (broker?.ports ?? []).map(parsePort);
+    const proxyPorts = (toxiproxy?.ports ?? []).map(parsePort);
+    const published = (ports: PortMapping[]) => ports.map((port) => port.published).sort((a, b) => a - b);
+    expect(published(brokerPorts)).toEqual([5672, 15672]);
+    expect(published(proxyPorts)).toEqual([8474, 25672]);
+    for (const port of [...brokerPorts, ...proxyPorts]) {
+      expect(port.target).toBe(port.published);
+      expect(port.hostIp).toBe('127.0.0.1');
+    }
+    expect(brokerPorts.map((port) => port.published)).toContain(portOf(DEFAULTS.amqpUrl));
+    expect(proxyPorts.map((port) => port.published)).toContain(portOf(DEFAULTS.proxyApiUrl));
+    expect(proxyPorts.map((port) => port.published)).toContain(parseHostPort('default', DEFAULTS.proxyListen).port);
+  });
+
+  it('health-checks both services with commands their images have', () => {
+    expect(broker?.healthcheck?.test).toEqual(['CMD', 'rabbitmq-diagnostics', '-q', 'ping']);
+    // ghcr.io/shopify/toxiproxy has no shell and no curl, but ships its own CLI.
+    expect(toxiproxy?.healthcheck?.test).toEqual(['CMD', '/toxiproxy-cli', 'list']);
+    for (const service of [broker, toxiproxy]) {
+      expect(service?.healthcheck?.interval).toMatch(/^\d+s$/);
+      expect(service?.healthcheck?.retries).toBeGreaterThan(0);
+    }
+  });
+
+  it('starts the proxy only once the broker is healthy', () => {
+    expect(toxiproxy?.depends_on).toEqual({ rabbitmq: { condition: 'service_healthy' } });
+    for (const [name, service] of Object.entries(compose.services)) {
+      const needs = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+      for (const other of needs) expect({ service: name, dependsOn: other, defined: other in compose.services }).toEqual({ service: name, dependsOn: other, defined: true });
+    }
+  });
+
+  it('starts Toxiproxy with its API on every interface and the proxy entries of the mounted config', () => {
+    const command = toxiproxy?.command;
+    expect(Array.isArray(command)).toBe(true);
+    const flags = command as readonly string[];
+    // A command replaces the image's default `-host=0.0.0.0`; without it the API stays inside the container.
+    expect(flags).toContain('-host=0.0.0.0');
+    const configFlag = flags.find((flag) => flag.startsWith('-config='));
+    expect(configFlag).toBeDefined();
+    const mountTarget = configFlag!.slice('-config='.length);
+    const mount = (toxiproxy?.volumes ?? []).map((volume) => volume.split(':')).find(([, target]) => target === mountTarget);
+    expect(mount).toBeDefined();
+    expect(fs.existsSync(path.resolve(PROJECT_ROOT, mount![0]!))).toBe(true);
+  });
+
+  it('points the proxy entry the benchmarks use at the broker service', () => {
+    const configVolume = (toxiproxy?.volumes ?? []).find((volume) => volume.includes('toxiproxy.json'));
+    const entries = readJson<ToxiproxyEntry[]>(path.resolve(PROJECT_ROOT, configVolume!.split(':')[0]!));
+    const entry = entries.find((candidate) => candidate.name === DEFAULTS.proxyName);
+    expect(entry).toBeDefined();
+    // Inside the compose network the broker is its service name on its container port, never localhost.
+    const brokerTarget = parsePort(broker!.ports!.find((port) => parsePort(port).published === portOf(DEFAULTS.amqpUrl))!).target;
+    expect(entry!.upstream).toBe(`rabbitmq:${brokerTarget}`);
+    // It listens on every interface of its container, on the port compose publishes.
+    const listen = parseHostPort('listen', entry!.listen);
+    expect(listen.host).toBe('0.0.0.0');
+    expect((toxiproxy?.ports ?? []).map(parsePort).map((port) => port.target)).toContain(listen.port);
+    expect(entry!.enabled ?? true).toBe(true);
+  });
+});
