@@ -19,6 +19,11 @@ export interface ProxyApiHandle {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
+/** The embedded proxy can only be started for an API URL on this machine. */
+export function isLoopbackUrl(apiUrl: string): boolean {
+  return LOOPBACK.has(new URL(apiUrl).hostname);
+}
+
 /** True when something answers `GET /version` at `apiUrl` within `timeoutMs`. */
 export async function proxyApiAnswers(apiUrl: string, timeoutMs = 700): Promise<boolean> {
   try {
@@ -42,7 +47,7 @@ export async function ensureProxyApi(config: Pick<BenchConfig, 'proxyApiUrl' | '
   if (config.embeddedProxy === 'never') {
     throw new ProxyError('PROXY_UNREACHABLE', `no fault proxy API answers at ${config.proxyApiUrl} and BENCH_EMBEDDED_PROXY=never; start Toxiproxy (docker compose -f compose.yaml up -d toxiproxy) or \`npm run proxy\``);
   }
-  if (!LOOPBACK.has(url.hostname)) {
+  if (!isLoopbackUrl(config.proxyApiUrl)) {
     throw new ProxyError('PROXY_UNREACHABLE', `no fault proxy API answers at ${config.proxyApiUrl}; the embedded proxy can only be started on this machine (a loopback TOXIPROXY_URL), so start Toxiproxy there or point TOXIPROXY_URL at 127.0.0.1`);
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -57,6 +62,10 @@ export async function ensureProxyApi(config: Pick<BenchConfig, 'proxyApiUrl' | '
     stderr = (stderr + chunk.toString()).slice(-2000);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Whatever happens to this process (a failed setup, an interrupted run), the proxy goes with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
   const stop = onceStopper(child, exited);
   for (let waitedMs = 0; waitedMs < 15_000; waitedMs += 100) {
     if (child.exitCode !== null) break;
