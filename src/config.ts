@@ -96,7 +96,7 @@ export function proxiedAmqpUrl(config: Pick<BenchConfig, 'amqpUrl' | 'proxyListe
 }
 
 /** `host:port` for an API body (`[::1]:5672` for IPv6). */
-export function formatHostPort(endpoint: HostPort): string {
+export function formatHostPort(endpoint: { readonly host: string; readonly port: number }): string {
   return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
 }
 

@@ -22,12 +22,23 @@ export async function ensureProxyEntry(client: ToxiproxyClient, config: Pick<Ben
   let existing = proxies[config.proxyName];
   let created = false;
   if (!existing) {
+    const create = (listen: string) => client.createProxy({ name: config.proxyName, listen, upstream: formatHostPort(config.proxyUpstream), enabled: true });
+    const wanted = formatHostPort(config.proxyListen);
     try {
-      existing = await client.createProxy({ name: config.proxyName, listen: formatHostPort(config.proxyListen), upstream: formatHostPort(config.proxyUpstream), enabled: true });
+      existing = await create(wanted);
       created = true;
     } catch (error) {
-      if (error instanceof ProxyError && error.status === 409) existing = await client.getProxy(config.proxyName);
-      else throw error;
+      if (error instanceof ProxyError && error.status === 409) {
+        existing = await client.getProxy(config.proxyName);
+      } else if (error instanceof ProxyError && /address already in use/i.test(error.message)) {
+        // 25672 (the seed's default) is also RabbitMQ's inter-node port when a broker runs on
+        // this machine: take a free port instead; the fixtures make clients follow it.
+        existing = await create(formatHostPort({ host: config.proxyListen.host, port: 0 }));
+        created = true;
+        log(`fault proxy: ${wanted} is taken (by RabbitMQ's inter-node port if a broker runs here); entry "${config.proxyName}" listens on ${existing.listen} instead (set BENCH_PROXY_LISTEN to choose)`);
+      } else {
+        throw error;
+      }
     }
   } else if (!existing.enabled) {
     existing = await client.updateProxy(config.proxyName, { enabled: true });

@@ -111,3 +111,27 @@ describe('broker check (globalSetup)', () => {
     await expect(checkBroker('amqp://guest:guest@127.0.0.1:5672')).resolves.toMatch(/^3\./);
   });
 });
+
+describe('proxy entry when the configured listen port is taken', () => {
+  it('listens on a free port instead and says so (25672 is RabbitMQ\'s inter-node port here)', async () => {
+    const server = await startProxyServer({ host: '127.0.0.1', port: 0 });
+    const blocker = require('node:net').createServer() as import('node:net').Server;
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const takenPort = (blocker.address() as import('node:net').AddressInfo).port;
+    try {
+      const lines: string[] = [];
+      const state = await ensureProxyEntry(
+        new ToxiproxyClient(server.url),
+        { proxyName: 'taken', proxyListen: { host: '127.0.0.1', port: takenPort }, proxyUpstream: { host: '127.0.0.1', port: 5672 } },
+        (line) => lines.push(line),
+      );
+      expect(state.created).toBe(true);
+      expect(state.listen).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(state.listen).not.toBe(`127.0.0.1:${takenPort}`);
+      expect(lines).toEqual([expect.stringMatching(new RegExp(`^fault proxy: 127\\.0\\.0\\.1:${takenPort} is taken .*listens on ${state.listen} instead`))]);
+    } finally {
+      blocker.close();
+      await server.close();
+    }
+  });
+});

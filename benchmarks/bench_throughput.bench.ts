@@ -1,0 +1,124 @@
+/**
+ * @benchmark
+ *
+ * Publish throughput over logical publisher threads x messages per thread and message size, in
+ * plain and publisher-confirm modes, straight to the broker. Logical publishers are spread over
+ * a bounded worker pool (at most 4 threads), one channel each, starting together at a barrier;
+ * one warm-up round, then several measured rounds whose median is the value. Also the harness
+ * overhead: the harness's publish rate against a bare amqplib script's, alternating.
+ * Correctness is asserted (every message reached the queue, no error); speed is recorded.
+ */
+import { benchContext } from '../fixtures/context';
+import { recordResult } from '../fixtures/record';
+import { summarizeMs } from '../src/measure/histogram';
+import { markedTest, withMarkers } from '../src/testing';
+import { measurePublishThroughput, measuredRounds } from '../src/throughput/measure';
+import { measureHarnessOverhead } from '../src/throughput/overhead';
+import { resolvePublishWorkload, workloadLabel, type PublishMode } from '../src/throughput/plan';
+import { countErrors, harnessOverheadResult, publishThroughputResult } from '../src/throughput/result';
+
+interface PublishCase {
+  readonly threads: number;
+  readonly messagesPerThread: number;
+  readonly messageSizeBytes: number;
+  readonly mode: PublishMode;
+}
+
+type Row = [label: string, publishCase: PublishCase];
+
+const row = (threads: number, messagesPerThread: number, messageSizeBytes: number, mode: PublishMode): Row => {
+  const publishCase = { threads, messagesPerThread, messageSizeBytes, mode };
+  return [workloadLabel(publishCase), publishCase];
+};
+
+/** The quick selection: small, so `benchmark and not slow and not stress` stays short. */
+const QUICK_ROWS: Row[] = [
+  row(10, 100, 256, 'plain'),
+  row(10, 100, 256, 'confirm'),
+  row(100, 100, 256, 'plain'),
+  row(100, 100, 256, 'confirm'),
+  row(100, 100, 4096, 'plain'),
+  row(100, 100, 4096, 'confirm'),
+];
+
+const SLOW_ROWS: Row[] = [
+  row(10, 100, 4096, 'plain'),
+  row(10, 100, 4096, 'confirm'),
+  row(300, 50, 256, 'plain'),
+  row(300, 50, 256, 'confirm'),
+  row(300, 50, 4096, 'plain'),
+  row(300, 50, 4096, 'confirm'),
+  row(900, 10, 256, 'plain'),
+  row(900, 10, 256, 'confirm'),
+  row(900, 10, 4096, 'plain'),
+  row(900, 10, 4096, 'confirm'),
+];
+
+const ROUNDS = 5;
+const QUICK_TIMEOUT_MS = 90_000;
+const SLOW_TIMEOUT_MS = 180_000;
+/** Harness overhead: messages per timed run on each side, and pairs of runs (alternating). */
+const OVERHEAD_MESSAGES = 20_000;
+const OVERHEAD_PAIRS = 7;
+
+/** Plain-mode publish calls take microseconds: show those as µs rather than `0.00 ms`. */
+const latency = (ms: number | null): string => (ms === null ? 'n/a' : ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`);
+
+const rate = (value: number | null | undefined): string => (typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a');
+
+async function measureAndRecord(publishCase: PublishCase, roundBoundMs: number): Promise<void> {
+  const workload = resolvePublishWorkload({ ...publishCase, rounds: ROUNDS, warmupRounds: 1, roundBoundMs });
+  const outcome = await measurePublishThroughput({ url: benchContext().directUrl }, workload);
+  const draft = publishThroughputResult(outcome);
+  const rounds = measuredRounds(outcome).map((round) => round.msgsPerSec);
+  const summary = summarizeMs(outcome.report.histogram);
+  recordResult(
+    draft,
+    `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value} MB/s; rounds ${Math.round(Math.min(...rounds))}-${Math.round(Math.max(...rounds))}), ` +
+      `${workload.mode === 'confirm' ? 'publish->confirm' : 'publish call'} p50 ${latency(summary.p50)}, p95 ${latency(summary.p95)}, p99 ${latency(summary.p99)}, max ${latency(summary.max)}; ` +
+      `${workload.workerThreads} worker thread(s), errors ${countErrors(outcome)}`,
+  );
+
+  // Correctness is asserted; speed is recorded. Confirm mode: every message was acked and is in
+  // the queue. Plain mode: nothing may be lost on a healthy local broker either.
+  expect(outcome.report.workers.filter((worker) => worker.fatal)).toEqual([]);
+  expect({ errors: countErrors(outcome), samples: outcome.report.errorSamples }).toEqual({ errors: 0, samples: [] });
+  for (const round of outcome.rounds) {
+    expect({ round: round.round, published: round.published, received: round.received }).toEqual({ round: round.round, published: workload.messagesPerRound, received: workload.messagesPerRound });
+  }
+  expect(summary.count).toBe(workload.messagesPerRound * workload.rounds);
+}
+
+describe('TestPublishThroughput', () => {
+  markedTest().each(QUICK_ROWS)('test_publish_throughput[%s]', async (_label, publishCase) => measureAndRecord(publishCase, 20_000), QUICK_TIMEOUT_MS);
+
+  markedTest().each(SLOW_ROWS.map((slow) => withMarkers(['slow'], slow)))(
+    'test_publish_throughput[%s]',
+    async (_label, publishCase) => measureAndRecord(publishCase, 30_000),
+    SLOW_TIMEOUT_MS,
+  );
+});
+
+describe('TestHarnessOverhead', () => {
+  test(
+    'test_harness_overhead',
+    async () => {
+      const messages = OVERHEAD_MESSAGES;
+      const outcome = await measureHarnessOverhead({ url: benchContext().directUrl, messages, messageSizeBytes: 256, pairs: OVERHEAD_PAIRS });
+      const draft = harnessOverheadResult(outcome);
+      const target = draft.targets?.[0];
+      recordResult(
+        draft,
+        `harness ${rate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${rate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
+          `ratio ${draft.metrics.ratio_percent?.value}% (median of pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); pairs ${draft.samples?.ratio_percent?.join('%, ')}%`,
+      );
+
+      // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
+      expect(outcome.errors).toBe(0);
+      expect(outcome.pairs).toHaveLength(OVERHEAD_PAIRS);
+      for (const round of outcome.harnessRounds) expect({ round: round.round, received: round.received }).toEqual({ round: round.round, received: messages });
+      for (const run of outcome.bareRuns) expect(run.received).toBe(run.published);
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,126 @@
+/**
+ * What a publish-throughput session does, resolved once from its input (pure): how many
+ * logical publishers, how many messages each per round, of what size, in which mode, over how
+ * many rounds, and how the logical publishers are spread over a bounded number of worker
+ * threads. Hundreds of logical publishers never mean hundreds of OS threads.
+ */
+import { ConfigError } from '../errors';
+
+export const PUBLISH_MODES = ['plain', 'confirm'] as const;
+/** `plain`: fire-and-forget publishes; `confirm`: publisher confirms, each awaited before the next. */
+export type PublishMode = (typeof PUBLISH_MODES)[number];
+
+export interface PublishWorkloadInput {
+  /** Logical publisher threads (one channel each). */
+  readonly threads: number;
+  /** Messages each logical publisher sends per round. */
+  readonly messagesPerThread: number;
+  /** @default 256 */
+  readonly messageSizeBytes?: number;
+  /** @default 'plain' */
+  readonly mode?: PublishMode;
+  /** Measured rounds (each result gets this many rate samples). @default 5 */
+  readonly rounds?: number;
+  /** Rounds run first and discarded (connections, JIT and broker queues warmed up). @default 1 */
+  readonly warmupRounds?: number;
+  /** Upper bound on worker threads; the pool has min(threads, maxWorkerThreads). @default 4 */
+  readonly maxWorkerThreads?: number;
+  /** Bound on one round (every publish, confirm and flush of every worker). @default 60000 */
+  readonly roundBoundMs?: number;
+}
+
+export interface PublishWorkload {
+  readonly threads: number;
+  readonly messagesPerThread: number;
+  readonly messageSizeBytes: number;
+  readonly mode: PublishMode;
+  readonly rounds: number;
+  readonly warmupRounds: number;
+  readonly workerThreads: number;
+  readonly roundBoundMs: number;
+  /** Messages published by all publishers in one round. */
+  readonly messagesPerRound: number;
+  /** Which logical publishers each worker thread runs. */
+  readonly assignments: readonly PublisherAssignment[];
+}
+
+export const PUBLISH_WORKLOAD_DEFAULTS = {
+  messageSizeBytes: 256,
+  mode: 'plain',
+  rounds: 5,
+  warmupRounds: 1,
+  maxWorkerThreads: 4,
+  roundBoundMs: 60_000,
+} as const;
+
+/** A contiguous block of logical publishers run by one worker thread. */
+export interface PublisherAssignment {
+  readonly worker: number;
+  /** Index of the block's first logical publisher (0-based). */
+  readonly firstPublisher: number;
+  readonly publishers: number;
+}
+
+/**
+ * Spreads `publishers` over `workers` in contiguous blocks whose sizes differ by at most one
+ * (the first `publishers % workers` blocks get the extra one). Never yields an empty block:
+ * with fewer publishers than workers, only `publishers` blocks are returned.
+ * @example distributePublishers(10, 4) // blocks of 3, 3, 2, 2 starting at 0, 3, 6, 8
+ */
+export function distributePublishers(publishers: number, workers: number): PublisherAssignment[] {
+  positiveInteger('publishers', publishers);
+  positiveInteger('workers', workers);
+  const blocks = Math.min(publishers, workers);
+  const base = Math.floor(publishers / blocks);
+  const extra = publishers % blocks;
+  const assignments: PublisherAssignment[] = [];
+  let next = 0;
+  for (let worker = 0; worker < blocks; worker += 1) {
+    const size = base + (worker < extra ? 1 : 0);
+    assignments.push({ worker, firstPublisher: next, publishers: size });
+    next += size;
+  }
+  return assignments;
+}
+
+/** Validates the input and fills in the defaults. @throws ConfigError naming the bad field. */
+export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWorkload {
+  const threads = positiveInteger('threads', input.threads);
+  const messagesPerThread = positiveInteger('messagesPerThread', input.messagesPerThread);
+  const messageSizeBytes = nonNegativeInteger('messageSizeBytes', input.messageSizeBytes ?? PUBLISH_WORKLOAD_DEFAULTS.messageSizeBytes);
+  const mode = input.mode ?? PUBLISH_WORKLOAD_DEFAULTS.mode;
+  if (!PUBLISH_MODES.includes(mode)) throw new ConfigError('mode', `one of ${PUBLISH_MODES.join(', ')}`, String(mode));
+  const rounds = positiveInteger('rounds', input.rounds ?? PUBLISH_WORKLOAD_DEFAULTS.rounds);
+  const warmupRounds = nonNegativeInteger('warmupRounds', input.warmupRounds ?? PUBLISH_WORKLOAD_DEFAULTS.warmupRounds);
+  const maxWorkerThreads = positiveInteger('maxWorkerThreads', input.maxWorkerThreads ?? PUBLISH_WORKLOAD_DEFAULTS.maxWorkerThreads);
+  const roundBoundMs = positiveInteger('roundBoundMs', input.roundBoundMs ?? PUBLISH_WORKLOAD_DEFAULTS.roundBoundMs);
+  const assignments = distributePublishers(threads, maxWorkerThreads);
+  return Object.freeze({
+    threads,
+    messagesPerThread,
+    messageSizeBytes,
+    mode,
+    rounds,
+    warmupRounds,
+    workerThreads: assignments.length,
+    roundBoundMs,
+    messagesPerRound: threads * messagesPerThread,
+    assignments,
+  });
+}
+
+/** `10x100-256B-plain`: the label in a test id. */
+export function workloadLabel(workload: Pick<PublishWorkload, 'threads' | 'messagesPerThread' | 'messageSizeBytes' | 'mode'>): string {
+  const size = workload.messageSizeBytes >= 1024 && workload.messageSizeBytes % 1024 === 0 ? `${workload.messageSizeBytes / 1024}KiB` : `${workload.messageSizeBytes}B`;
+  return `${workload.threads}x${workload.messagesPerThread}-${size}-${workload.mode}`;
+}
+
+function positiveInteger(field: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(field, 'a whole number of at least 1', String(value));
+  return value;
+}
+
+function nonNegativeInteger(field: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(field, 'a whole number of at least 0', String(value));
+  return value;
+}

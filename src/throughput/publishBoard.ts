@@ -1,0 +1,113 @@
+/**
+ * Shared control words between the main thread and the publish worker threads of one
+ * throughput session. The main thread opens rounds (`GO` = round number) and stops the session;
+ * each worker counts itself ready, done with a round, or failed. Both sides wait with
+ * `Atomics.waitAsync`, so no event loop is blocked while a connection is open.
+ *
+ * Each worker also writes its figures for the round it just finished into its own slots
+ * (first-publish and completion times, published and error counts) before counting DONE, so
+ * the main thread reads a round's figures as soon as the round is complete.
+ */
+
+/** Control words (Int32 indices). */
+export const PublishControl = {
+  /** Workers connected with their channels open (or failed trying: see FAILED). */
+  READY: 0,
+  /** Highest round the main thread has opened (1-based; 0 = none yet). */
+  GO: 1,
+  /** Rounds finished, summed over workers (round r is complete at workers * r). */
+  DONE: 2,
+  /** Non-zero: stop after the current round, close, return. */
+  STOP: 3,
+  /** Workers that gave up (connection lost, could not connect). */
+  FAILED: 4,
+} as const;
+const CONTROL_WORDS = 5;
+/** Control words padded to a multiple of 8 bytes, where the BigInt64 time slots start. */
+const CONTROL_BYTES = 24;
+
+/** What one worker did in the round it finished last. Times are `process.hrtime.bigint()` readings. */
+export interface WorkerRoundSlot {
+  readonly startedNs: bigint;
+  readonly completedNs: bigint;
+  readonly published: number;
+  readonly errors: number;
+}
+
+type WaitAsync = (array: Int32Array, index: number, value: number, timeoutMs?: number) => { async: boolean; value: Promise<string> | string };
+const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+
+export class PublishBoard {
+  readonly buffer: SharedArrayBuffer;
+  readonly workers: number;
+  private readonly control: Int32Array;
+  /** Per worker: [startedNs, completedNs]. */
+  private readonly times: BigInt64Array;
+  /** Per worker: [published, errors]. */
+  private readonly counts: Int32Array;
+
+  /** A fresh board for `workers` threads, or a view of one created elsewhere (a worker receives the buffer). */
+  constructor(workers: number, buffer: SharedArrayBuffer = new SharedArrayBuffer(PublishBoard.byteLength(workers))) {
+    if (buffer.byteLength < PublishBoard.byteLength(workers)) throw new RangeError(`a board for ${workers} workers needs ${PublishBoard.byteLength(workers)} bytes; got ${buffer.byteLength}`);
+    this.buffer = buffer;
+    this.workers = workers;
+    this.control = new Int32Array(buffer, 0, CONTROL_WORDS);
+    this.times = new BigInt64Array(buffer, CONTROL_BYTES, workers * 2);
+    this.counts = new Int32Array(buffer, CONTROL_BYTES + workers * 16, workers * 2);
+  }
+
+  static byteLength(workers: number): number {
+    return CONTROL_BYTES + workers * 16 + workers * 8;
+  }
+
+  /** A worker's figures for the round it just finished; write before counting DONE. */
+  writeRound(worker: number, slot: WorkerRoundSlot): void {
+    Atomics.store(this.times, worker * 2, slot.startedNs);
+    Atomics.store(this.times, worker * 2 + 1, slot.completedNs);
+    Atomics.store(this.counts, worker * 2, slot.published);
+    Atomics.store(this.counts, worker * 2 + 1, slot.errors);
+  }
+
+  readRound(worker: number): WorkerRoundSlot {
+    return {
+      startedNs: Atomics.load(this.times, worker * 2),
+      completedNs: Atomics.load(this.times, worker * 2 + 1),
+      published: Atomics.load(this.counts, worker * 2),
+      errors: Atomics.load(this.counts, worker * 2 + 1),
+    };
+  }
+
+  flag(index: number): number {
+    return Atomics.load(this.control, index);
+  }
+
+  /** Sets a control word and wakes everyone waiting on it. */
+  raise(index: number, value = 1): void {
+    Atomics.store(this.control, index, value);
+    Atomics.notify(this.control, index);
+  }
+
+  /** Adds one to a counter and wakes the waiters. */
+  count(index: number): void {
+    Atomics.add(this.control, index, 1);
+    Atomics.notify(this.control, index);
+  }
+
+  /**
+   * Resolves true once control word `index` reaches at least `target`, false after `timeoutMs`,
+   * or false as soon as `abortIndex` (e.g. STOP or FAILED) becomes non-zero, checked every
+   * `sliceMs`. Never blocks the event loop.
+   */
+  async waitFor(index: number, target: number, timeoutMs: number, abortIndex?: number, sliceMs = 50): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const current = Atomics.load(this.control, index);
+      if (current >= target) return true;
+      if (abortIndex !== undefined && Atomics.load(this.control, abortIndex) !== 0) return false;
+      const remainingMs = deadline - Date.now();
+      if (remainingMs <= 0) return false;
+      const result = waitAsync(this.control, index, current, abortIndex === undefined ? remainingMs : Math.min(remainingMs, sliceMs));
+      if (result.async) await result.value;
+    }
+  }
+}

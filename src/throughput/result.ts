@@ -1,0 +1,159 @@
+/**
+ * Raw results of the throughput suite, built from what was measured (pure): `publish_throughput`
+ * and `harness_overhead`. Values are medians of the measured rounds; every round's rate is kept
+ * in `samples`, the merged latency histogram in `histograms`.
+ */
+import { encodeHistogram, summarizeMs } from '../measure/histogram';
+import { isNonEmpty } from '../measure/statistics';
+import type { Metric, RawResult } from '../results/rawResult';
+import { measuredRounds, type PublishThroughputOutcome } from './measure';
+import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
+
+/** A raw result before recordResult fills in the id, time and fingerprint. */
+export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint'>;
+
+/** The harness must reach at least this share of a bare amqplib script's publish rate. */
+export const HARNESS_OVERHEAD_TARGET_PERCENT = 90;
+
+const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({ value: value === null ? null : roundFigure(value), unit, direction });
+
+const LATENCY_NOTES = {
+  plain: 'publish latency (plain mode): the publish() call, including the wait for the channel\'s \'drain\' when it returned false (backpressure); it does not include the broker taking the message',
+  confirm: 'publish latency (confirm mode): from publish() to the broker\'s confirm; each logical publisher waits for its confirm before its next publish',
+} as const;
+
+const ROUND_NOTES = {
+  plain: 'round time: from the first publish of any worker to the last worker\'s flush (one synchronous round trip per channel after its last publish, so the broker has taken every message)',
+  confirm: 'round time: from the first publish of any worker to the last confirm',
+} as const;
+
+/** Total errors: failed publishes, nacks and failed flushes of every round (warm-up included), plus one per worker that gave up. */
+export function countErrors(outcome: PublishThroughputOutcome): number {
+  return outcome.rounds.reduce((sum, round) => sum + round.errors, 0) + outcome.report.workers.filter((worker) => worker.fatal).length;
+}
+
+/** Messages that did not reach the queue (expected minus received, summed over every round). */
+export function countMissing(outcome: PublishThroughputOutcome): number {
+  return outcome.rounds.reduce((sum, round) => sum + Math.max(0, round.expected - round.received), 0);
+}
+
+/**
+ * The `publish_throughput` raw result of one configuration.
+ * @throws RangeError when there is no measured round.
+ */
+export function publishThroughputResult(outcome: PublishThroughputOutcome): ResultDraft {
+  const { workload } = outcome;
+  const measured = measuredRounds(outcome);
+  const msgRates = measured.map((round) => round.msgsPerSec);
+  const mbRates = measured.map((round) => round.mbPerSec);
+  if (!isNonEmpty(msgRates) || !isNonEmpty(mbRates)) throw new RangeError('publish_throughput needs at least one measured round');
+  const rates = summarizeRates(msgRates);
+  const latency = summarizeMs(outcome.report.histogram);
+  const messagesTotal = measured.reduce((sum, round) => sum + round.published, 0);
+  return {
+    name: 'publish_throughput',
+    category: 'throughput',
+    parameters: {
+      threads: workload.threads,
+      messages_per_thread: workload.messagesPerThread,
+      message_size_bytes: workload.messageSizeBytes,
+      mode: workload.mode,
+      rounds: workload.rounds,
+      worker_threads: workload.workerThreads,
+    },
+    metrics: {
+      throughput_msgs_per_sec: metric(rates.median, 'msg/s', 'higher'),
+      throughput_mb_per_sec: metric(summarizeRates(mbRates).median, 'MB/s', 'higher'),
+      publish_latency_p50_ms: metric(latency.p50, 'ms', 'lower'),
+      publish_latency_p95_ms: metric(latency.p95, 'ms', 'lower'),
+      publish_latency_p99_ms: metric(latency.p99, 'ms', 'lower'),
+      publish_latency_max_ms: metric(latency.max, 'ms', 'lower'),
+      errors: metric(countErrors(outcome), 'count', 'lower'),
+      messages_total: metric(messagesTotal, 'count', 'none'),
+    },
+    samples: {
+      throughput_msgs_per_sec: msgRates.map(roundFigure),
+      throughput_mb_per_sec: mbRates.map(roundFigure),
+    },
+    histograms: { publish_latency: encodeHistogram(outcome.report.histogram) },
+    notes: [
+      `throughput: the median of ${measured.length} measured rounds (after ${workload.warmupRounds} warm-up round(s), discarded); every round's rate is in samples`,
+      ROUND_NOTES[workload.mode],
+      LATENCY_NOTES[workload.mode],
+      `${workload.threads} logical publishers (one channel each) over ${workload.workerThreads} worker thread(s), one connection per worker, straight to the broker (no proxy), default exchange into a dedicated queue purged after every round`,
+      'MB/s counts message bodies only, 1 MB = 10^6 bytes',
+      'messages_total: messages published in the measured rounds; errors: every round, warm-up included',
+    ],
+    details: {
+      rounds: outcome.rounds.map((round) => ({
+        round: round.round,
+        warmup: round.warmup,
+        duration_ms: roundFigure(round.durationMs),
+        msgs_per_sec: roundFigure(round.msgsPerSec),
+        published: round.published,
+        errors: round.errors,
+        expected: round.expected,
+        received: round.received,
+      })),
+      rate_spread_percent: roundFigure(rates.spreadPercent),
+      latency_samples: latency.count,
+      latency_mean_ms: latency.mean,
+      messages_missing: countMissing(outcome),
+      assignments: workload.assignments.map((assignment) => ({ worker: assignment.worker, first_publisher: assignment.firstPublisher, publishers: assignment.publishers })),
+      worker_failures: outcome.report.workers.filter((worker) => worker.fatal).map((worker) => ({ worker: worker.worker, error: worker.fatal })),
+      error_samples: outcome.report.errorSamples,
+    },
+  };
+}
+
+export interface OverheadPair {
+  /** Which side ran first in this pair (they alternate). */
+  readonly first: 'harness' | 'bare';
+  readonly harnessMsgsPerSec: number;
+  readonly bareMsgsPerSec: number;
+}
+
+export interface OverheadInput {
+  readonly messages: number;
+  readonly messageSizeBytes: number;
+  readonly pairs: readonly OverheadPair[];
+  readonly errors: number;
+}
+
+/**
+ * The `harness_overhead` raw result: the median over the pairs of (harness rate / bare rate x
+ * 100). Pairs run back to back, so a pair shares the machine's load of the moment and the
+ * median of paired ratios is steadier than a ratio of medians on a shared machine. The target
+ * (at least 90%) is recorded, met or missed.
+ * @throws RangeError when there is no pair.
+ */
+export function harnessOverheadResult(input: OverheadInput): ResultDraft {
+  const harness = input.pairs.map((pair) => pair.harnessMsgsPerSec);
+  const bare = input.pairs.map((pair) => pair.bareMsgsPerSec);
+  const ratios = input.pairs.map((pair) => overheadRatioPercent(pair.harnessMsgsPerSec, pair.bareMsgsPerSec));
+  if (!isNonEmpty(harness) || !isNonEmpty(bare) || !isNonEmpty(ratios)) throw new RangeError('harness_overhead needs at least one pair of runs');
+  const ratio = summarizeRates(ratios).median;
+  return {
+    name: 'harness_overhead',
+    category: 'throughput',
+    parameters: { messages: input.messages, message_size_bytes: input.messageSizeBytes, mode: 'plain', threads: 1, worker_threads: 1, rounds: input.pairs.length },
+    metrics: {
+      ratio_percent: metric(ratio, '%', 'higher'),
+      harness_msgs_per_sec: metric(summarizeRates(harness).median, 'msg/s', 'higher'),
+      bare_msgs_per_sec: metric(summarizeRates(bare).median, 'msg/s', 'none'),
+      errors: metric(input.errors, 'count', 'lower'),
+    },
+    samples: {
+      ratio_percent: ratios.map(roundFigure),
+      harness_msgs_per_sec: harness.map(roundFigure),
+      bare_msgs_per_sec: bare.map(roundFigure),
+    },
+    targets: [{ metric: 'ratio_percent', comparator: '>', threshold: HARNESS_OVERHEAD_TARGET_PERCENT, unit: '%', met: ratio >= HARNESS_OVERHEAD_TARGET_PERCENT }],
+    notes: [
+      `ratio_percent: the median over ${input.pairs.length} back-to-back pairs of harness rate / bare rate x 100 (the side that runs first alternates); target: at least ${HARNESS_OVERHEAD_TARGET_PERCENT}% (recorded, not asserted)`,
+      'same workload on both sides: one long-lived connection and channel, warmed up before the first timed run, plain publishes of the same size to the same queue, backpressure honoured with \'drain\', timed from the first publish to a synchronous round trip after the last',
+      'harness: a piscina worker thread recording every publish in an HDR histogram; bare: scripts/bare-publish.js --serve in its own Node.js process, one timed run per request',
+    ],
+    details: { pairs: input.pairs.map((pair) => ({ first: pair.first, harness_msgs_per_sec: roundFigure(pair.harnessMsgsPerSec), bare_msgs_per_sec: roundFigure(pair.bareMsgsPerSec) })) },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * The throughput machinery against the real broker: a tiny session (2 logical publishers x 20
+ * messages) in both modes, the raw result it records, the bare script, and the worker's
+ * failure path. Raw results go to a temporary BENCH_RAW_DIR (set before the first getConfig()).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import amqp from 'amqplib';
+
+const rawDir = fs.mkdtempSync(path.join(os.tmpdir(), 'amqp-bench-throughput-'));
+process.env.BENCH_RAW_DIR = rawDir;
+
+import { recordResult } from '../../fixtures/record';
+import { getConfig } from '../../src/config';
+import { WorkerError } from '../../src/errors';
+import { BARE_PUBLISH_SCRIPT, parseBareRecord, startBarePublisher } from '../../src/throughput/bare';
+import { measurePublishThroughput, measuredRounds } from '../../src/throughput/measure';
+import { measureHarnessOverhead } from '../../src/throughput/overhead';
+import { resolvePublishWorkload } from '../../src/throughput/plan';
+import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard';
+import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
+import { openPublishSession } from '../../src/throughput/session';
+import publishWorker from '../../src/workers/publishWorker';
+
+const url = getConfig().amqpUrl;
+
+afterAll(() => {
+  fs.rmSync(rawDir, { recursive: true, force: true });
+});
+
+async function queueExists(queue: string): Promise<boolean> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    channel.on('error', () => undefined);
+    return await channel.checkQueue(queue).then(
+      () => true,
+      () => false,
+    );
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode (real broker)', (mode) => {
+  it('delivers every message of every round to the queue and records a complete raw result', async () => {
+    expect(getConfig().rawResultsDir).toBe(rawDir);
+    const workload = resolvePublishWorkload({ threads: 2, messagesPerThread: 20, mode, rounds: 3, warmupRounds: 1, roundBoundMs: 10_000 });
+    expect(workload.workerThreads).toBe(2);
+    const outcome = await measurePublishThroughput({ url }, workload);
+
+    expect(outcome.report.workers.map((worker) => worker.fatal)).toEqual([undefined, undefined]);
+    expect(outcome.report.errorSamples).toEqual([]);
+    expect(outcome.rounds.map((round) => [round.round, round.warmup, round.published, round.received, round.errors])).toEqual([
+      [1, true, 40, 40, 0],
+      [2, false, 40, 40, 0],
+      [3, false, 40, 40, 0],
+      [4, false, 40, 40, 0],
+    ]);
+    for (const round of outcome.rounds) {
+      expect(round.durationMs).toBeGreaterThan(0);
+      expect(round.msgsPerSec).toBeCloseTo((40 * 1000) / round.durationMs, 6);
+    }
+    // Every worker ran every round; its own record agrees with what the board carried.
+    for (const worker of outcome.report.workers) expect(worker.rounds.map((round) => round.published)).toEqual([20, 20, 20, 20]);
+    // Warm-up publishes stay out of the histogram.
+    expect(outcome.report.histogram.totalCount).toBe(120);
+
+    const written = recordResult(publishThroughputResult(outcome));
+    const files = fs.readdirSync(rawDir).filter((file) => file.startsWith('publish_throughput_'));
+    const onDisk = files.map((file) => JSON.parse(fs.readFileSync(path.join(rawDir, file), 'utf8')) as typeof written).find((result) => result.parameters.mode === mode);
+    expect(onDisk).toBeDefined();
+    expect(onDisk!.test_id).toMatch(/^tests\/throughput\/publishRun\.test\.ts::/);
+    expect(Object.keys(onDisk!.metrics).sort()).toEqual(
+      [
+        'errors',
+        'messages_total',
+        'publish_latency_max_ms',
+        'publish_latency_p50_ms',
+        'publish_latency_p95_ms',
+        'publish_latency_p99_ms',
+        'throughput_mb_per_sec',
+        'throughput_msgs_per_sec',
+      ].sort(),
+    );
+    for (const [name, metric] of Object.entries(onDisk!.metrics)) expect({ name, value: typeof metric.value }).toEqual({ name, value: 'number' });
+    expect(onDisk!.metrics.messages_total!.value).toBe(120);
+    expect(onDisk!.samples!.throughput_msgs_per_sec).toHaveLength(3);
+    expect(onDisk!.histograms!.publish_latency!.count).toBe(120);
+    expect(onDisk!.parameters).toEqual({ threads: 2, messages_per_thread: 20, message_size_bytes: 256, mode, rounds: 3, worker_threads: 2 });
+    expect(measuredRounds(outcome)).toHaveLength(3);
+  }, 60_000);
+});
+
+describe('a publish session', () => {
+  it('deletes its queue on close, and close() can be called twice', async () => {
+    const session = await openPublishSession({ url, workload: resolvePublishWorkload({ threads: 1, messagesPerThread: 5, rounds: 1, warmupRounds: 0 }) });
+    try {
+      expect(await queueExists(session.queue)).toBe(true);
+      const round = await session.runRound();
+      expect(round.received).toBe(5);
+    } finally {
+      await session.close();
+    }
+    await session.close();
+    expect(session.state).toBe('closed');
+    expect(await queueExists(session.queue)).toBe(false);
+    await expect(session.runRound()).rejects.toBeInstanceOf(WorkerError);
+  }, 60_000);
+});
+
+describe('the publish worker', () => {
+  it('reports a connection it cannot make as fatal and still counts itself ready, so nobody waits for it', async () => {
+    const board = new PublishBoard(1);
+    const report = await publishWorker({
+      worker: 0,
+      workers: 1,
+      buffer: board.buffer,
+      url: 'amqp://guest:guest@127.0.0.1:1',
+      queue: 'unused',
+      publishers: 3,
+      messagesPerThread: 1,
+      messageSizeBytes: 8,
+      mode: 'plain',
+      warmupRounds: 0,
+      connectTimeoutMs: 2000,
+      phaseBoundMs: 2000,
+    });
+    expect(report.fatal).toMatch(/could not connect and open 3 channels: .*ECONNREFUSED/);
+    expect(report.fatal).not.toContain('guest:guest');
+    expect(board.flag(PublishControl.READY)).toBe(1);
+    expect(board.flag(PublishControl.FAILED)).toBe(1);
+  }, 30_000);
+});
+
+describe('the bare publish script', () => {
+  async function withQueue(body: (queue: string, count: () => Promise<number>) => Promise<void>): Promise<void> {
+    const connection = await amqp.connect(url);
+    try {
+      const channel = await connection.createChannel();
+      // Not exclusive: the script publishes from its own connection.
+      const { queue } = await channel.assertQueue(`amqp-bench.test.bare.${process.pid}.${Date.now()}`, { durable: false, arguments: { 'x-expires': 60_000 } });
+      try {
+        await body(queue, async () => (await channel.checkQueue(queue)).messageCount);
+      } finally {
+        await channel.deleteQueue(queue);
+      }
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('serves timed rounds on request over one connection, after its warm-up', async () => {
+    await withQueue(async (queue, count) => {
+      const bare = await startBarePublisher({ url, queue, messages: 500, messageSizeBytes: 64, warmupMessages: 100, timeoutMs: 30_000 });
+      try {
+        expect(bare.warmupMessages).toBe(100);
+        expect(await count()).toBe(100);
+        const first = await bare.run();
+        expect(first).toMatchObject({ messages: 500, message_size_bytes: 64, warmup_messages: 100 });
+        expect(first.msgs_per_sec).toBeCloseTo(500 / first.seconds, 6);
+        await bare.run();
+        expect(await count()).toBe(1100);
+      } finally {
+        await bare.close();
+      }
+      await bare.close();
+      await expect(bare.run()).rejects.toThrow('the bare publisher is closed');
+    });
+  }, 30_000);
+
+  it('runs on its own: one JSON line per timed round', async () => {
+    await withQueue(async (queue, count) => {
+      const stdout = execFileSync(process.execPath, [BARE_PUBLISH_SCRIPT, '--queue', queue, '--messages', '50', '--warmup', '10', '--rounds', '2'], { env: { ...process.env, AMQP_URL: url }, timeout: 30_000 }).toString();
+      const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { round: number; messages: number });
+      expect(lines.map((line) => [line.round, line.messages])).toEqual([
+        [1, 50],
+        [2, 50],
+      ]);
+      expect(await count()).toBe(110);
+    });
+  }, 30_000);
+
+  it('fails with the script\'s own message when the queue does not exist', async () => {
+    await expect(startBarePublisher({ url, queue: `amqp-bench.missing.${process.pid}`, messages: 1, messageSizeBytes: 1, timeoutMs: 30_000 })).rejects.toThrow(/bare-publish exited: bare-publish: .*NOT_FOUND/);
+  }, 30_000);
+
+  it('rejects a record line without every figure', () => {
+    expect(() => parseBareRecord('hello')).toThrow('bare-publish printed a line that is not JSON: "hello"');
+    expect(() => parseBareRecord('{"messages":1}')).toThrow('bare-publish output needs a finite non-negative number in "message_size_bytes"; got undefined');
+  });
+});
+
+describe('the harness-overhead comparison', () => {
+  it('runs both sides alternately on the same queue, and every message arrives', async () => {
+    const outcome = await measureHarnessOverhead({ url, messages: 300, messageSizeBytes: 256, pairs: 2 });
+    expect(outcome.pairs.map((pair) => pair.first)).toEqual(['harness', 'bare']);
+    expect(outcome.harnessRounds.map((round) => round.received)).toEqual([300, 300, 300]);
+    // The bare warm-up, then one run per pair.
+    expect(outcome.bareRuns).toEqual([
+      { published: 300, received: 300 },
+      { published: 300, received: 300 },
+      { published: 300, received: 300 },
+    ]);
+    expect(outcome.errors).toBe(0);
+    const result = harnessOverheadResult(outcome);
+    expect(result.samples?.ratio_percent).toHaveLength(2);
+    expect(result.targets?.[0]?.met).toBe(typeof result.metrics.ratio_percent?.value === 'number' && result.metrics.ratio_percent.value >= 90);
+  }, 60_000);
+});

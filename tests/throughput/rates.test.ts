@@ -1,0 +1,145 @@
+import { createLatencyHistogram, decodeHistogram, recordLatencyNs } from '../../src/measure/histogram';
+import type { PublishThroughputOutcome } from '../../src/throughput/measure';
+import { resolvePublishWorkload } from '../../src/throughput/plan';
+import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard';
+import { combineWorkerRounds, overheadRatioPercent, rateOf, roundFigure, summarizeRates } from '../../src/throughput/rates';
+import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
+import type { RoundOutcome } from '../../src/throughput/session';
+
+describe('round rates', () => {
+  it('takes a round from the earliest start to the latest completion, counts summed', () => {
+    const combined = combineWorkerRounds([
+      { startedNs: 1_000_000n, completedNs: 51_000_000n, published: 100, errors: 0 },
+      { startedNs: 2_000_000n, completedNs: 101_000_000n, published: 150, errors: 2 },
+    ]);
+    expect(combined).toEqual({ startedNs: 1_000_000n, completedNs: 101_000_000n, durationMs: 100, published: 250, errors: 2 });
+  });
+
+  it('computes messages and megabytes (10^6 bytes) per second', () => {
+    expect(rateOf(1000, 256, 100)).toEqual({ msgsPerSec: 10_000, mbPerSec: 2.56 });
+    expect(rateOf(500, 4096, 250).msgsPerSec).toBe(2000);
+    expect(rateOf(500, 4096, 250).mbPerSec).toBeCloseTo(8.192, 10);
+  });
+
+  it('refuses a rate over no time', () => {
+    expect(() => rateOf(10, 256, 0)).toThrow('a rate needs a positive duration; got 0 ms');
+  });
+
+  it('summarises rounds by their median, with the spread', () => {
+    expect(summarizeRates([30, 10, 20])).toEqual({ median: 20, min: 10, max: 30, spreadPercent: 100, rounds: 3 });
+    expect(summarizeRates([10, 20, 30, 40]).median).toBe(25);
+  });
+
+  it('expresses the overhead as harness / bare in percent', () => {
+    expect(overheadRatioPercent(45_000, 50_000)).toBe(90);
+    expect(() => overheadRatioPercent(1, 0)).toThrow('the bare rate must be positive; got 0');
+  });
+
+  it('rounds figures to 4 significant digits below 1000 and to whole numbers above', () => {
+    expect(roundFigure(12_345.678)).toBe(12_346);
+    expect(roundFigure(2.56789)).toBe(2.568);
+    expect(roundFigure(0.0021234)).toBe(0.002123);
+  });
+});
+
+describe('PublishBoard', () => {
+  it('hands a worker\'s round figures to the main thread through shared memory', () => {
+    const main = new PublishBoard(3);
+    const worker = new PublishBoard(3, main.buffer);
+    worker.writeRound(2, { startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1 });
+    expect(main.readRound(2)).toEqual({ startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1 });
+    expect(main.readRound(0)).toEqual({ startedNs: 0n, completedNs: 0n, published: 0, errors: 0 });
+  });
+
+  it('waits for a counter, gives up at the bound, and stops waiting when the abort word is raised', async () => {
+    const board = new PublishBoard(1);
+    setTimeout(() => board.count(PublishControl.DONE), 10);
+    await expect(board.waitFor(PublishControl.DONE, 1, 2000)).resolves.toBe(true);
+    await expect(board.waitFor(PublishControl.DONE, 2, 30)).resolves.toBe(false);
+    setTimeout(() => board.raise(PublishControl.FAILED), 10);
+    const startedMs = Date.now();
+    await expect(board.waitFor(PublishControl.DONE, 2, 5000, PublishControl.FAILED, 20)).resolves.toBe(false);
+    expect(Date.now() - startedMs).toBeLessThan(1000);
+  });
+
+  it('refuses a buffer too small for its workers', () => {
+    expect(() => new PublishBoard(4, new SharedArrayBuffer(8))).toThrow(RangeError);
+  });
+});
+
+function round(n: number, msgsPerSec: number, warmup = false): RoundOutcome {
+  return { round: n, warmup, startedNs: 0n, completedNs: 1n, durationMs: 1000 / msgsPerSec * 40, published: 40, errors: 0, expected: 40, received: 40, msgsPerSec, mbPerSec: (msgsPerSec * 256) / 1e6 };
+}
+
+describe('publishThroughputResult', () => {
+  const workload = resolvePublishWorkload({ threads: 2, messagesPerThread: 20, rounds: 3 });
+  const histogram = createLatencyHistogram();
+  for (let us = 1; us <= 100; us += 1) recordLatencyNs(histogram, BigInt(us) * 1000n);
+  const outcome: PublishThroughputOutcome = {
+    workload,
+    rounds: [round(1, 1000, true), round(2, 30_000), round(3, 10_000), round(4, 20_000)],
+    report: { workers: [], histogram, errorSamples: [] },
+  };
+
+  it('reports the median measured round (warm-up left out), every round as a sample, and the latency percentiles', () => {
+    const result = publishThroughputResult(outcome);
+    expect(result.name).toBe('publish_throughput');
+    expect(result.category).toBe('throughput');
+    expect(result.parameters).toEqual({ threads: 2, messages_per_thread: 20, message_size_bytes: 256, mode: 'plain', rounds: 3, worker_threads: 2 });
+    expect(result.metrics.throughput_msgs_per_sec).toEqual({ value: 20_000, unit: 'msg/s', direction: 'higher' });
+    expect(result.metrics.throughput_mb_per_sec).toEqual({ value: 5.12, unit: 'MB/s', direction: 'higher' });
+    expect(result.samples?.throughput_msgs_per_sec).toEqual([30_000, 10_000, 20_000]);
+    expect(result.metrics.publish_latency_p50_ms).toEqual({ value: 0.05, unit: 'ms', direction: 'lower' });
+    expect(result.metrics.publish_latency_p99_ms?.value).toBe(0.099);
+    expect(result.metrics.publish_latency_max_ms?.value).toBe(0.1);
+    expect(result.metrics.errors).toEqual({ value: 0, unit: 'count', direction: 'lower' });
+    expect(result.metrics.messages_total).toEqual({ value: 120, unit: 'count', direction: 'none' });
+    expect(decodeHistogram(result.histograms!.publish_latency!).totalCount).toBe(100);
+    expect(result.notes?.join('\n')).toMatch(/including the wait for the channel's 'drain'/);
+  });
+
+  it('says what the latency means in confirm mode', () => {
+    const confirm = publishThroughputResult({ ...outcome, workload: resolvePublishWorkload({ threads: 2, messagesPerThread: 20, rounds: 3, mode: 'confirm' }) });
+    expect(confirm.notes?.join('\n')).toMatch(/from publish\(\) to the broker's confirm/);
+  });
+
+  it('counts errors of every round and every worker that gave up', () => {
+    const failing: PublishThroughputOutcome = {
+      ...outcome,
+      rounds: [{ ...round(1, 1000, true), errors: 2 }, { ...round(2, 10_000), errors: 1 }],
+      report: { workers: [{ worker: 0, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], fatal: 'connection closed' }], histogram, errorSamples: [] },
+    };
+    expect(publishThroughputResult(failing).metrics.errors?.value).toBe(4);
+  });
+
+  it('refuses an outcome without a measured round', () => {
+    expect(() => publishThroughputResult({ ...outcome, rounds: [round(1, 1000, true)] })).toThrow('publish_throughput needs at least one measured round');
+  });
+});
+
+describe('harnessOverheadResult', () => {
+  it('takes the median of the paired ratios and records the 90% target as met', () => {
+    const result = harnessOverheadResult({
+      messages: 30_000,
+      messageSizeBytes: 256,
+      errors: 0,
+      pairs: [
+        { first: 'harness', harnessMsgsPerSec: 20_000, bareMsgsPerSec: 10_000 },
+        { first: 'bare', harnessMsgsPerSec: 47_500, bareMsgsPerSec: 50_000 },
+        { first: 'harness', harnessMsgsPerSec: 40_000, bareMsgsPerSec: 50_000 },
+      ],
+    });
+    expect(result.name).toBe('harness_overhead');
+    expect(result.samples?.ratio_percent).toEqual([200, 95, 80]);
+    expect(result.metrics.ratio_percent).toEqual({ value: 95, unit: '%', direction: 'higher' });
+    expect(result.metrics.harness_msgs_per_sec?.value).toBe(40_000);
+    expect(result.metrics.bare_msgs_per_sec?.value).toBe(50_000);
+    expect(result.targets).toEqual([{ metric: 'ratio_percent', comparator: '>', threshold: 90, unit: '%', met: true }]);
+  });
+
+  it('records a missed target without failing', () => {
+    const result = harnessOverheadResult({ messages: 1, messageSizeBytes: 256, errors: 0, pairs: [{ first: 'harness', harnessMsgsPerSec: 80, bareMsgsPerSec: 100 }] });
+    expect(result.metrics.ratio_percent?.value).toBe(80);
+    expect(result.targets?.[0]?.met).toBe(false);
+  });
+});
