@@ -1,0 +1,171 @@
+/**
+ * What one consumer worker thread does (the worker entry src/workers/consumerWorker.ts is this
+ * function). The thread holds a few connections, each with a channel and consumer per logical
+ * consumer; every delivery is counted in the shared ledger, and its end-to-end latency (receive
+ * time minus the publish time in the message) goes into the thread's histogram of its round.
+ *
+ * Phases: connect every connection (counting its consumers ready) -> consume; each connection's
+ * supervisor reconnects it after a fault (ensureConnection) while the run lasts -> on the stop
+ * signal, close everything and report. Every wait is bounded; the function never throws (a
+ * failure is in the report's `error`), so the main thread always hears back.
+ */
+import type { BackoffOptions } from '../client/types';
+import { describeError } from '../errors';
+import { createLatencyHistogram, encodeHistogram, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
+import { elapsedMs, nowNs } from '../measure/clock';
+import { redactText } from '../redact';
+import type { EncodedHistogram } from '../results/rawResult';
+import { ConsumerConnection } from './consumerConnection';
+import { decodeHeader, type MessageHeader } from './message';
+import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
+
+export interface ConsumerTask {
+  readonly threadIndex: number;
+  readonly buffer: SharedArrayBuffer;
+  readonly layout: BoardLayout;
+  readonly url: string;
+  readonly queue: string;
+  /** Consumers (channels) on each of the thread's connections. */
+  readonly connections: readonly number[];
+  readonly prefetch: number;
+  readonly connectTimeoutMs: number;
+  readonly backoff: BackoffOptions;
+  /** Reconnect after a fault (true), or end the thread as failed (false). */
+  readonly recover: boolean;
+  /** Bound on connecting at start-up, and on each recovery. */
+  readonly connectBoundMs: number;
+  /** Bound on the whole task, start-up to the stop signal. */
+  readonly lifetimeBoundMs: number;
+}
+
+/** First deliveries of one round seen by one thread (duplicates are only in the ledger). */
+export interface ConsumerRoundStats {
+  readonly deliveries: number;
+  readonly firstNs: bigint | null;
+  readonly lastNs: bigint | null;
+  /** End-to-end latency from the publish time, µs. */
+  readonly latency: EncodedHistogram | null;
+  /** Paced rounds: end-to-end latency from the scheduled publish time, µs. */
+  readonly scheduleLatency: EncodedHistogram | null;
+}
+
+export interface ConsumerThreadReport {
+  readonly threadIndex: number;
+  readonly consumers: number;
+  readonly connections: number;
+  /** Task start to every consumer of this thread consuming. */
+  readonly startupMs: number | null;
+  readonly rounds: readonly ConsumerRoundStats[];
+  /** Faults seen while up, over all connections. */
+  readonly faults: number;
+  readonly reconnects: number;
+  /** Connections up when the stop signal came. */
+  readonly connectionsUp: number;
+  readonly error?: string;
+}
+
+class RoundRecorder {
+  deliveries = 0;
+  firstNs: bigint | null = null;
+  lastNs: bigint | null = null;
+  private histogram: LatencyHistogram | undefined;
+  private scheduleHistogram: LatencyHistogram | undefined;
+
+  record(receivedNs: bigint, header: MessageHeader): void {
+    this.deliveries += 1;
+    this.firstNs ??= receivedNs;
+    this.lastNs = receivedNs;
+    this.histogram ??= createLatencyHistogram();
+    recordLatencyNs(this.histogram, receivedNs - header.sentNs);
+    if (header.paced) {
+      this.scheduleHistogram ??= createLatencyHistogram();
+      recordLatencyNs(this.scheduleHistogram, receivedNs - header.scheduledNs);
+    }
+  }
+
+  stats(): ConsumerRoundStats {
+    const encode = (histogram: LatencyHistogram | undefined) => (histogram ? encodeHistogram(histogram) : null);
+    return { deliveries: this.deliveries, firstNs: this.firstNs, lastNs: this.lastNs, latency: encode(this.histogram), scheduleLatency: encode(this.scheduleHistogram) };
+  }
+}
+
+export async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThreadReport> {
+  const startedNs = nowNs();
+  const board = new WorkloadBoard(task.layout, task.buffer);
+  const rounds = Array.from({ length: task.layout.rounds }, () => new RoundRecorder());
+  const onDelivery = (content: Buffer, redelivered: boolean): void => {
+    const receivedNs = nowNs();
+    const header = decodeHeader(content);
+    if (!header) {
+      board.count(Word.FOREIGN);
+      return;
+    }
+    if (board.recordDelivery(header.seq, header.round, redelivered)) rounds[header.round]!.record(receivedNs, header);
+  };
+  const connections = task.connections.map(
+    (channels) => new ConsumerConnection({ url: task.url, queue: task.queue, channels, prefetch: task.prefetch, connectTimeoutMs: task.connectTimeoutMs, backoff: task.backoff }, onDelivery),
+  );
+  const consumers = task.connections.reduce((sum, channels) => sum + channels, 0);
+  let reconnects = 0;
+  let startupMs: number | null = null;
+  let error: string | undefined;
+  let connectionsUp = 0;
+
+  try {
+    const started = await Promise.allSettled(
+      connections.map(async (connection, index) => {
+        await connection.ensureConnection(task.connectBoundMs);
+        board.count(Word.CONSUMERS_READY, task.connections[index]);
+      }),
+    );
+    const notStarted = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (notStarted) throw notStarted.reason;
+    startupMs = elapsedMs(startedNs, nowNs());
+
+    await superviseUntilStop(board, task, connections, () => {
+      reconnects += 1;
+    });
+    connectionsUp = connections.filter((connection) => connection.state === 'up').length;
+  } catch (caught) {
+    error = redactText(describeError(caught));
+    board.count(Word.THREADS_FAILED);
+  } finally {
+    await Promise.allSettled(connections.map((connection) => connection.close()));
+  }
+  return {
+    threadIndex: task.threadIndex,
+    consumers,
+    connections: connections.length,
+    startupMs,
+    rounds: rounds.map((round) => round.stats()),
+    faults: connections.reduce((sum, connection) => sum + connection.faults, 0),
+    reconnects,
+    connectionsUp,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+/**
+ * Keeps every connection up, reconnecting after each fault (ensureConnection), until the stop
+ * signal. Rejects as soon as one connection cannot be brought back (or may not be: `recover`
+ * off), so the thread fails at once and the main thread ends the round early instead of waiting
+ * for messages that cannot come.
+ */
+async function superviseUntilStop(board: WorkloadBoard, task: ConsumerTask, connections: readonly ConsumerConnection[], onReconnect: () => void): Promise<void> {
+  const stopped = board.waitFor(Word.STOP, 1, task.lifetimeBoundMs).then((signalled) => {
+    if (!signalled) throw new Error(`no stop signal within the thread's lifetime bound (${task.lifetimeBoundMs} ms)`);
+  });
+  const watch = async (connection: ConsumerConnection): Promise<void> => {
+    for (;;) {
+      const woke = await Promise.race([stopped.then(() => 'stop' as const), connection.whenDown().then(() => 'down' as const)]);
+      if (woke === 'stop' || connection.state === 'closed') return;
+      if (!task.recover) throw new Error(`connection lost: ${connection.lastFault ?? 'unknown'}`);
+      board.count(Word.CONNECTIONS_DOWN, 1);
+      await connection.ensureConnection(task.connectBoundMs);
+      board.count(Word.CONNECTIONS_DOWN, -1);
+      board.count(Word.CONSUMER_RECONNECTS);
+      onReconnect();
+    }
+  };
+  await Promise.race([stopped, Promise.all(connections.map(watch))]);
+}

@@ -1,0 +1,100 @@
+/**
+ * Periodic network faults during a workload: a reset_peer toxic (TCP RST on the next data from
+ * the broker) injected, held, removed, again and again on a fixed schedule, in the background.
+ * `done` never rejects: a failed API call ends the cycles and is reported in `error`, and the
+ * toxic of the failed cycle is still tracked by the fault helpers, so the per-test cleanup
+ * removes it.
+ */
+import { describeError } from '../errors';
+import { toxicResetPeer, type ActiveToxic, type ProxyTarget } from '../faults';
+import { sleep } from '../measure/clock';
+import type { WorkloadHooks } from './options';
+
+export interface ResetCycleOptions {
+  readonly cycles: number;
+  /** Start -> first injection. */
+  readonly firstAfterMs: number;
+  /** Injection -> next injection. */
+  readonly intervalMs: number;
+  /** How long each toxic stays (reconnects fail while it is there). */
+  readonly holdMs: number;
+}
+
+export interface FaultCycle {
+  /** Start of the API call that added the toxic. */
+  readonly injectedNs: bigint;
+  /** End of the API call that removed it. */
+  readonly removedNs: bigint;
+}
+
+export interface ResetCyclesResult {
+  readonly cycles: readonly FaultCycle[];
+  readonly error?: string;
+}
+
+export interface ResetCycles {
+  readonly done: Promise<ResetCyclesResult>;
+  /** No further injection; a held toxic is removed now. */
+  stop(): void;
+}
+
+export function startResetCycles(proxy: ProxyTarget, options: ResetCycleOptions): ResetCycles {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const wait = async (ms: number): Promise<void> => {
+    if (stopped) return;
+    await Promise.race([sleep(ms), new Promise<void>((resolve) => (wake = resolve))]);
+    wake = undefined;
+  };
+  const run = async (): Promise<ResetCyclesResult> => {
+    const cycles: FaultCycle[] = [];
+    let toxic: ActiveToxic | undefined;
+    try {
+      await wait(options.firstAfterMs);
+      for (let cycle = 0; cycle < options.cycles && !stopped; cycle += 1) {
+        const cycleStart = Date.now();
+        toxic = await toxicResetPeer(proxy, 0);
+        await wait(options.holdMs);
+        const injectedNs = toxic.injected.startedNs;
+        const removed = await toxic.remove();
+        toxic = undefined;
+        cycles.push({ injectedNs, removedNs: removed.completedNs });
+        if (cycle + 1 < options.cycles) await wait(Math.max(0, options.intervalMs - (Date.now() - cycleStart)));
+      }
+      return { cycles };
+    } catch (error) {
+      await toxic?.remove().catch(() => undefined);
+      return { cycles, error: describeError(error) };
+    }
+  };
+  const done = run();
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+      wake?.();
+    },
+  };
+}
+
+/**
+ * Workload hooks running reset cycles in the background of round `round` (started before it,
+ * stopped once it is consumed), and the cycles' result once that round is over.
+ */
+export function resetCyclesDuringRound(proxy: ProxyTarget, round: number, options: ResetCycleOptions): { hooks: WorkloadHooks; result: () => ResetCyclesResult | undefined } {
+  let cycles: ResetCycles | undefined;
+  let result: ResetCyclesResult | undefined;
+  return {
+    hooks: {
+      beforeRound: (index) => {
+        if (index === round) cycles = startResetCycles(proxy, options);
+      },
+      afterRound: async (index) => {
+        if (index !== round || !cycles) return;
+        cycles.stop();
+        result = await cycles.done;
+      },
+    },
+    result: () => result,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Tiny real runs: the real broker, real worker threads, and for the fault case the embedded
+ * fault proxy started in-process on free ports (never 8474/25672, where others run things).
+ */
+import net from 'node:net';
+import { getConfig } from '../../src/config';
+import { ToxiproxyClient, removeActiveToxics, type ProxyTarget } from '../../src/faults';
+import { startProxyServer, type ProxyServer } from '../../src/proxy';
+import { startResetCycles, type ResetCycles } from '../../src/realistic/faultCycles';
+import { workloadFigures } from '../../src/realistic/summary';
+import { runWorkload } from '../../src/realistic/workload';
+
+const directUrl = getConfig().amqpUrl;
+
+describe('runWorkload against the real broker', () => {
+  it('spreads consumers over a bounded pool and accounts for every message', async () => {
+    const outcome = await runWorkload({
+      directUrl,
+      consumers: 6,
+      maxConsumerThreads: 2,
+      maxChannelsPerConnection: 2,
+      producerThreads: 2,
+      rounds: [{ messages: 50, measured: false }, { messages: 500 }],
+    });
+    const figures = workloadFigures(outcome);
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.plan.map((thread) => thread.connections)).toEqual([
+      [2, 1],
+      [2, 1],
+    ]);
+    expect(outcome.consumerReports.map((report) => report.consumers)).toEqual([3, 3]);
+    expect(outcome.consumerStartupMs).toBeGreaterThan(0);
+    expect(figures.account).toMatchObject({ published: 550, deliveredUnique: 550, deliveries: 550, lost: 0, duplicates: 0 });
+    expect(figures.rounds.map((round) => round.drained)).toEqual([true, true]);
+    expect(figures.latency.count).toBe(500);
+    expect(figures.produceRateMsgsPerSec).toBeGreaterThan(0);
+    expect(figures.consumeRateMsgsPerSec).toBeGreaterThan(0);
+    expect(outcome.queueMessagesLeft).toBe(0);
+  }, 60_000);
+
+  it('fails fast, with every thread’s reason, when the consumers cannot connect', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const startedMs = Date.now();
+    await expect(
+      runWorkload({ directUrl, consumerUrl: `amqp://guest:guest@127.0.0.1:${closedPort}`, consumers: 2, rounds: [{ messages: 1 }], connectBoundMs: 300, startupBoundMs: 5000 }),
+    ).rejects.toThrow(/only 0 of 2 consumers started within 5000 ms: consumer thread 0: could not \(re\)connect within 300 ms: .*ECONNREFUSED/);
+    expect(Date.now() - startedMs).toBeLessThan(20_000);
+  }, 60_000);
+
+  describe('through the embedded fault proxy, with RSTs during the run', () => {
+    let server: ProxyServer | undefined;
+    let cycles: ResetCycles | undefined;
+    afterEach(async () => {
+      cycles?.stop();
+      await cycles?.done;
+      await removeActiveToxics();
+      await server?.close();
+    });
+
+    /** An embedded proxy on free ports with one entry in front of the broker. */
+    async function proxyEntry(): Promise<{ proxy: ProxyTarget; proxiedUrl: string }> {
+      server = await startProxyServer({ host: '127.0.0.1', port: 0 });
+      const client = new ToxiproxyClient(server.url);
+      const upstream = new URL(directUrl);
+      const entry = await client.createProxy({ name: 'realistic-test', listen: '127.0.0.1:0', upstream: `${upstream.hostname}:${upstream.port || 5672}` });
+      const proxiedUrl = new URL(directUrl);
+      proxiedUrl.port = entry.listen.slice(entry.listen.lastIndexOf(':') + 1);
+      return { proxy: { client, name: 'realistic-test' }, proxiedUrl: proxiedUrl.toString() };
+    }
+
+    it('recovers every connection and loses nothing; duplicates only where at-least-once allows', async () => {
+      const { proxy, proxiedUrl } = await proxyEntry();
+
+      const outcome = await runWorkload({
+        directUrl,
+        consumerUrl: proxiedUrl,
+        producerUrl: proxiedUrl,
+        consumers: 2,
+        maxConsumerThreads: 1,
+        producerThreads: 1,
+        confirms: true,
+        persistent: true,
+        durableQueue: true,
+        recover: true,
+        rounds: [{ messages: 1500, ratePerSecond: 1000 }],
+        hooks: {
+          beforeRound: () => {
+            cycles = startResetCycles(proxy, { cycles: 2, firstAfterMs: 300, intervalMs: 500, holdMs: 100 });
+          },
+          afterRound: async () => {
+            cycles?.stop();
+          },
+        },
+      });
+      const result = await cycles!.done;
+      const { account } = workloadFigures(outcome);
+      expect(result.error).toBeUndefined();
+      expect(result.cycles).toHaveLength(2);
+      expect(outcome.errors).toEqual([]);
+      expect(outcome.consumerReconnects).toBeGreaterThanOrEqual(1);
+      expect(outcome.producerReconnects).toBeGreaterThanOrEqual(1);
+      expect(outcome.connectionsDownAtEnd).toBe(0);
+      expect(account).toMatchObject({ confirmed: 1500, deliveredUnique: 1500, lost: 0, unexplainedDuplicates: 0, phantom: 0 });
+      expect(outcome.queueMessagesLeft).toBe(0);
+    }, 60_000);
+
+    it('ends the round early, with the reason, when a consumer may not recover from a fault', async () => {
+      const { proxy, proxiedUrl } = await proxyEntry();
+      const startedMs = Date.now();
+      const outcome = await runWorkload({
+        directUrl,
+        consumerUrl: proxiedUrl,
+        consumers: 1,
+        rounds: [{ messages: 5000, ratePerSecond: 1000 }],
+        roundBoundMs: 30_000,
+        hooks: {
+          beforeRound: () => {
+            cycles = startResetCycles(proxy, { cycles: 1, firstAfterMs: 300, intervalMs: 1000, holdMs: 100 });
+          },
+        },
+      });
+      expect(outcome.rounds).toEqual([expect.objectContaining({ drained: false })]);
+      expect(outcome.errors).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^consumer thread 0: connection lost: (connection|channel)/), expect.stringMatching(/^round 0: .* \(a thread failed\)$/)]),
+      );
+      expect(Date.now() - startedMs).toBeLessThan(15_000);
+    }, 60_000);
+  });
+});
