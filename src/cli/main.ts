@@ -5,26 +5,34 @@
 import { Command, CommanderError } from 'commander';
 import { BenchError, describeError } from '../errors';
 import { redactText } from '../redact';
-import { registerEnvCommand } from './envCommand';
-import { registerReportCommand } from './reportCommand';
-import { registerRunCommand } from './runCommand';
-import { registerProxyCommand } from './proxyCommand';
 
-export function buildProgram(): Command {
+type Registrar = (program: Command) => void;
+
+/**
+ * Each command's module is loaded only when that command runs (or for help): the proxy's own
+ * process then carries none of the report and chart code, which keeps its memory small.
+ */
+const COMMANDS: Readonly<Record<string, () => Registrar>> = {
+  env: () => (require('./envCommand') as typeof import('./envCommand')).registerEnvCommand,
+  run: () => (require('./runCommand') as typeof import('./runCommand')).registerRunCommand,
+  report: () => (require('./reportCommand') as typeof import('./reportCommand')).registerReportCommand,
+  proxy: () => (require('./proxyCommand') as typeof import('./proxyCommand')).registerProxyCommand,
+};
+
+/** The program with every command, or only `commandName`'s when it names one. */
+export function buildProgram(commandName?: string): Command {
   const program = new Command('bench')
     .description('Benchmark and recovery-latency harness for AMQP clients')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
-  registerEnvCommand(program);
-  registerRunCommand(program);
-  registerReportCommand(program);
-  registerProxyCommand(program);
+  const only = commandName !== undefined && commandName in COMMANDS ? [commandName] : Object.keys(COMMANDS);
+  for (const name of only) COMMANDS[name]!()(program);
   return program;
 }
 
 /** Runs the CLI; resolves with the process exit code (0 ok, 1 failed run, 2 bad input). */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv[2]);
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -1,0 +1,302 @@
+/**
+ * @benchmark
+ *
+ * What the embedded fault proxy costs with no toxic, side by side in one run against the same
+ * broker (issue 3): amqplib publishing 256-byte messages directly and through the proxy in
+ * alternating rounds (target: proxied >= 90% of direct), the median round trip of a small
+ * message (target: < 0.3 ms added), and the proxy's RSS while a bandwidth toxic throttles a
+ * fast publisher (target: flat, < 100 MB; BENCH_PROXY_SOAK_SECONDS, default 30, `slow`).
+ *
+ * The proxy runs as `bench proxy --port 0` in its own process, as globalSetup starts it and as
+ * real Toxiproxy runs, so its event loop does not compete with the publisher's; this file
+ * starts and stops its own and does not use the configured one. Targets are recorded, not
+ * asserted (speed goals never fail a run on a shared machine); correctness is asserted.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import amqp from 'amqplib';
+import { recordResult } from '../fixtures/record';
+import { formatHostPort, getConfig, PROJECT_ROOT } from '../src/config';
+import { sleep } from '../src/measure/clock';
+import { isNonEmpty, median, quantile } from '../src/measure/statistics';
+import type { Target } from '../src/results/rawResult';
+import { markedTest } from '../src/testing';
+
+const MESSAGE_BYTES = 256;
+const MESSAGES_PER_ROUND = 20_000;
+/** Alternating direct/proxied pairs after one warm-up pair; the order flips every pair to cancel drift. */
+const THROUGHPUT_PAIRS = 11;
+const ROUND_TRIP_BLOCKS = 10;
+const ROUND_TRIPS_PER_BLOCK = 100;
+const SOAK_SECONDS = Number(process.env.BENCH_PROXY_SOAK_SECONDS ?? '30');
+const SOAK_RATE_KBPS = 1000;
+
+interface ProxyProcess {
+  readonly apiUrl: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** `bench proxy --port 0` in a child process; resolves once it printed its URL. */
+async function startProxyProcess(): Promise<ProxyProcess> {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  const apiUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bench proxy did not start: ${output}`)), 20_000);
+    const read = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const url = /http:\/\/127\.0\.0\.1:\d+/.exec(output)?.[0];
+      if (!url) return;
+      clearTimeout(timer);
+      resolve(url);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', () => reject(new Error(`bench proxy exited: ${output}`)));
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  return { apiUrl, pid: child.pid!, stop };
+}
+
+async function api(apiUrl: string, method: string, pathname: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${apiUrl}${pathname}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${text}`);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/** Creates the proxy entry in front of the broker; returns the broker URL through it. */
+async function createEntry(proxy: ProxyProcess): Promise<string> {
+  const broker = new URL(getConfig().amqpUrl);
+  const upstream = formatHostPort({ host: broker.hostname, port: Number(broker.port || 5672) });
+  const entry = await api(proxy.apiUrl, 'POST', '/proxies', { name: 'bench-proxy-overhead', listen: '127.0.0.1:0', upstream });
+  broker.hostname = '127.0.0.1';
+  broker.port = entry.listen.slice(entry.listen.lastIndexOf(':') + 1);
+  return broker.toString();
+}
+
+/** RSS of a process from /proc (Linux), in MB. */
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+interface Side {
+  readonly label: 'direct' | 'proxied';
+  readonly connection: amqp.ChannelModel;
+  readonly channel: amqp.Channel;
+  readonly queue: string;
+}
+
+async function openSide(label: Side['label'], url: string): Promise<Side> {
+  const connection = await amqp.connect(url, { timeout: 10_000, noDelay: true });
+  const channel = await connection.createChannel();
+  // Exclusive but not autoDelete: the round-trip test cancels its consumer between blocks.
+  const { queue } = await channel.assertQueue(`amqp-bench.proxy-overhead.${randomUUID()}`, { exclusive: true });
+  return { label, connection, channel, queue };
+}
+
+/** Waits until the queue holds `count` messages (the broker took them all), polling. */
+async function untilQueued(side: Side, count: number, deadlineMs = 60_000): Promise<void> {
+  const deadline = performance.now() + deadlineMs;
+  while ((await side.channel.checkQueue(side.queue)).messageCount < count) {
+    if (performance.now() > deadline) throw new Error(`${side.label}: the broker did not get all ${count} messages`);
+    await sleep(2);
+  }
+}
+
+/** Publishes a round as fast as amqplib's backpressure allows; msg/s until the broker has them all. */
+async function publishRound(side: Side): Promise<number> {
+  const body = Buffer.alloc(MESSAGE_BYTES, 0x61);
+  const startedMs = performance.now();
+  for (let i = 0; i < MESSAGES_PER_ROUND; i += 1) {
+    if (!side.channel.sendToQueue(side.queue, body)) await new Promise((resolve) => side.channel.once('drain', resolve));
+  }
+  await untilQueued(side, MESSAGES_PER_ROUND);
+  const rate = (MESSAGES_PER_ROUND / (performance.now() - startedMs)) * 1000;
+  await side.channel.purgeQueue(side.queue);
+  return rate;
+}
+
+/** Ping-pong of a small message through the broker: ms per round trip. */
+async function roundTrips(side: Side, count: number): Promise<number[]> {
+  const samples: number[] = [];
+  let delivered: (() => void) | undefined;
+  const { consumerTag } = await side.channel.consume(side.queue, () => delivered?.(), { noAck: true });
+  for (let i = 0; i < count; i += 1) {
+    const arrived = new Promise<void>((resolve) => (delivered = resolve));
+    const startedNs = process.hrtime.bigint();
+    side.channel.sendToQueue(side.queue, Buffer.from('ping'));
+    await arrived;
+    samples.push(Number(process.hrtime.bigint() - startedNs) / 1e6);
+  }
+  await side.channel.cancel(consumerTag);
+  return samples;
+}
+
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+const round3 = (value: number): number => Math.round(value * 1000) / 1000;const med = (values: number[]): number => (isNonEmpty(values) ? median(values) : NaN);
+const q = (values: number[], at: number): number => (isNonEmpty(values) ? quantile(values, at) : NaN);
+/** A target as the report shows it; `>` is met at the threshold itself (the issue says >= 90%). */
+const target = (metric: string, comparator: '<' | '>', threshold: number, unit: string, value: number): Target =>
+  ({ metric, comparator, threshold, unit, met: Number.isFinite(value) ? (comparator === '<' ? value < threshold : value >= threshold) : null });
+
+describe('TestProxyOverhead', () => {
+  let direct: Side;
+  let proxied: Side;
+  let proxiedUrl: string;
+  const closers: Array<() => Promise<unknown>> = [];
+
+  beforeAll(async () => {
+    const proxy = await startProxyProcess();
+    closers.push(() => proxy.stop());
+    proxiedUrl = await createEntry(proxy);
+    direct = await openSide('direct', getConfig().amqpUrl);
+    closers.push(() => direct.connection.close());
+    proxied = await openSide('proxied', proxiedUrl);
+    closers.push(() => proxied.connection.close());
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+  }, 30_000);
+
+  test('test_proxy_publish_throughput', async () => {
+    await publishRound(direct);
+    await publishRound(proxied); // warm-up pair, not counted
+    const directRates: number[] = [];
+    const proxiedRates: number[] = [];
+    const ratios: number[] = [];
+    for (let pair = 0; pair < THROUGHPUT_PAIRS; pair += 1) {
+      const order = pair % 2 === 0 ? [direct, proxied] : [proxied, direct];
+      const rates = new Map<Side, number>();
+      for (const side of order) rates.set(side, await publishRound(side));
+      directRates.push(Math.round(rates.get(direct)!));
+      proxiedRates.push(Math.round(rates.get(proxied)!));
+      ratios.push(round2((rates.get(proxied)! / rates.get(direct)!) * 100));
+    }
+    const ratioPercent = round2(med(ratios));
+    recordResult(
+      {
+        name: 'proxy_overhead',
+        category: 'proxy',
+        parameters: { message_size_bytes: MESSAGE_BYTES, messages_per_round: MESSAGES_PER_ROUND, pairs: THROUGHPUT_PAIRS, proxy_process: 'bench proxy (child process)', toxics: 'none' },
+        metrics: {
+          ratio_percent: { value: ratioPercent, unit: '%', direction: 'higher' },
+          direct_msgs_per_sec: { value: Math.round(med(directRates)), unit: 'msg/s', direction: 'higher' },
+          proxied_msgs_per_sec: { value: Math.round(med(proxiedRates)), unit: 'msg/s', direction: 'higher' },
+        },
+        samples: { ratio_percent: ratios, direct_msgs_per_sec: directRates, proxied_msgs_per_sec: proxiedRates },
+        targets: [target('ratio_percent', '>', 90, '%', ratioPercent)],
+        notes: [
+          `median of ${THROUGHPUT_PAIRS} per-pair ratios (proxied/direct), rounds alternating and the order flipped each pair, after one warm-up pair`,
+          'a round ends when checkQueue reports every message in the queue',
+        ],
+      },
+      `proxied ${Math.round(med(proxiedRates))} vs direct ${Math.round(med(directRates))} msg/s: ratio ${ratioPercent}% (target >= 90%); pairs ${ratios.join('%, ')}%`,
+    );
+    expect(ratios).toHaveLength(THROUGHPUT_PAIRS);
+  }, 240_000);
+
+  test('test_proxy_round_trip_latency', async () => {
+    await roundTrips(direct, 100);
+    await roundTrips(proxied, 100); // warm-up
+    const samples: Record<Side['label'], number[]> = { direct: [], proxied: [] };
+    for (let block = 0; block < ROUND_TRIP_BLOCKS; block += 1) {
+      const order = block % 2 === 0 ? [direct, proxied] : [proxied, direct];
+      for (const side of order) samples[side.label].push(...(await roundTrips(side, ROUND_TRIPS_PER_BLOCK)));
+    }
+    const addedMs = round3(med(samples.proxied) - med(samples.direct));
+    const metric = (value: number) => ({ value: round3(value), unit: 'ms', direction: 'lower' as const });
+    recordResult(
+      {
+        name: 'proxy_added_latency',
+        category: 'proxy',
+        parameters: { message_size_bytes: 4, samples_per_side: ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK, proxy_process: 'bench proxy (child process)', toxics: 'none' },
+        metrics: {
+          added_median_ms: metric(addedMs),
+          direct_median_ms: metric(med(samples.direct)),
+          proxied_median_ms: metric(med(samples.proxied)),
+          direct_p99_ms: metric(q(samples.direct, 0.99)),
+          proxied_p99_ms: metric(q(samples.proxied, 0.99)),
+        },
+        samples: { direct_ms: samples.direct.map(round3), proxied_ms: samples.proxied.map(round3) },
+        targets: [target('added_median_ms', '<', 0.3, 'ms', addedMs)],
+        notes: ['publish -> delivery to a consumer on the same connection, one message in flight; blocks of 100 alternate between direct and proxied'],
+      },
+      `median round trip direct ${round3(med(samples.direct))} ms, proxied ${round3(med(samples.proxied))} ms: added ${addedMs} ms (target < 0.3 ms); p99 ${round3(q(samples.direct, 0.99))} / ${round3(q(samples.proxied, 0.99))} ms`,
+    );
+    expect(samples.proxied).toHaveLength(ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK);
+  }, 120_000);
+
+  markedTest(['slow'])(
+    'test_proxy_memory_under_bandwidth_throttle',
+    async () => {
+      // A fresh proxy process: its memory must not carry the traffic of the tests before.
+      const soakProxy = await startProxyProcess();
+      closers.push(() => soakProxy.stop());
+      const publisher = await openSide('proxied', await createEntry(soakProxy));
+      closers.push(() => publisher.connection.close());
+      await api(soakProxy.apiUrl, 'POST', '/proxies/bench-proxy-overhead/toxics', { name: 'soak_bandwidth', type: 'bandwidth', stream: 'upstream', attributes: { rate: SOAK_RATE_KBPS } });
+      const rssSamplesMb: number[] = [rssMb(soakProxy.pid)];
+      let published = 0;
+      let publishing = true;
+      const body = Buffer.alloc(MESSAGE_BYTES, 0x62);
+      const publisherDone = (async () => {
+        while (publishing) {
+          published += 1;
+          if (!publisher.channel.sendToQueue(publisher.queue, body)) await new Promise((resolve) => publisher.channel.once('drain', resolve));
+        }
+      })();
+      const startedMs = performance.now();
+      while (performance.now() - startedMs < SOAK_SECONDS * 1000) {
+        await sleep(1000);
+        rssSamplesMb.push(round2(rssMb(soakProxy.pid)));
+      }
+      const elapsedS = (performance.now() - startedMs) / 1000;
+      publishing = false;
+      await api(soakProxy.apiUrl, 'DELETE', '/proxies/bench-proxy-overhead/toxics/soak_bandwidth'); // flushes what it holds
+      await publisherDone;
+      await untilQueued(publisher, published, 120_000);
+
+      const throttledSamples = rssSamplesMb.slice(1);
+      const maxRssMb = round2(Math.max(...throttledSamples));
+      const secondHalf = throttledSamples.slice(Math.floor(throttledSamples.length / 2));
+      const firstHalf = throttledSamples.slice(0, Math.floor(throttledSamples.length / 2));
+      const growthMb = round2(med(secondHalf) - med(firstHalf));
+      const offeredRate = Math.round(published / elapsedS);
+      recordResult(
+        {
+          name: 'proxy_memory_soak',
+          category: 'proxy',
+          parameters: { soak_seconds: SOAK_SECONDS, bandwidth_rate_kbps: SOAK_RATE_KBPS, message_size_bytes: MESSAGE_BYTES, stream: 'upstream', proxy_process: 'bench proxy (child process)' },
+          metrics: {
+            max_rss_mb: { value: maxRssMb, unit: 'MB', direction: 'lower' },
+            rss_growth_mb: { value: growthMb, unit: 'MB', direction: 'lower' },
+            baseline_rss_mb: { value: round2(rssSamplesMb[0]!), unit: 'MB', direction: 'none' },
+            throttled_msgs_per_sec: { value: offeredRate, unit: 'msg/s', direction: 'none' },
+          },
+          samples: { rss_mb: rssSamplesMb },
+          targets: [target('max_rss_mb', '<', 100, 'MB', maxRssMb)],
+          notes: [
+            'RSS of the proxy process (VmRSS from /proc) once per second; the publisher respects amqplib backpressure, so a proxy that kept reading would grow without bound',
+            'a fresh `bench proxy` process; its baseline (before the toxic) is Node, esbuild-register and every module src/cli/main.ts imports, not only the proxy',
+            'growth = median of the second half minus median of the first half of the throttled samples',
+          ],
+        },
+        `proxy RSS max ${maxRssMb} MB (baseline ${round2(rssSamplesMb[0]!)} MB, growth ${growthMb} MB over ${Math.round(elapsedS)} s; target < 100 MB) while ${SOAK_RATE_KBPS} KB/s throttled ${offeredRate} msg/s`,
+      );
+      // Throttled means throttled: what got in is what the rate let through plus bounded buffers
+      // (amqplib's, the kernel's, the proxy's 8 MiB), not what a free publisher would send.
+      expect(published * MESSAGE_BYTES).toBeLessThan(SOAK_RATE_KBPS * 1000 * elapsedS + 32 * 1024 * 1024);
+      expect(published).toBeGreaterThan(0);
+    },
+    SOAK_SECONDS * 1000 + 180_000,
+  );
+});

@@ -1,0 +1,96 @@
+/**
+ * AMQP through the embedded proxy against the real RabbitMQ, with amqplib: the faults the
+ * recovery benchmarks rely on, seen the way the client under test sees them.
+ */
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import { formatHostPort, getConfig } from '../../src/config';
+import type { ProxyServer } from '../../src/proxy';
+import { addToxic, createProxy, Resources, startApi, withTimeout } from './helpers';
+
+const resources = new Resources();
+let api: ProxyServer;
+let proxiedUrl: string;
+
+/** The broker URL with the host and port of the proxy. */
+function throughProxy(port: number): string {
+  const url = new URL(getConfig().amqpUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.toString();
+}
+
+async function open(url: string): Promise<amqp.ChannelModel> {
+  // `timeout` covers connect + handshake: through a proxy the TCP connect succeeds at once.
+  const connection = await amqp.connect(url, { timeout: 5000, noDelay: true });
+  connection.on('error', () => undefined); // each test listens for what it expects
+  resources.add(() => connection.close().catch(() => undefined));
+  return connection;
+}
+
+beforeEach(async () => {
+  api = await startApi(resources);
+  const broker = new URL(getConfig().amqpUrl);
+  const upstream = formatHostPort({ host: broker.hostname, port: Number(broker.port || 5672) });
+  proxiedUrl = throughProxy(await createProxy(api.url, 'rabbitmq', upstream));
+});
+afterEach(() => resources.closeAll());
+
+async function roundTripMs(connection: amqp.ChannelModel): Promise<number> {
+  const channel = await connection.createChannel();
+  const { queue } = await channel.assertQueue(`proxy-test-${randomUUID()}`, { exclusive: true, autoDelete: true });
+  const body = Buffer.from(randomUUID());
+  const startedMs = performance.now();
+  const received = new Promise<Buffer>((resolve) => {
+    void channel.consume(queue, (message) => message && resolve(message.content), { noAck: true });
+  });
+  channel.sendToQueue(queue, body);
+  expect((await withTimeout(received, 10_000, 'message not received')).equals(body)).toBe(true);
+  const elapsedMs = performance.now() - startedMs;
+  await channel.close();
+  return elapsedMs;
+}
+
+describe('AMQP through the proxy', () => {
+  it('round-trips a message with no toxic', async () => {
+    const connection = await open(proxiedUrl);
+    expect(await roundTripMs(connection)).toBeLessThan(2000);
+  }, 20_000);
+
+  it('makes amqplib see ECONNRESET (connection "error") under reset_peer', async () => {
+    const connection = await open(proxiedUrl);
+    const channel = await connection.createChannel();
+    const failed = new Promise<NodeJS.ErrnoException>((resolve) => connection.on('error', resolve));
+    const closed = new Promise<void>((resolve) => connection.on('close', () => resolve()));
+    await addToxic(api.url, 'rabbitmq', { type: 'reset_peer', attributes: { timeout: 0 } });
+    // The toxic acts on the next downstream data: ask the broker something.
+    channel.checkQueue(`absent-${randomUUID()}`).catch(() => undefined);
+    const error = await withTimeout(failed, 10_000, 'amqplib saw no error');
+    expect(error.code).toBe('ECONNRESET');
+    expect(error.message).toMatch(/ECONNRESET/);
+    await withTimeout(closed, 5000, 'amqplib did not report the close');
+  }, 20_000);
+
+  it('closes an idle connection under a timeout toxic (FIN: "Unexpected close")', async () => {
+    const connection = await open(proxiedUrl);
+    const closed = new Promise<{ error: unknown; atMs: number }>((resolve) => connection.on('close', (error) => resolve({ error, atMs: performance.now() })));
+    const startedMs = performance.now();
+    await addToxic(api.url, 'rabbitmq', { type: 'timeout', attributes: { timeout: 500 } });
+    const { error, atMs } = await withTimeout(closed, 10_000, 'connection not closed');
+    expect(atMs - startedMs).toBeGreaterThanOrEqual(450);
+    expect(atMs - startedMs).toBeLessThan(3000);
+    expect(String(error)).toMatch(/Unexpected close/);
+  }, 20_000);
+
+  it('delays a round trip under latency (200 ms each way -> >= 380 ms)', async () => {
+    const connection = await open(proxiedUrl);
+    const baselineMs = await roundTripMs(connection);
+    await addToxic(api.url, 'rabbitmq', { type: 'latency', stream: 'upstream', attributes: { latency: 200 } });
+    await addToxic(api.url, 'rabbitmq', { type: 'latency', stream: 'downstream', attributes: { latency: 200 } });
+    const delayedMs = await roundTripMs(connection);
+    // createChannel, assertQueue, consume, the message: several round trips, each >= 400 ms.
+    expect(delayedMs).toBeGreaterThanOrEqual(380);
+    expect(delayedMs).toBeGreaterThan(baselineMs);
+    expect(delayedMs).toBeLessThan(8000);
+  }, 30_000);
+});

@@ -1,0 +1,195 @@
+/**
+ * Test helpers for the proxy suite: local TCP peers on port 0, a client socket that records
+ * what it saw, an HTTP caller, and one place that closes everything after each test (even
+ * when the test failed). Never ports 8474/25672: other people run things there.
+ */
+import net, { type AddressInfo, type Socket } from 'node:net';
+import { startProxyServer, type ProxyServer, type ProxyServerOptions } from '../../src/proxy';
+
+type Closer = () => Promise<void> | void;
+
+/** Everything a test opened; `closeAll()` in afterEach releases it in reverse order. */
+export class Resources {
+  private closers: Closer[] = [];
+
+  add(closer: Closer): void {
+    this.closers.push(closer);
+  }
+
+  async closeAll(): Promise<void> {
+    const closers = this.closers.reverse();
+    this.closers = [];
+    for (const closer of closers) await Promise.resolve(closer()).catch(() => undefined);
+  }
+}
+
+export async function startApi(resources: Resources, options: ProxyServerOptions = {}): Promise<ProxyServer> {
+  const server = await startProxyServer({ host: '127.0.0.1', port: 0, ...options });
+  resources.add(() => server.close());
+  return server;
+}
+
+export interface ApiAnswer {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly text: string;
+  /** The parsed body (undefined when empty). */
+  readonly json: any; // any: test bodies are checked field by field against literal expectations
+}
+
+/** One HTTP call; a string body is sent as is (to test malformed JSON). */
+export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type'), text, json: text === '' ? undefined : JSON.parse(text) };
+}
+
+export interface TcpPeer {
+  readonly port: number;
+  readonly address: string;
+  /** Server-side sockets accepted so far. */
+  readonly sockets: Socket[];
+  /** Resolves with the next accepted socket (or one already accepted and not yet taken). */
+  nextSocket(timeoutMs?: number): Promise<Socket>;
+}
+
+/** A TCP server on 127.0.0.1:0; `onSocket` scripts its behaviour (default: echo). */
+export async function startPeer(resources: Resources, onSocket: (socket: Socket) => void = (socket) => socket.pipe(socket)): Promise<TcpPeer> {
+  const sockets: Socket[] = [];
+  let taken = 0;
+  const waiters: Array<(socket: Socket) => void> = [];
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    socket.on('error', () => undefined); // resets are what several tests provoke
+    sockets.push(socket);
+    onSocket(socket);
+    waiters.shift()?.(sockets[taken++]!);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  resources.add(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    address: `127.0.0.1:${port}`,
+    sockets,
+    nextSocket: (timeoutMs = 5000) =>
+      taken < sockets.length
+        ? Promise.resolve(sockets[taken++]!)
+        : withTimeout(new Promise<Socket>((resolve) => waiters.push(resolve)), timeoutMs, 'no connection reached the upstream'),
+  };
+}
+
+/** A client socket that keeps what it received and how it ended. */
+export class Client {
+  received = Buffer.alloc(0);
+  dataEvents = 0;
+  error: NodeJS.ErrnoException | undefined;
+  endedAtMs: number | undefined;
+  readonly closed: Promise<{ readonly hadError: boolean; readonly atMs: number }>;
+
+  constructor(readonly socket: Socket) {
+    socket.on('data', (data: Buffer) => {
+      this.received = Buffer.concat([this.received, data]);
+      this.dataEvents += 1;
+    });
+    socket.on('end', () => (this.endedAtMs = performance.now()));
+    socket.on('error', (error) => (this.error = error));
+    this.closed = new Promise((resolve) => socket.on('close', (hadError) => resolve({ hadError, atMs: performance.now() })));
+  }
+
+  /** Resolves when at least `bytes` bytes have arrived in total. */
+  waitForBytes(bytes: number, timeoutMs = 5000): Promise<Buffer> {
+    return withTimeout(
+      new Promise<Buffer>((resolve) => {
+        const check = (): void => {
+          if (this.received.length < bytes) return;
+          this.socket.off('data', check);
+          resolve(this.received);
+        };
+        this.socket.on('data', check);
+        check();
+      }),
+      timeoutMs,
+      `expected ${bytes} bytes, got ${this.received.length}`,
+    );
+  }
+
+  waitForClose(timeoutMs = 5000): Promise<{ readonly hadError: boolean; readonly atMs: number }> {
+    return withTimeout(this.closed, timeoutMs, 'the connection did not close');
+  }
+}
+
+export async function connect(resources: Resources, port: number, host = '127.0.0.1'): Promise<Client> {
+  const socket = net.connect({ port, host }); // like real clients: a FIN received ends our side too
+  resources.add(() => void socket.destroy());
+  const client = new Client(socket);
+  await withTimeout(new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject)), 5000, 'connect timed out');
+  return client;
+}
+
+/** Port of a proxy's `listen` (`127.0.0.1:41234`). */
+export function portOf(listen: string): number {
+  return Number(listen.slice(listen.lastIndexOf(':') + 1));
+}
+
+/** Creates a proxy on a free port in front of `upstream`; returns its listen port. */
+export async function createProxy(baseUrl: string, name: string, upstream: string): Promise<number> {
+  const answer = await call(baseUrl, 'POST', '/proxies', { name, listen: '127.0.0.1:0', upstream });
+  if (answer.status !== 201) throw new Error(`proxy creation failed: ${answer.status} ${answer.text}`);
+  return portOf(answer.json.listen);
+}
+
+export async function addToxic(baseUrl: string, proxy: string, toxic: Record<string, unknown>): Promise<ApiAnswer> {
+  const answer = await call(baseUrl, 'POST', `/proxies/${proxy}/toxics`, toxic);
+  if (answer.status !== 200) throw new Error(`toxic creation failed: ${answer.status} ${answer.text}`);
+  return answer;
+}
+
+/** Echo round trip through a connected client: ms from write to the last byte back. */
+export async function roundTripMs(client: Client, payload: Buffer | string, timeoutMs = 5000): Promise<number> {
+  const data = Buffer.from(payload);
+  const expected = client.received.length + data.length;
+  const startedMs = performance.now();
+  client.socket.write(data);
+  await client.waitForBytes(expected, timeoutMs);
+  return performance.now() - startedMs;
+}
+
+/** A port nothing listens on right now (bound then released). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} (after ${timeoutMs} ms)`)), timeoutMs);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Polls `check` until it returns true. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000, message = 'condition not met'): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`${message} (after ${timeoutMs} ms)`);
+    await sleep(20);
+  }
+}
