@@ -106,7 +106,12 @@ export class ThreadBoard {
       const remainingMs = deadline - Date.now();
       if (remainingMs <= 0) return false;
       const result = waitAsync(this.control, index, current, remainingMs);
-      if (result.async) await result.value;
+      if (result.async) {
+        // A pending waitAsync does not keep Node's event loop alive; this timer does.
+        const keepAlive = setTimeout(() => undefined, remainingMs);
+        await result.value;
+        clearTimeout(keepAlive);
+      }
     }
   }
 }

@@ -2,6 +2,15 @@ import { Worker } from 'node:worker_threads';
 import { Control, IntSlot, ThreadBoard, TimeSlot } from '../../src/workers/board';
 
 describe('ThreadBoard across real threads', () => {
+  it('keeps a waiting thread alive until the flag is raised or the bound passes', async () => {
+    const board = new ThreadBoard(1);
+    const startedAt = Date.now();
+    expect(await board.waitFor(Control.GO, 1, 200)).toBe(false);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(190);
+    setTimeout(() => board.raise(Control.GO), 50);
+    expect(await board.waitFor(Control.GO, 1, 5000)).toBe(true);
+  });
+
   it('shares times and counters and wakes waiters without blocking', async () => {
     const board = new ThreadBoard(2);
     // A plain JS worker that waits for GO, writes its time and counts itself detected.
@@ -10,7 +19,10 @@ describe('ThreadBoard across real threads', () => {
       const control = new Int32Array(workerData.buffer, 0, 8);
       const times = new BigInt64Array(workerData.buffer, 32, 2 * 5);
       (async () => {
+        // waitAsync alone does not keep a thread's event loop alive (ThreadBoard.waitFor adds a timer too).
+        const keepAlive = setInterval(() => undefined, 1000);
         while (Atomics.load(control, 1) === 0) await Atomics.waitAsync(control, 1, 0, 1000).value;
+        clearInterval(keepAlive);
         Atomics.store(times, workerData.index * 5 + 1, process.hrtime.bigint());
         Atomics.add(control, 5, 1);
         Atomics.notify(control, 5);
