@@ -2,12 +2,11 @@
  * amqplib in `manual` mode: plain connections, and the harness's own reconnect loop
  * (bounded exponential backoff) in `ensureConnection`.
  */
-import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel } from 'amqplib';
 import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
 import { backoffDelayMs } from './backoff';
-import { closeBounded, connectionUrl, declareConsumer, socketOf, type Topology } from './amqplibTopology';
+import { closeBounded, connectionUrl, declareConsumer, publishThrough, roundTripThrough, socketOf, type Topology } from './amqplibTopology';
 import { DeliveryInbox } from './inbox';
 import { DEFAULT_BACKOFF, type BackoffOptions, type ClientOptions, type ClientUnderTest, type DetectionCause, type DrainResult, type EnsureResult } from './types';
 
@@ -59,22 +58,12 @@ export class AmqplibManualClient implements ClientUnderTest {
     throw new TimeoutError(`could not reconnect within ${deadlineMs} ms: ${describeError(lastError)}`);
   }
 
-  async roundTrip(timeoutMs: number): Promise<number> {
-    const startedNs = nowNs();
-    const marker = Buffer.from(`probe-${randomUUID()}`);
-    if (!this.topology) throw new TimeoutError('round trip without a connection');
-    this.topology.channel.sendToQueue(this.topology.queue, marker);
-    for (;;) {
-      const remainingMs = timeoutMs - elapsedMs(startedNs, nowNs());
-      if (remainingMs <= 0) throw new TimeoutError(`probe message did not come back within ${timeoutMs} ms`);
-      const { bodies } = await this.inbox.drain(remainingMs, true);
-      if (bodies?.some((body) => body.equals(marker))) return elapsedMs(startedNs, nowNs());
-    }
+  roundTrip(timeoutMs: number): Promise<number> {
+    return roundTripThrough(this.topology, this.inbox, timeoutMs);
   }
 
   publish(exchange: string, routingKey: string, body: Buffer): boolean {
-    if (!this.topology) throw new TimeoutError('publish without a connection');
-    return this.topology.channel.publish(exchange, routingKey, body);
+    return publishThrough(this.topology, exchange, routingKey, body);
   }
 
   destroyConnection(reason: string): void {

@@ -4,11 +4,10 @@
  * the channel and re-declares and re-consumes, since amqplib restores only the connection.
  * `ensureConnection` waits for that to finish.
  */
-import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
 import { TimeoutError } from '../errors';
-import { elapsedMs, nowNs } from '../measure/clock';
-import { closeBounded, connectionUrl, declareConsumer, socketOf, type Topology } from './amqplibTopology';
+import { nowNs } from '../measure/clock';
+import { closeBounded, connectionUrl, declareConsumer, publishThrough, roundTripThrough, socketOf, type Topology } from './amqplibTopology';
 import { DeliveryInbox } from './inbox';
 import { DEFAULT_BACKOFF, type ClientOptions, type ClientUnderTest, type DrainResult, type EnsureResult } from './types';
 
@@ -78,22 +77,12 @@ export class AmqplibRecoveryClient implements ClientUnderTest {
     return { attempts, connectedNs: nowNs() };
   }
 
-  async roundTrip(timeoutMs: number): Promise<number> {
-    const startedNs = nowNs();
-    const marker = Buffer.from(`probe-${randomUUID()}`);
-    if (!this.topology) throw new TimeoutError('round trip without a connection');
-    this.topology.channel.sendToQueue(this.topology.queue, marker);
-    for (;;) {
-      const remainingMs = timeoutMs - elapsedMs(startedNs, nowNs());
-      if (remainingMs <= 0) throw new TimeoutError(`probe message did not come back within ${timeoutMs} ms`);
-      const { bodies } = await this.inbox.drain(remainingMs, true);
-      if (bodies?.some((body) => body.equals(marker))) return elapsedMs(startedNs, nowNs());
-    }
+  roundTrip(timeoutMs: number): Promise<number> {
+    return roundTripThrough(this.topology, this.inbox, timeoutMs);
   }
 
   publish(exchange: string, routingKey: string, body: Buffer): boolean {
-    if (!this.topology) throw new TimeoutError('publish without a connection');
-    return this.topology.channel.publish(exchange, routingKey, body);
+    return publishThrough(this.topology, exchange, routingKey, body);
   }
 
   destroyConnection(reason: string): void {

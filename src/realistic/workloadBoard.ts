@@ -8,6 +8,7 @@
  * Low-rate words (ready, round, stop) wake waiters; per-message counters do not notify (the
  * main thread polls them), so the hot path costs a few atomic adds and no wake-ups.
  */
+import { waitForWord } from '../workers/atomicWait';
 import type { LedgerCounts } from './accounting';
 
 /** Control words (Int32 indices). */
@@ -43,8 +44,6 @@ export interface BoardLayout {
   readonly rounds: number;
 }
 
-type WaitAsync = (array: Int32Array, index: number, value: number, timeoutMs?: number) => { async: boolean; value: Promise<string> | string };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 export class WorkloadBoard {
   readonly buffer: SharedArrayBuffer;
@@ -95,16 +94,8 @@ export class WorkloadBoard {
   }
 
   /** Resolves true once `word` reaches at least `target`, false after `timeoutMs`. Never blocks the event loop. */
-  async waitFor(word: number, target: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = Atomics.load(this.control, word);
-      if (current >= target) return true;
-      const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0) return false;
-      const result = waitAsync(this.control, word, current, remainingMs);
-      if (result.async) await result.value;
-    }
+  waitFor(word: number, target: number, timeoutMs: number): Promise<boolean> {
+    return waitForWord(this.control, word, target, timeoutMs);
   }
 
   /** One more publish copy of `seq` is about to be sent. */

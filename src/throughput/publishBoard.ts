@@ -8,6 +8,7 @@
  * (first-publish and completion times, published and error counts) before counting DONE, so
  * the main thread reads a round's figures as soon as the round is complete.
  */
+import { waitForWord } from '../workers/atomicWait';
 
 /** Control words (Int32 indices). */
 export const PublishControl = {
@@ -34,8 +35,6 @@ export interface WorkerRoundSlot {
   readonly errors: number;
 }
 
-type WaitAsync = (array: Int32Array, index: number, value: number, timeoutMs?: number) => { async: boolean; value: Promise<string> | string };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 export class PublishBoard {
   readonly buffer: SharedArrayBuffer;
@@ -98,16 +97,7 @@ export class PublishBoard {
    * or false as soon as `abortIndex` (e.g. STOP or FAILED) becomes non-zero, checked every
    * `sliceMs`. Never blocks the event loop.
    */
-  async waitFor(index: number, target: number, timeoutMs: number, abortIndex?: number, sliceMs = 50): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = Atomics.load(this.control, index);
-      if (current >= target) return true;
-      if (abortIndex !== undefined && Atomics.load(this.control, abortIndex) !== 0) return false;
-      const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0) return false;
-      const result = waitAsync(this.control, index, current, abortIndex === undefined ? remainingMs : Math.min(remainingMs, sliceMs));
-      if (result.async) await result.value;
-    }
+  waitFor(index: number, target: number, timeoutMs: number, abortIndex?: number, sliceMs = 50): Promise<boolean> {
+    return waitForWord(this.control, index, target, timeoutMs, abortIndex, sliceMs);
   }
 }

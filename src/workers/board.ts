@@ -4,6 +4,7 @@
  * thread raises flags (go, injected, toxic removed, stop). Both sides wait with
  * `Atomics.waitAsync`, so no event loop is ever blocked while a connection is open.
  */
+import { waitForWord } from './atomicWait';
 
 /** Control words (Int32 indices). */
 export const Control = {
@@ -30,8 +31,6 @@ export const ThreadState = { STARTING: 0, READY: 1, DRAINING: 2, DETECTED: 3, RE
 export const CauseCode = { none: 0, connection_error: 1, connection_closed: 2, drain_deadline: 3 } as const;
 export const CAUSE_NAMES = ['none', 'connection_error', 'connection_closed', 'drain_deadline'] as const;
 
-type WaitAsync = (array: Int32Array, index: number, value: number, timeoutMs?: number) => { async: boolean; value: Promise<string> | string };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 export class ThreadBoard {
   readonly buffer: SharedArrayBuffer;
@@ -98,20 +97,7 @@ export class ThreadBoard {
    * Resolves true once control word `index` reaches at least `target`, false after `timeoutMs`.
    * Never blocks the event loop.
    */
-  async waitFor(index: number, target: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = Atomics.load(this.control, index);
-      if (current >= target) return true;
-      const remainingMs = deadline - Date.now();
-      if (remainingMs <= 0) return false;
-      const result = waitAsync(this.control, index, current, remainingMs);
-      if (result.async) {
-        // A pending waitAsync does not keep Node's event loop alive; this timer does.
-        const keepAlive = setTimeout(() => undefined, remainingMs);
-        await result.value;
-        clearTimeout(keepAlive);
-      }
-    }
+  waitFor(index: number, target: number, timeoutMs: number): Promise<boolean> {
+    return waitForWord(this.control, index, target, timeoutMs);
   }
 }

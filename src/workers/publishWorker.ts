@@ -18,6 +18,7 @@
  *   frames in order, so the reply means it has taken every message); in confirm mode the last
  *   confirm is the flush.
  */
+import { closeBounded, socketOf } from '../client/amqplibTopology';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
@@ -142,7 +143,7 @@ export default async function publishWorker(task: PublishTask): Promise<PublishW
     board.count(PublishControl.FAILED);
     return report(redactText(describeError(error)));
   } finally {
-    await closeBounded(model, 2000);
+    await closeBounded(model, socketOf(model), 2000);
   }
 }
 
@@ -244,15 +245,3 @@ function isChannelGone(error: unknown): boolean {
   return error instanceof ChannelGoneError || (error instanceof Error && (error.name === 'IllegalOperationError' || /closed/i.test(error.message)));
 }
 
-async function closeBounded(model: ChannelModel | undefined, boundMs: number): Promise<void> {
-  if (!model) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    model.close().catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, boundMs);
-    }),
-  ]);
-  clearTimeout(timer);
-  (model.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
-}
