@@ -102,7 +102,7 @@ export class AmqplibManualClient implements ClientUnderTest {
     model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, 'connection_error', error));
     model.on('close', (error?: Error) => sink.fail(`connection closed${error ? `: ${error.message}` : ''}`, 'connection_closed', error));
     try {
-      this.topology = await declareConsumer(model, sink, this.options.fanoutExchange);
+      this.topology = await declareConsumer(model, sink, this.options.fanoutExchange, this.options.queueName);
       this.model = model;
     } catch (error) {
       socketOf(model)?.destroy();

@@ -109,7 +109,7 @@ export class AmqplibRecoveryClient implements ClientUnderTest {
     };
     // The underlying connection's 'error' fires before amqplib's 'disconnect': time it here.
     model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, 'connection_error', error));
-    const topology = await declareConsumer(model, sink, this.options.fanoutExchange);
+    const topology = await declareConsumer(model, sink, this.options.fanoutExchange, this.options.queueName);
     this.ready = { model, topology };
     this.readyWaiter?.();
   }

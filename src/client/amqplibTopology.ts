@@ -1,7 +1,7 @@
 /**
- * What both amqplib modes do on every (re)connection: one channel, a server-named exclusive
- * queue (a fresh name each time, so a re-declare never races the broker's cleanup of the old
- * one), bound to the fanout exchange, consumed with no-ack into the inbox.
+ * What both amqplib modes do on every (re)connection: one channel, a queue (the client's named
+ * one, re-consumed, or else a fresh server-named exclusive one, so a re-declare never races the
+ * broker's cleanup of the old), bound to the fanout exchange, consumed with no-ack into the inbox.
  */
 import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelModel } from 'amqplib';
@@ -21,11 +21,13 @@ export interface Topology {
   readonly queue: string;
 }
 
-export async function declareConsumer(model: ChannelModel, sink: ConsumerSink, fanoutExchange: string | undefined): Promise<Topology> {
+export async function declareConsumer(model: ChannelModel, sink: ConsumerSink, fanoutExchange: string | undefined, queueName?: string): Promise<Topology> {
   const channel = await model.createChannel();
   // A channel-level error (e.g. a 404) would otherwise be an unhandled 'error' event.
   channel.on('error', (error: Error) => sink.fail(`channel error: ${error.message}`, 'connection_error', error));
-  const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+  const { queue } = queueName
+    ? await channel.assertQueue(queueName, { exclusive: false, autoDelete: false, durable: false, arguments: { 'x-expires': 60_000 } })
+    : await channel.assertQueue('', { exclusive: true, autoDelete: true });
   if (fanoutExchange) {
     await channel.assertExchange(fanoutExchange, 'fanout', { durable: false, autoDelete: false });
     await channel.bindQueue(queue, fanoutExchange, '');

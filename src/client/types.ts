@@ -33,6 +33,12 @@ export interface ClientOptions {
   readonly backoff?: Partial<BackoffOptions>;
   /** Shown by the broker as `connection_name` (lets a leak check find this client's connections). */
   readonly connectionName?: string;
+  /**
+   * A named queue that outlives the connection (re-consumed after a reconnect; expires 60 s
+   * after its last use). Without it each connection gets a server-named exclusive queue, which
+   * the broker must delete, with its bindings, whenever the connection dies.
+   */
+  readonly queueName?: string;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialDelayMs: 10, maxDelayMs: 500, factor: 2, jitter: 0.2 };

@@ -8,27 +8,33 @@ import amqp, { type Channel, type ChannelModel } from 'amqplib';
 
 export interface TrafficSource {
   readonly exchange: string;
+  /** Publishes one message now, outside the schedule (e.g. right after a fault is injected). */
+  pulse(): void;
   published(): number;
   stop(): Promise<void>;
 }
 
-export async function startFanoutTraffic(directUrl: string, exchange: string, intervalMs: number): Promise<TrafficSource> {
+/** `queuesToDelete`: the consumers' named queues, deleted when the traffic stops. */
+export async function startFanoutTraffic(directUrl: string, exchange: string, intervalMs: number, queuesToDelete: readonly string[] = []): Promise<TrafficSource> {
   const connection: ChannelModel = await amqp.connect(directUrl, { timeout: 5000, noDelay: true });
   connection.on('error', () => undefined);
   const channel: Channel = await connection.createChannel();
   await channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: false });
   let sequence = 0;
-  const timer = setInterval(() => {
+  const publish = () => {
     sequence += 1;
     channel.publish(exchange, '', Buffer.from(`tick-${sequence}`));
-  }, intervalMs);
+  };
+  const timer = setInterval(publish, intervalMs);
   let stopped: Promise<void> | undefined;
   return {
     exchange,
+    pulse: publish,
     published: () => sequence,
     stop: () => {
       stopped ??= (async () => {
         clearInterval(timer);
+        for (const queue of queuesToDelete) await channel.deleteQueue(queue).catch(() => undefined);
         await channel.deleteExchange(exchange).catch(() => undefined);
         await connection.close().catch(() => undefined);
       })();

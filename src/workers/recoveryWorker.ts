@@ -45,6 +45,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
   const client = createClient(task.mode, {
     url: task.url,
     fanoutExchange: task.fanoutExchange,
+    queueName: `${task.fanoutExchange}.${task.threadIndex}`,
     connectTimeoutMs: task.connectTimeoutMs,
     backoff: task.backoff,
   });
