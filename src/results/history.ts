@@ -173,10 +173,21 @@ export function appendToHistory(reportsDir: string, entry: HistoryEntry, options
   );
 }
 
-/** The run to compare with: the latest earlier run that produced results. */
-export function previousRunWithResults(earlier: readonly HistoryEntry[]): HistoryEntry | undefined {
-  for (let index = earlier.length - 1; index >= 0; index -= 1) {
-    if (earlier[index]!.results.length > 0) return earlier[index];
+/**
+ * The run to compare with: the latest earlier run that shares at least one result (same name
+ * and parameters, `keyOf`) with this one, so a run filtered to other tests in between does not
+ * leave the comparison empty; else the latest earlier run that produced results.
+ */
+export function previousRunWithResults(
+  earlier: readonly HistoryEntry[],
+  currentKeys?: ReadonlySet<string>,
+  keyOf?: (result: HistoryEntry['results'][number]) => string,
+): HistoryEntry | undefined {
+  const withResults = earlier.filter((run) => run.results.length > 0);
+  if (currentKeys && keyOf) {
+    for (let index = withResults.length - 1; index >= 0; index -= 1) {
+      if (withResults[index]!.results.some((result) => currentKeys.has(keyOf(result)))) return withResults[index];
+    }
   }
-  return undefined;
+  return withResults[withResults.length - 1];
 }

@@ -11,7 +11,7 @@ import { writeReport } from '../report/render';
 import type { ReportView } from '../report/view';
 import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive } from './archive';
 import { collectRawResults } from './collect';
-import { compareRuns, DEFAULT_ALPHA, regressionsBeyond, type ComparableRun, type Regression, type RunComparison } from './compare';
+import { compareRuns, DEFAULT_ALPHA, regressionsBeyond, resultKey, type ComparableRun, type Regression, type RunComparison } from './compare';
 import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, type History, type HistoryEntry } from './history';
 import { readOutcome, type JestOutcome } from './outcome';
 
@@ -132,7 +132,8 @@ export interface ReportForInput {
 
 /** Comparison with the previous run that has results, then the report (shared by runs and `bench report`). */
 export async function reportFor(input: ReportForInput): Promise<ReportOutcome> {
-  const previous = previousRunWithResults(input.earlier);
+  const currentKeys = new Set(input.archive.results.map((result) => resultKey(result)));
+  const previous = previousRunWithResults(input.earlier, currentKeys, resultKey);
   let comparison: RunComparison | null = null;
   let comparisonNote: string | null = input.earlier.length === 0 ? 'First run in the history: nothing to compare with yet.' : 'No earlier run with results to compare with.';
   if (previous) {

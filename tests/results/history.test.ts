@@ -4,7 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildRunArchive } from '../../src/results/archive';
 import { acquireFileLock, withFileLock } from '../../src/results/fileLock';
-import { appendToHistory, historyEntryOf, historyPath, readHistory, type History } from '../../src/results/history';
+import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, readHistory, type History } from '../../src/results/history';
+import { resultKey } from '../../src/results/compare';
 import { writeFileAtomic } from '../../src/results/rawResult';
 import { environment, realisticResults, tempDir } from './helpers';
 
@@ -28,6 +29,19 @@ function entry(runId: string) {
   });
   return historyEntryOf({ ...archive, run_id: runId }, `/x/${runId}.json`);
 }
+
+describe('the run to compare with', () => {
+  it('is the latest earlier run sharing a result, not a later run filtered to other tests', () => {
+    const full = entry('run_full');
+    const filtered = { ...entry('run_filtered'), results: full.results.slice(0, 1).map((result) => ({ ...result, name: 'other_family' })) };
+    const empty = { ...entry('run_empty'), results: [] };
+    const current = new Set(full.results.map((result) => resultKey(result)));
+    expect(previousRunWithResults([full, filtered, empty], current, resultKey)?.run_id).toBe('run_full');
+    // Nothing shared anywhere: the latest run with results; none at all: nothing.
+    expect(previousRunWithResults([full, filtered, empty], new Set(['nope']), resultKey)?.run_id).toBe('run_filtered');
+    expect(previousRunWithResults([empty])).toBeUndefined();
+  });
+});
 
 describe('history', () => {
   let dir: string;
