@@ -137,8 +137,11 @@ function compareMetric(metric: string, old: ComparableResult, result: Comparable
   const direction = currentMetric.direction;
   const delta = previousValue !== null && currentValue !== null && previousValue !== 0 ? ((currentValue - previousValue) / Math.abs(previousValue)) * 100 : null;
   const base = { metric, unit: currentMetric.unit, direction, previous: previousValue, current: currentValue, delta_percent: delta };
-  const oldSamples = samplesForMetric(old, metric);
-  const newSamples = samplesForMetric(result, metric);
+  // Significance only from replicates (rounds, threads). The per-message values inside an HDR
+  // histogram are not independent samples: 30,000 latencies of one run would make any wiggle
+  // "significant" (pseudo-replication). Their metrics get a delta and `?`, not a verdict.
+  const oldSamples = samplesForMetric(old, metric, undefined, { includeHistograms: false });
+  const newSamples = samplesForMetric(result, metric, undefined, { includeHistograms: false });
   if (!oldSamples || !newSamples || !isNonEmpty(oldSamples.values) || !isNonEmpty(newSamples.values)) {
     const verdict: Verdict = previousValue === null || currentValue === null || direction === 'none' ? 'n/a' : previousValue === currentValue ? 'same' : 'unknown';
     return { ...base, p_value: null, test: null, n_previous: oldSamples?.values.length ?? null, n_current: newSamples?.values.length ?? null, verdict };
