@@ -3,7 +3,7 @@
  * (`npm run bench`, `bench:quick`, `bench:compare`, `bench:report`, `proxy`, `env`).
  */
 import { Command, CommanderError } from 'commander';
-import { BenchError, describeError } from '../errors';
+import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
 
 type Registrar = (program: Command) => void;
@@ -40,8 +40,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
-    // One clear line, never a stack trace, never a password.
-    process.stderr.write(`bench: ${redactText(describeError(error))}\n`);
-    return error instanceof BenchError && error.code === 'CONFIG_INVALID' ? 2 : 1;
+    // One clear line (and, for an expression, a caret under the column), never a stack trace, never a password.
+    const pointer = error instanceof MarkerExpressionError ? `\n${error.pointer}` : '';
+    process.stderr.write(`bench: ${redactText(describeError(error))}${pointer}\n`);
+    return error instanceof BenchError && ['CONFIG_INVALID', 'MARKER_EXPRESSION'].includes(error.code) ? 2 : 1;
   }
 }

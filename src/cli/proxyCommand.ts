@@ -32,7 +32,8 @@ export function registerProxyCommand(program: Command): void {
     .description('serve the embedded Toxiproxy-compatible fault proxy (HTTP API and proxies) until Ctrl-C')
     .option('--host <host>', 'address the API binds to (default: host of TOXIPROXY_URL)')
     .option('--port <port>', 'API port, 0 picks a free one (default: port of TOXIPROXY_URL)')
-    .action(async (argv: { host?: string; port?: string }) => {
+    .option('--exit-with-stdin', 'stop when standard input closes (how the harness ties a proxy it started to its own life)')
+    .action(async (argv: { host?: string; port?: string; exitWithStdin?: boolean }) => {
       const options = resolveProxyCommandOptions(argv, getConfig().proxyApiUrl);
       const server = await startProxyServer(options);
       process.stdout.write(`Toxiproxy-compatible fault proxy API listening on ${server.url} (Ctrl-C to stop)\n`);
@@ -44,6 +45,12 @@ export function registerProxyCommand(program: Command): void {
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
+        // The parent holds the other end of the pipe: however it dies (even SIGKILL), we see EOF.
+        if (argv.exitWithStdin) {
+          process.stdin.on('end', stop);
+          process.stdin.on('close', stop);
+          process.stdin.resume();
+        }
       });
       await server.close();
     });

@@ -5,6 +5,8 @@
  * Exit codes: 0 all passed; 1 a test failed, nothing ran, or a regression beyond --threshold;
  * 2 bad option; 130 interrupted (what was produced is archived all the same).
  */
+import { BenchError, describeError } from '../errors';
+import { acquireFileLock } from '../results/fileLock';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
@@ -55,8 +57,30 @@ Examples:
     });
 }
 
-/** Runs everything; resolves with the exit code. */
+/**
+ * Runs everything; resolves with the exit code. One run at a time per raw-results folder: a
+ * second run would delete the first one's results mid-run, so it is refused with who holds it.
+ */
 export async function runBenchmarks(options: RunOptions, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+  fs.mkdirSync(options.rawResultsDir, { recursive: true });
+  let release: () => void;
+  try {
+    // A run lasts long: only a dead holder makes the lock stale, never its age alone.
+    release = acquireFileLock(path.join(options.rawResultsDir, '.bench-run.lock'), { timeoutMs: 0, staleAfterMs: 7 * 24 * 3600_000 });
+  } catch (error) {
+    throw new BenchError(
+      'RESULT_INVALID',
+      `another bench run is using ${shown(options.rawResultsDir)} (${describeError(error)}); wait for it to finish, or give this run its own folders with BENCH_RAW_DIR and BENCH_REPORTS_DIR`,
+    );
+  }
+  try {
+    return await runBenchmarksUnlocked(options, log);
+  } finally {
+    release();
+  }
+}
+
+async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) => void): Promise<number> {
   const config = getConfig();
   const secrets = secretsOf(config.amqpUrl);
   const startedAt = new Date();

@@ -3,6 +3,7 @@
  * validated object. Everything that could fail after a long run (template, output folder) is
  * checked here, before anything runs.
  */
+import { parseMarkerExpression } from '../markers';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchConfig } from '../config';
@@ -51,6 +52,8 @@ export interface RunOptions {
 export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, cwd: string = process.cwd()): RunOptions {
   const markers = input.markers?.trim();
   if (input.markers !== undefined && !markers) throw new ConfigError('-m/--markers', 'a marker expression (e.g. "benchmark and not slow")', input.markers);
+  // Checked here, before anything runs: Jest would otherwise fail every file with the same error.
+  if (markers) parseMarkerExpression(markers, { origin: '-m/--markers' });
   return Object.freeze({
     markerExpression: markers || (input.quick ? QUICK_MARKERS : FULL_MARKERS),
     testNameFilter: input.testName?.trim() || null,

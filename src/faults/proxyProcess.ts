@@ -52,9 +52,10 @@ export async function ensureProxyApi(config: Pick<BenchConfig, 'proxyApiUrl' | '
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? '80' : url.port;
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', host, '--port', port], {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', host, '--port', port, '--exit-with-stdin'], {
     cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // stdin is a pipe only we hold: the proxy exits when it closes, however this process ends.
+    stdio: ['pipe', 'ignore', 'pipe'],
     detached: false,
   });
   let stderr = '';

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { ProxyError } from '../../src/errors';
 import { ensureProxyApi, isLoopbackUrl, proxyApiAnswers } from '../../src/faults/proxyProcess';
 
@@ -41,4 +43,36 @@ describe('finding or starting the fault proxy (globalSetup)', () => {
     expect(['http://127.0.0.1:8474', 'http://localhost:8474', 'http://[::1]:8474'].map(isLoopbackUrl)).toEqual([true, true, true]);
     expect(['http://toxiproxy:8474', 'http://10.0.0.5:8474'].map(isLoopbackUrl)).toEqual([false, false]);
   });
+});
+
+describe('a proxy started by the harness never outlives it', () => {
+  it('exits when the process that started it is killed outright (SIGKILL)', async () => {
+    const port = await freePort();
+    const script = `
+      require('esbuild-register/dist/node').register();
+      const { ensureProxyApi } = require(${JSON.stringify(require.resolve('../../src/faults/proxyProcess'))});
+      ensureProxyApi({ proxyApiUrl: 'http://127.0.0.1:${port}', embeddedProxy: 'auto' }, () => undefined).then((h) => process.stdout.write('started ' + h.pid + '\\n'));
+      setInterval(() => undefined, 1000);`;
+    const parent = spawn(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('proxy did not start within 20 s')), 20_000);
+        parent.stdout!.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('started')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      expect(await proxyApiAnswers(`http://127.0.0.1:${port}`)).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+    let answers = true;
+    for (let i = 0; i < 50 && answers; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answers = await proxyApiAnswers(`http://127.0.0.1:${port}`, 200);
+    }
+    expect(answers).toBe(false);
+  }, 40_000);
 });
