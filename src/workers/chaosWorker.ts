@@ -34,6 +34,11 @@ export interface ChaosReport {
   readonly cycleHistogram?: EncodedHistogram;
 }
 
+/** A connection fault, or its aftermath on a channel: expected chaos, not a finding. */
+function isExpectedFault(error: unknown): boolean {
+  return error instanceof ClientFaultError || /closed|Channel ended|IllegalOperation|without a connection|did not come back|ECONNRESET/i.test(String(error));
+}
+
 /** Small deterministic PRNG (mulberry32), so a failing chaos run can be replayed by seed. */
 function prng(seed: number): () => number {
   let state = seed >>> 0;
@@ -59,10 +64,20 @@ export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport>
   let recoveries = 0;
   const cycles = createLatencyHistogram();
 
+  /** Reconnects and proves it; a fault during recovery (the proxy keeps resetting) means try again, within the bound. */
   const recover = async () => {
-    await client.ensureConnection(task.recoverBoundMs);
-    await client.roundTrip(5000);
-    recoveries += 1;
+    const deadline = Date.now() + task.recoverBoundMs;
+    for (;;) {
+      try {
+        await client.ensureConnection(Math.max(1, deadline - Date.now()));
+        await client.roundTrip(Math.min(5000, Math.max(1, deadline - Date.now())));
+        recoveries += 1;
+        return;
+      } catch (error) {
+        if (Date.now() >= deadline || !isExpectedFault(error)) throw error;
+        faultsObserved += 1;
+      }
+    }
   };
   /** Runs one operation; a connection fault is expected chaos, anything else is a finding. */
   const guarded = async (operation: () => Promise<unknown>) => {
@@ -70,7 +85,7 @@ export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport>
       await operation();
     } catch (error) {
       if (error instanceof DrainTimeoutError) return;
-      if (error instanceof ClientFaultError || /closed|Channel ended|IllegalOperation|without a connection|did not come back/i.test(String(error))) {
+      if (isExpectedFault(error)) {
         faultsObserved += 1;
         await recover();
         return;
