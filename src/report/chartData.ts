@@ -93,6 +93,8 @@ export interface RecoveryRow {
   readonly phase: string;
   readonly latency: number;
   readonly order: number;
+  /** This scenario's target for this phase (ms), if it has one. */
+  readonly target: number | null;
 }
 
 const RECOVERY_PHASES = [
@@ -101,14 +103,29 @@ const RECOVERY_PHASES = [
   ['full_recovery_latency_ms', 'full recovery'],
 ] as const;
 
-/** recovery_*: detection, propagation and full recovery per scenario and parameter set. */
+const SCENARIO_LABELS: Record<string, string> = {
+  recovery_after_reset_peer: 'TCP reset',
+  recovery_after_network_partition: 'partition',
+  recovery_with_latency_before_failure: 'latency, then reset',
+};
+
+/** Short enough to read on an axis: `TCP reset · 50 threads` (plus the mode when not the default). */
+function scenarioLabel(result: RawResult): string {
+  const kind = SCENARIO_LABELS[result.name] ?? result.name.replace(/^recovery_(after_|with_)?/, '').replace(/_/g, ' ');
+  const threads = result.parameters.threads === undefined ? '' : ` · ${result.parameters.threads} threads`;
+  const mode = result.parameters.mode !== undefined && result.parameters.mode !== 'manual' ? ` · ${result.parameters.mode}` : '';
+  return `${kind}${threads}${mode}`;
+}
+
+/** recovery_*: detection, propagation and full recovery per scenario and parameter set, with its targets. */
 export function recoveryRows(results: readonly RawResult[]): RecoveryRow[] {
   const rows: RecoveryRow[] = [];
   for (const result of sorted(results.filter((r) => r.name.startsWith('recovery_')))) {
-    const scenario = `${result.name.replace(/^recovery_(after_|with_)?/, '').replace(/_/g, ' ')} · ${shortParameters(result.parameters)}`;
+    const scenario = scenarioLabel(result);
     RECOVERY_PHASES.forEach(([metric, phase], order) => {
       const latency = valueOf(result, metric);
-      if (latency !== undefined) rows.push({ scenario, phase, latency, order });
+      const target = result.targets?.find((candidate) => candidate.metric === metric)?.threshold ?? null;
+      if (latency !== undefined) rows.push({ scenario, phase, latency, order, target });
     });
   }
   return rows;
