@@ -42,6 +42,22 @@ export interface LatencyRow {
 const LATENCY_METRIC = /^(.*)_latency_(p\d+|max)_ms$/;
 const PERCENTILE_ORDER = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'];
 
+/** A short axis label: `publish 100×100 · 256 B · confirm`, `massive consumers 20×200`, else the family and two parameters. */
+function configurationLabel(result: RawResult): string {
+  const p = result.parameters;
+  if (result.name === 'publish_throughput' && p.threads !== undefined) {
+    return `publish ${p.threads}×${p.messages_per_thread ?? '?'} · ${p.message_size_bytes ?? '?'} B · ${p.mode ?? ''}`.trim();
+  }
+  if (result.name === 'massive_consumers' && p.consumers !== undefined) return `massive consumers ${p.consumers}×${p.messages ?? '?'}`;
+  const family = result.name.replace(/^realistic_/, '').replace(/_/g, ' ');
+  const parameters = shortParameters(p, ['messages_per_thread', 'rounds', 'worker_threads', 'consumer_threads', 'producer_threads', 'prefetch', 'message_bytes'])
+    .split(' · ')
+    .filter(Boolean)
+    .slice(0, 2)
+    .join(' · ');
+  return parameters ? `${family} · ${parameters}` : family;
+}
+
 /** Latency percentiles of the throughput and scalability results (publish latency, end-to-end latency). */
 export function latencyPercentileRows(results: readonly RawResult[]): LatencyRow[] {
   const rows: LatencyRow[] = [];
@@ -53,9 +69,8 @@ export function latencyPercentileRows(results: readonly RawResult[]): LatencyRow
       // Axis labels must stay short: the family, its first three parameters, and which latency
       // when a result has several (publish, end-to-end).
       const stems = new Set(Object.keys(result.metrics).map((name) => LATENCY_METRIC.exec(name)?.[1]).filter(Boolean));
-      const parameters = shortParameters(result.parameters, ['messages_per_thread', 'rounds', 'worker_threads']).split(' · ').slice(0, 3).join(' · ');
       rows.push({
-        configuration: `${result.name.replace(/_/g, ' ')} · ${parameters}${stems.size > 1 ? ` (${match[1]!.replace(/_/g, ' ')})` : ''}`,
+        configuration: `${configurationLabel(result)}${stems.size > 1 ? ` (${match[1]!.replace(/_/g, ' ')})` : ''}`,
         percentile: match[2]!,
         latency,
         order: PERCENTILE_ORDER.indexOf(match[2]!),
