@@ -135,6 +135,10 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     targets,
     details: {
       reference: referenceSource,
+      // The raw brackets, monotonic ns as decimal strings: every figure above can be re-derived.
+      injection_bracket_ns: { started: String(outcome.injection.startedNs), completed: String(outcome.injection.completedNs) },
+      fault_acted_ns: firstActedNs === null ? null : String(firstActedNs),
+      removal_bracket_ns: outcome.removal ? { started: String(outcome.removal.startedNs), completed: String(outcome.removal.completedNs) } : null,
       detection_causes: causes,
       clock_disagreements: clockDisagreements,
       traffic_interval_ms: outcome.trafficIntervalMs,

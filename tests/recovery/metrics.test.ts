@@ -58,6 +58,8 @@ describe('computeRecoveryMetrics', () => {
     ];
     const result = computeRecoveryMetrics(outcome([thread(0, 4.5, 100), thread(1, 7, 120)], events), 'reset_peer');
     expect(result.metrics.injection_to_fault_ms!.value).toBe(4);
+    expect(result.details.injection_bracket_ns).toEqual({ started: String(T0), completed: String(T0 + 1n * MS) });
+    expect(result.details.fault_acted_ns).toBe(String(T0 + 4n * MS));
     // First detection 0.5 ms after the first RST; last 3 ms after it.
     expect(result.metrics.error_detection_latency_ms!.value).toBe(0.5);
     expect(result.metrics.error_propagation_latency_ms!.value).toBe(3);
