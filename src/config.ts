@@ -61,7 +61,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
   };
   return Object.freeze({
-    amqpUrl: parseUrl('AMQP_URL', value('AMQP_URL') ?? DEFAULTS.amqpUrl, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL (e.g. amqp://guest:guest@127.0.0.1:5672)'),
+    amqpUrl: parseUrl('AMQP_URL', value('AMQP_URL') ?? DEFAULTS.amqpUrl, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL (e.g. amqp://rabbit.internal:5672/vhost, credentials as user:password@ before the host)'),
     proxyApiUrl: parseUrl('TOXIPROXY_URL', value('TOXIPROXY_URL') ?? DEFAULTS.proxyApiUrl, ['http:', 'https:'], 'an http:// URL of the Toxiproxy API (e.g. http://127.0.0.1:8474)').replace(/\/+$/, ''),
     proxyName: parseName('BENCH_PROXY_NAME', value('BENCH_PROXY_NAME') ?? DEFAULTS.proxyName),
     proxyListen: parseHostPort('BENCH_PROXY_LISTEN', value('BENCH_PROXY_LISTEN') ?? DEFAULTS.proxyListen),

@@ -33,7 +33,7 @@ export interface EnvironmentRecord {
   readonly amqplib_version: string;
   /** From the broker's connection properties; null when the broker was not reachable. */
   readonly rabbitmq_version: string | null;
-  /** The broker URL with its password masked. */
+  /** The broker URL with its password removed (`amqp://guest@host:5672`). */
   readonly broker_url: string;
   readonly captured_at: string;
   readonly fingerprint: string;

@@ -100,7 +100,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     const archive = readJson<RunArchive>(path.join(out, archiveFile!));
     expect(archive).toMatchObject({ status: 'failed', jest_exit_code: 1, marker_expression: 'benchmark and not slow', counts: { passed: 3, failed: 1 } });
     expect(archive.results).toHaveLength(2);
-    expect(archive.tests.find((test) => test.status === 'failed')?.failure_message).toContain('failed on purpose while talking to amqp://bench:***@127.0.0.1:5672');
+    expect(archive.tests.find((test) => test.status === 'failed')?.failure_message).toContain('failed on purpose while talking to amqp://bench@127.0.0.1:5672');
     expect(fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8')).toContain('**❌ failed**');
     expect(fs.readFileSync(path.join(out, 'junit.xml'), 'utf8')).toContain('<failure>');
     for (const file of fs.readdirSync(out)) expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain('hunter22x');

@@ -119,7 +119,7 @@ describe('run archive', () => {
     });
     const text = fs.readFileSync(filePath, 'utf8');
     expect(text).not.toContain('hunter22');
-    expect(text).toContain('amqp://guest:***@127.0.0.1:25672');
+    expect(text).toContain('amqp://guest@127.0.0.1:25672');
     expectValid('run-archive.schema.json', JSON.parse(text));
   });
 

@@ -26,7 +26,7 @@ export function environment(overrides: Partial<EnvironmentRecord> = {}): Environ
     total_memory_bytes: 24 * 1024 ** 3,
     amqplib_version: '2.3.1',
     rabbitmq_version: '3.10.7',
-    broker_url: 'amqp://guest:***@127.0.0.1:5672',
+    broker_url: 'amqp://guest@127.0.0.1:5672',
     captured_at: '2025-01-31T12:00:00.000Z',
     fingerprint: 'abcd1234',
     ...overrides,
