@@ -2,42 +2,28 @@
  * amqplib in `manual` mode: plain connections, and the harness's own reconnect loop
  * (bounded exponential backoff) in `ensureConnection`.
  */
-import amqp, { type ChannelModel } from 'amqplib';
+import amqp from 'amqplib';
 import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
 import { backoffDelayMs } from './backoff';
-import { closeBounded, connectionUrl, declareConsumer, publishThrough, roundTripThrough, socketOf, type Topology } from './amqplibTopology';
-import { DeliveryInbox } from './inbox';
-import { DEFAULT_BACKOFF, type BackoffOptions, type ClientOptions, type ClientUnderTest, type DetectionCause, type DrainResult, type EnsureResult } from './types';
+import { closeBounded, connectionUrl, declareConsumer, socketOf } from './amqplibTopology';
+import { AmqplibClientBase } from './amqplibBase';
+import { DEFAULT_BACKOFF, type BackoffOptions, type ClientOptions, type DetectionCause, type EnsureResult } from './types';
 
-export class AmqplibManualClient implements ClientUnderTest {
+export class AmqplibManualClient extends AmqplibClientBase {
   readonly mode = 'manual';
-  private readonly inbox = new DeliveryInbox();
   private readonly backoff: BackoffOptions;
-  private model: ChannelModel | undefined;
-  private topology: Topology | undefined;
   private closed = false;
   /** Bumped on every connection; events of an older one are ignored. */
   private generation = 0;
 
-  constructor(private readonly options: ClientOptions) {
+  constructor(options: ClientOptions) {
+    super(options);
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
-  }
-
-  get localPort(): number | undefined {
-    return socketOf(this.model)?.localPort;
-  }
-
-  get queue(): string | undefined {
-    return this.topology?.queue;
   }
 
   async start(): Promise<void> {
     await this.connectOnce();
-  }
-
-  drainEvents(timeoutMs: number, options: { collectBodies?: boolean } = {}): Promise<DrainResult> {
-    return this.inbox.drain(timeoutMs, options.collectBodies ?? false);
   }
 
   async ensureConnection(deadlineMs: number): Promise<EnsureResult> {
@@ -56,20 +42,6 @@ export class AmqplibManualClient implements ClientUnderTest {
       await sleep(delayMs);
     }
     throw new TimeoutError(`could not reconnect within ${deadlineMs} ms: ${describeError(lastError)}`);
-  }
-
-  roundTrip(timeoutMs: number): Promise<number> {
-    return roundTripThrough(this.topology, this.inbox, timeoutMs);
-  }
-
-  publish(exchange: string, routingKey: string, body: Buffer): boolean {
-    return publishThrough(this.topology, exchange, routingKey, body);
-  }
-
-  destroyConnection(reason: string): void {
-    this.inbox.fail(`connection destroyed: ${reason}`, 'drain_deadline');
-    // With an error, or amqplib never learns of a socket destroyed on this side.
-    socketOf(this.model)?.destroy(new Error(`connection destroyed by the client: ${reason}`));
   }
 
   async close(): Promise<void> {

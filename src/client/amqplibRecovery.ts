@@ -7,30 +7,17 @@
 import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
 import { TimeoutError } from '../errors';
 import { nowNs } from '../measure/clock';
-import { closeBounded, connectionUrl, declareConsumer, publishThrough, roundTripThrough, socketOf, type Topology } from './amqplibTopology';
-import { DeliveryInbox } from './inbox';
-import { DEFAULT_BACKOFF, type ClientOptions, type ClientUnderTest, type DrainResult, type EnsureResult } from './types';
+import { closeBounded, connectionUrl, declareConsumer, socketOf, type Topology } from './amqplibTopology';
+import { AmqplibClientBase } from './amqplibBase';
+import { DEFAULT_BACKOFF, type EnsureResult } from './types';
 
-export class AmqplibRecoveryClient implements ClientUnderTest {
+export class AmqplibRecoveryClient extends AmqplibClientBase {
   readonly mode = 'amqplib-recovery';
-  private readonly inbox = new DeliveryInbox();
   private recovering: RecoveringChannelModel | undefined;
-  private model: ChannelModel | undefined;
-  private topology: Topology | undefined;
   /** Topology of the newest connection amqplib brought back, not yet handed to the application. */
   private ready: { model: ChannelModel; topology: Topology } | undefined;
   private readyWaiter: (() => void) | undefined;
   private attemptsSinceFault = 0;
-
-  constructor(private readonly options: ClientOptions) {}
-
-  get localPort(): number | undefined {
-    return socketOf(this.model)?.localPort;
-  }
-
-  get queue(): string | undefined {
-    return this.topology?.queue;
-  }
 
   async start(): Promise<void> {
     const backoff = { ...DEFAULT_BACKOFF, ...this.options.backoff };
@@ -56,10 +43,6 @@ export class AmqplibRecoveryClient implements ClientUnderTest {
     this.adoptReady();
   }
 
-  drainEvents(timeoutMs: number, options: { collectBodies?: boolean } = {}): Promise<DrainResult> {
-    return this.inbox.drain(timeoutMs, options.collectBodies ?? false);
-  }
-
   async ensureConnection(deadlineMs: number): Promise<EnsureResult> {
     if (!this.inbox.failed && this.topology) return { attempts: 0, connectedNs: nowNs() };
     if (!this.ready) {
@@ -75,20 +58,6 @@ export class AmqplibRecoveryClient implements ClientUnderTest {
     const attempts = Math.max(1, this.attemptsSinceFault);
     this.adoptReady();
     return { attempts, connectedNs: nowNs() };
-  }
-
-  roundTrip(timeoutMs: number): Promise<number> {
-    return roundTripThrough(this.topology, this.inbox, timeoutMs);
-  }
-
-  publish(exchange: string, routingKey: string, body: Buffer): boolean {
-    return publishThrough(this.topology, exchange, routingKey, body);
-  }
-
-  destroyConnection(reason: string): void {
-    this.inbox.fail(`connection destroyed: ${reason}`, 'drain_deadline');
-    // With an error, or amqplib never learns of a socket destroyed on this side.
-    socketOf(this.model)?.destroy(new Error(`connection destroyed by the client: ${reason}`));
   }
 
   async close(): Promise<void> {

@@ -3,11 +3,7 @@
  * one, re-consumed, or else a fresh server-named exclusive one, so a re-declare never races the
  * broker's cleanup of the old), bound to the fanout exchange, consumed with no-ack into the inbox.
  */
-import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelModel } from 'amqplib';
-import { TimeoutError } from '../errors';
-import { elapsedMs, nowNs } from '../measure/clock';
-import type { DeliveryInbox } from './inbox';
 import type { DetectionCause } from './types';
 
 /** Where a connection's events go; the owner ignores them once the connection is replaced. */
@@ -62,25 +58,3 @@ export async function closeBounded(model: ChannelModel | { close(): Promise<void
   socket?.destroy();
 }
 
-/**
- * Publishes a marker to the client's own queue and drains until that very message comes back:
- * proof that publishing and consuming both work on the current connection. Resolves with ms.
- */
-export async function roundTripThrough(topology: Topology | undefined, inbox: DeliveryInbox, timeoutMs: number): Promise<number> {
-  const startedNs = nowNs();
-  const marker = Buffer.from(`probe-${randomUUID()}`);
-  if (!topology) throw new TimeoutError('round trip without a connection');
-  topology.channel.sendToQueue(topology.queue, marker);
-  for (;;) {
-    const remainingMs = timeoutMs - elapsedMs(startedNs, nowNs());
-    if (remainingMs <= 0) throw new TimeoutError(`probe message did not come back within ${timeoutMs} ms`);
-    const { bodies } = await inbox.drain(remainingMs, true);
-    if (bodies?.some((body) => body.equals(marker))) return elapsedMs(startedNs, nowNs());
-  }
-}
-
-/** Publishes on the current channel; resolves false when the channel's buffer is full. */
-export function publishThrough(topology: Topology | undefined, exchange: string, routingKey: string, body: Buffer): boolean {
-  if (!topology) throw new TimeoutError('publish without a connection');
-  return topology.channel.publish(exchange, routingKey, body);
-}

@@ -8,7 +8,7 @@
  * Low-rate words (ready, round, stop) wake waiters; per-message counters do not notify (the
  * main thread polls them), so the hot path costs a few atomic adds and no wake-ups.
  */
-import { waitForWord } from '../workers/atomicWait';
+import { ControlWords } from '../workers/controlWords';
 import type { LedgerCounts } from './accounting';
 
 /** Control words (Int32 indices). */
@@ -45,10 +45,8 @@ export interface BoardLayout {
 }
 
 
-export class WorkloadBoard {
-  readonly buffer: SharedArrayBuffer;
+export class WorkloadBoard extends ControlWords {
   readonly layout: BoardLayout;
-  private readonly control: Int32Array;
   private readonly roundUniqueCounts: Int32Array;
   private readonly published: Uint16Array;
   private readonly confirmed: Uint16Array;
@@ -59,12 +57,11 @@ export class WorkloadBoard {
   constructor(layout: BoardLayout, buffer?: SharedArrayBuffer) {
     if (!Number.isInteger(layout.sequences) || layout.sequences < 0) throw new RangeError(`sequences must be a non-negative integer; got ${layout.sequences}`);
     if (!Number.isInteger(layout.rounds) || layout.rounds < 1) throw new RangeError(`rounds must be a positive integer; got ${layout.rounds}`);
-    this.layout = { sequences: layout.sequences, rounds: layout.rounds };
     const bytes = WorkloadBoard.byteLength(layout);
     if (buffer && buffer.byteLength !== bytes) throw new RangeError(`board buffer has ${buffer.byteLength} bytes; layout ${JSON.stringify(layout)} needs ${bytes}`);
-    this.buffer = buffer ?? new SharedArrayBuffer(bytes);
+    super(buffer ?? new SharedArrayBuffer(bytes), CONTROL_WORDS);
+    this.layout = { sequences: layout.sequences, rounds: layout.rounds };
     const int32Words = CONTROL_WORDS + layout.rounds;
-    this.control = new Int32Array(this.buffer, 0, CONTROL_WORDS);
     this.roundUniqueCounts = new Int32Array(this.buffer, CONTROL_WORDS * 4, layout.rounds);
     const ledger = (index: number) => new Uint16Array(this.buffer, int32Words * 4 + index * layout.sequences * 2, layout.sequences);
     this.published = ledger(0);
@@ -77,26 +74,9 @@ export class WorkloadBoard {
     return (CONTROL_WORDS + layout.rounds) * 4 + 4 * layout.sequences * 2;
   }
 
-  flag(word: number): number {
-    return Atomics.load(this.control, word);
-  }
 
-  /** Sets a control word and wakes its waiters. */
-  raise(word: number, value = 1): void {
-    Atomics.store(this.control, word, value);
-    Atomics.notify(this.control, word);
-  }
 
-  /** Adds `delta` to a control word and wakes its waiters. */
-  count(word: number, delta = 1): void {
-    Atomics.add(this.control, word, delta);
-    Atomics.notify(this.control, word);
-  }
 
-  /** Resolves true once `word` reaches at least `target`, false after `timeoutMs`. Never blocks the event loop. */
-  waitFor(word: number, target: number, timeoutMs: number): Promise<boolean> {
-    return waitForWord(this.control, word, target, timeoutMs);
-  }
 
   /** One more publish copy of `seq` is about to be sent. */
   markPublished(seq: number): void {

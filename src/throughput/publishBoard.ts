@@ -8,7 +8,7 @@
  * (first-publish and completion times, published and error counts) before counting DONE, so
  * the main thread reads a round's figures as soon as the round is complete.
  */
-import { waitForWord } from '../workers/atomicWait';
+import { ControlWords } from '../workers/controlWords';
 
 /** Control words (Int32 indices). */
 export const PublishControl = {
@@ -36,10 +36,8 @@ export interface WorkerRoundSlot {
 }
 
 
-export class PublishBoard {
-  readonly buffer: SharedArrayBuffer;
+export class PublishBoard extends ControlWords {
   readonly workers: number;
-  private readonly control: Int32Array;
   /** Per worker: [startedNs, completedNs]. */
   private readonly times: BigInt64Array;
   /** Per worker: [published, errors]. */
@@ -48,9 +46,8 @@ export class PublishBoard {
   /** A fresh board for `workers` threads, or a view of one created elsewhere (a worker receives the buffer). */
   constructor(workers: number, buffer: SharedArrayBuffer = new SharedArrayBuffer(PublishBoard.byteLength(workers))) {
     if (buffer.byteLength < PublishBoard.byteLength(workers)) throw new RangeError(`a board for ${workers} workers needs ${PublishBoard.byteLength(workers)} bytes; got ${buffer.byteLength}`);
-    this.buffer = buffer;
+    super(buffer, CONTROL_WORDS);
     this.workers = workers;
-    this.control = new Int32Array(buffer, 0, CONTROL_WORDS);
     this.times = new BigInt64Array(buffer, CONTROL_BYTES, workers * 2);
     this.counts = new Int32Array(buffer, CONTROL_BYTES + workers * 16, workers * 2);
   }
@@ -76,28 +73,7 @@ export class PublishBoard {
     };
   }
 
-  flag(index: number): number {
-    return Atomics.load(this.control, index);
-  }
 
-  /** Sets a control word and wakes everyone waiting on it. */
-  raise(index: number, value = 1): void {
-    Atomics.store(this.control, index, value);
-    Atomics.notify(this.control, index);
-  }
 
-  /** Adds one to a counter and wakes the waiters. */
-  count(index: number): void {
-    Atomics.add(this.control, index, 1);
-    Atomics.notify(this.control, index);
-  }
 
-  /**
-   * Resolves true once control word `index` reaches at least `target`, false after `timeoutMs`,
-   * or false as soon as `abortIndex` (e.g. STOP or FAILED) becomes non-zero, checked every
-   * `sliceMs`. Never blocks the event loop.
-   */
-  waitFor(index: number, target: number, timeoutMs: number, abortIndex?: number, sliceMs = 50): Promise<boolean> {
-    return waitForWord(this.control, index, target, timeoutMs, abortIndex, sliceMs);
-  }
 }

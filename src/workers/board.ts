@@ -4,7 +4,7 @@
  * thread raises flags (go, injected, toxic removed, stop). Both sides wait with
  * `Atomics.waitAsync`, so no event loop is ever blocked while a connection is open.
  */
-import { waitForWord } from './atomicWait';
+import { ControlWords } from './controlWords';
 
 /** Control words (Int32 indices). */
 export const Control = {
@@ -32,23 +32,16 @@ export const CauseCode = { none: 0, connection_error: 1, connection_closed: 2, d
 export const CAUSE_NAMES = ['none', 'connection_error', 'connection_closed', 'drain_deadline'] as const;
 
 
-export class ThreadBoard {
-  readonly buffer: SharedArrayBuffer;
+export class ThreadBoard extends ControlWords {
   readonly threads: number;
-  private readonly control: Int32Array;
   private readonly times: BigInt64Array;
   private readonly ints: Int32Array;
 
   constructor(threadsOrBuffer: number | SharedArrayBuffer, threads?: number) {
-    if (typeof threadsOrBuffer === 'number') {
-      this.threads = threadsOrBuffer;
-      this.buffer = new SharedArrayBuffer(ThreadBoard.byteLength(this.threads));
-    } else {
-      this.buffer = threadsOrBuffer;
-      this.threads = threads ?? 0;
-    }
+    const threadCount = typeof threadsOrBuffer === 'number' ? threadsOrBuffer : (threads ?? 0);
+    super(typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(ThreadBoard.byteLength(threadCount)) : threadsOrBuffer, CONTROL_WORDS);
+    this.threads = threadCount;
     const timesOffset = CONTROL_WORDS * 4;
-    this.control = new Int32Array(this.buffer, 0, CONTROL_WORDS);
     this.times = new BigInt64Array(this.buffer, timesOffset, this.threads * TIME_SLOTS);
     this.ints = new Int32Array(this.buffer, timesOffset + this.threads * TIME_SLOTS * 8, this.threads * INT_SLOTS);
   }
@@ -57,21 +50,8 @@ export class ThreadBoard {
     return CONTROL_WORDS * 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
   }
 
-  flag(index: number): number {
-    return Atomics.load(this.control, index);
-  }
 
-  /** Sets a control word and wakes everyone waiting on it. */
-  raise(index: number, value = 1): void {
-    Atomics.store(this.control, index, value);
-    Atomics.notify(this.control, index);
-  }
 
-  /** Adds one to a counter and wakes the waiters. */
-  count(index: number): void {
-    Atomics.add(this.control, index, 1);
-    Atomics.notify(this.control, index);
-  }
 
   setTime(thread: number, slot: number, ns: bigint): void {
     Atomics.store(this.times, thread * TIME_SLOTS + slot, ns);
@@ -93,11 +73,4 @@ export class ThreadBoard {
     return Atomics.load(this.ints, thread * INT_SLOTS + slot);
   }
 
-  /**
-   * Resolves true once control word `index` reaches at least `target`, false after `timeoutMs`.
-   * Never blocks the event loop.
-   */
-  waitFor(index: number, target: number, timeoutMs: number): Promise<boolean> {
-    return waitForWord(this.control, index, target, timeoutMs);
-  }
 }

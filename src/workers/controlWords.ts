@@ -28,3 +28,38 @@ export async function waitForWord(control: Int32Array, index: number, target: nu
     }
   }
 }
+
+/**
+ * The control words at the start of a shared buffer, as every board (recovery, throughput,
+ * realistic) uses them: flags one side raises and the other waits on, and counters.
+ */
+export class ControlWords {
+  readonly buffer: SharedArrayBuffer;
+  protected readonly control: Int32Array;
+
+  constructor(buffer: SharedArrayBuffer, words: number) {
+    this.buffer = buffer;
+    this.control = new Int32Array(buffer, 0, words);
+  }
+
+  flag(index: number): number {
+    return Atomics.load(this.control, index);
+  }
+
+  /** Sets a control word and wakes everyone waiting on it. */
+  raise(index: number, value = 1): void {
+    Atomics.store(this.control, index, value);
+    Atomics.notify(this.control, index);
+  }
+
+  /** Adds `delta` to a counter and wakes its waiters. */
+  count(index: number, delta = 1): void {
+    Atomics.add(this.control, index, delta);
+    Atomics.notify(this.control, index);
+  }
+
+  /** See `waitForWord`. Never blocks the event loop. */
+  waitFor(index: number, target: number, timeoutMs: number, abortIndex?: number, sliceMs?: number): Promise<boolean> {
+    return waitForWord(this.control, index, target, timeoutMs, abortIndex, sliceMs);
+  }
+}
