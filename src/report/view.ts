@@ -3,6 +3,7 @@
  * separators, dates), built from the archive, the history and the comparison (pure). A custom
  * template gets the same object; each table is given both as rows and as ready Markdown.
  */
+import type { TestCounts } from '../results/outcome';
 import type { RunArchive } from '../results/archive';
 import type { Regression, RunComparison } from '../results/compare';
 import type { HistoryEntry } from '../results/history';
@@ -60,13 +61,7 @@ export interface ReportView {
     readonly archive_file: string;
   };
   readonly environment: { readonly fingerprint: string; readonly rows: readonly { field: string; value: string }[]; readonly table: string };
-  readonly summary: {
-    readonly passed: number;
-    readonly failed: number;
-    readonly skipped: number;
-    readonly todo: number;
-    readonly total: number;
-    readonly failed_suites: number;
+  readonly summary: TestCounts & {
     readonly results_count: number;
     readonly targets_met: number;
     readonly targets_total: number;

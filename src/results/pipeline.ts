@@ -5,25 +5,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EnvironmentRecord } from '../environment';
 import { describeError } from '../errors';
 import { writeReport } from '../report/render';
 import type { ReportView } from '../report/view';
-import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive } from './archive';
+import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive, type RunArchiveInput } from './archive';
 import { collectRawResults } from './collect';
 import { compareRuns, DEFAULT_ALPHA, regressionsBeyond, resultKey, type ComparableRun, type Regression, type RunComparison } from './compare';
 import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, type History, type HistoryEntry } from './history';
 import { readOutcome, type JestOutcome } from './outcome';
 
-export interface FinalizeRunOptions {
-  readonly environment: EnvironmentRecord;
-  readonly startedAt: Date;
-  readonly finishedAt: Date;
-  readonly markerExpression: string | null;
-  readonly testNameFilter: string | null;
-  readonly invokedBy: RunArchive['invoked_by'];
-  readonly jestExitCode: number | null;
-  readonly interrupted: boolean;
+export interface FinalizeRunOptions
+  extends Pick<RunArchiveInput, 'environment' | 'startedAt' | 'finishedAt' | 'markerExpression' | 'testNameFilter' | 'invokedBy' | 'jestExitCode' | 'interrupted'> {
   readonly rawResultsDir: string;
   readonly reportsDir: string;
   /** The reporter passes what it knows; the run script leaves it to the file the reporter wrote. */
