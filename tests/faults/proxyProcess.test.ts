@@ -1,16 +1,8 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { ProxyError } from '../../src/errors';
 import { ensureProxyApi, isLoopbackUrl, proxyApiAnswers } from '../../src/faults/proxyProcess';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../support/ports';
 
 describe('finding or starting the fault proxy (globalSetup)', () => {
   it('starts the embedded proxy in a child process when nothing answers, says so in one line, and stops it', async () => {

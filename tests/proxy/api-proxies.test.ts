@@ -2,9 +2,9 @@
  * Conformance of the proxy endpoints with Toxiproxy 2.x over real HTTP: status codes, bodies,
  * error messages, defaults and check order, as in Toxiproxy's api.go.
  */
-import net from 'node:net';
 import type { ProxyServer } from '../../src/proxy';
 import { addToxic, call, connect, createProxy, portOf, Resources, startApi, startPeer, type TcpPeer } from './helpers';
+import { isListening } from '../support/ports';
 
 const resources = new Resources();
 let api: ProxyServer;
@@ -15,17 +15,6 @@ beforeEach(async () => {
   upstream = await startPeer(resources);
 });
 afterEach(() => resources.closeAll());
-
-async function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('GET /proxies', () => {
   it('answers 200 {} as JSON when there is no proxy', async () => {

@@ -5,6 +5,7 @@
 import net from 'node:net';
 import type { ProxyServer } from '../../src/proxy';
 import { addToxic, call, connect, createProxy, freePort, Resources, startApi, startPeer, type TcpPeer } from './helpers';
+import { isListening } from '../support/ports';
 
 const resources = new Resources();
 let api: ProxyServer;
@@ -15,17 +16,6 @@ beforeEach(async () => {
   upstream = await startPeer(resources);
 });
 afterEach(() => resources.closeAll());
-
-async function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('POST /reset', () => {
   it('enables every proxy again and removes all toxics: 204', async () => {

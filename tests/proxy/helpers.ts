@@ -4,6 +4,7 @@
  * when the test failed). Never ports 8474/25672: other people run things there.
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
+export { freePort } from '../support/ports';
 import { startProxyServer, type ProxyServer, type ProxyServerOptions } from '../../src/proxy';
 
 type Closer = () => Promise<void> | void;
@@ -162,15 +163,6 @@ export async function roundTripMs(client: Client, payload: Buffer | string, time
   client.socket.write(data);
   await client.waitForBytes(expected, timeoutMs);
   return performance.now() - startedMs;
-}
-
-/** A port nothing listens on right now (bound then released). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -6,9 +6,9 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../support/ports';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -21,14 +21,6 @@ const SMOKE_TESTS = [
   'test_publish_throughput\\[10x100-256B-plain\\]',
   'test_publish_throughput\\[10x100-256B-confirm\\]',
 ];
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function readJsonFiles(dir: string, prefix: string): Record<string, any>[] {
   return fs
