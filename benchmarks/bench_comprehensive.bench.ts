@@ -24,62 +24,87 @@ interface Scenario {
 
 const SCENARIOS: readonly Scenario[] = [
   { key: 'rst', title: 'TCP reset (reset_peer)', kind: 'reset_peer', options: { inject: (proxy) => toxicResetPeer(proxy, 0) } },
-  { key: 'partition', title: 'network partition (timeout 100 ms)', kind: 'network_partition', options: { inject: (proxy) => toxicTimeout(proxy, 100), drainTimeoutMs: 100 } },
+  {
+    key: 'partition',
+    title: 'network partition (timeout 100 ms)',
+    kind: 'network_partition',
+    options: { inject: (proxy) => toxicTimeout(proxy, 100), drainTimeoutMs: 100 },
+  },
   // A client with a 500 ms deadline treats a network this slow as dead, and must come back once it is fast again.
-  { key: 'slow_network', title: 'slow network (latency 1000 ± 100 ms)', kind: 'network_partition', options: { inject: (proxy) => toxicLatency(proxy, 1000, 100), drainTimeoutMs: 500 } },
+  {
+    key: 'slow_network',
+    title: 'slow network (latency 1000 ± 100 ms)',
+    kind: 'network_partition',
+    options: { inject: (proxy) => toxicLatency(proxy, 1000, 100), drainTimeoutMs: 500 },
+  },
 ];
 
 describe('TestNetworkResilienceBenchmarks', () => {
-  test(
-    'test_network_resilience_summary',
-    async () => {
-      const context = benchContext();
-      const mode = getConfig().clientMode;
-      const metrics: Record<string, Metric> = {};
-      const targets: Target[] = [];
-      const rows: Record<string, unknown>[] = [];
-      for (const scenario of SCENARIOS) {
-        const outcome = await runRecoveryScenario({ threads: THREADS, mode, proxy: context.proxy, proxiedUrl: context.proxiedUrl, directUrl: context.directUrl, ...scenario.options });
-        const computed = computeRecoveryMetrics(outcome, scenario.kind);
-        const pick = (name: string) => computed.metrics[name]!;
-        for (const name of ['error_detection_latency_ms', 'error_propagation_latency_ms', 'full_recovery_latency_ms', 'recovery_after_removal_ms', 'threads_detected', 'threads_recovered']) {
-          metrics[`${scenario.key}_${name}`] = pick(name);
-        }
-        if (scenario.key !== 'slow_network') targets.push(...computed.targets.map((target) => ({ ...target, metric: `${scenario.key}_${target.metric}` })));
-        rows.push({
-          scenario: scenario.title,
-          detected: `${pick('threads_detected').value}/${THREADS}`,
-          recovered: `${pick('threads_recovered').value}/${THREADS}`,
-          detection_ms: pick('error_detection_latency_ms').value,
-          propagation_ms: pick('error_propagation_latency_ms').value,
-          full_recovery_from_injection_ms: pick('full_recovery_latency_ms').value,
-          recovery_from_removal_ms: pick('recovery_after_removal_ms').value,
-          detection_causes: computed.details.detection_causes,
-          reference: computed.details.reference,
-        });
-        process.stderr.write(
-          `  ▸ ${scenario.title}: ${pick('threads_detected').value}/${THREADS} detected in ${formatMs(pick('error_propagation_latency_ms').value)}, ` +
-            `${pick('threads_recovered').value}/${THREADS} recovered ${formatMs(pick('recovery_after_removal_ms').value)} after removal\n`,
-        );
-      }
-      recordResult({
-        name: 'network_resilience_summary',
-        category: 'resilience',
-        parameters: { threads: THREADS, mode },
-        metrics,
-        targets,
-        details: { scenarios: rows },
-        notes: ['each scenario: detection and full recovery timed from the injection; recovery also from the removal of the toxic'],
+  test('test_network_resilience_summary', async () => {
+    const context = benchContext();
+    const mode = getConfig().clientMode;
+    const metrics: Record<string, Metric> = {};
+    const targets: Target[] = [];
+    const rows: Record<string, unknown>[] = [];
+    for (const scenario of SCENARIOS) {
+      const outcome = await runRecoveryScenario({
+        threads: THREADS,
+        mode,
+        proxy: context.proxy,
+        proxiedUrl: context.proxiedUrl,
+        directUrl: context.directUrl,
+        ...scenario.options,
       });
-      for (const scenario of SCENARIOS) {
-        expect({ scenario: scenario.key, detected: metrics[`${scenario.key}_threads_detected`]!.value, recovered: metrics[`${scenario.key}_threads_recovered`]!.value }).toEqual({
-          scenario: scenario.key,
-          detected: THREADS,
-          recovered: THREADS,
-        });
+      const computed = computeRecoveryMetrics(outcome, scenario.kind);
+      const pick = (name: string) => computed.metrics[name]!;
+      for (const name of [
+        'error_detection_latency_ms',
+        'error_propagation_latency_ms',
+        'full_recovery_latency_ms',
+        'recovery_after_removal_ms',
+        'threads_detected',
+        'threads_recovered',
+      ]) {
+        metrics[`${scenario.key}_${name}`] = pick(name);
       }
-      if (context.strictTargets) expect(targets.filter((target) => target.met !== true)).toEqual([]);
-    },
-    300_000,
-  );
+      if (scenario.key !== 'slow_network')
+        targets.push(...computed.targets.map((target) => ({ ...target, metric: `${scenario.key}_${target.metric}` })));
+      rows.push({
+        scenario: scenario.title,
+        detected: `${pick('threads_detected').value}/${THREADS}`,
+        recovered: `${pick('threads_recovered').value}/${THREADS}`,
+        detection_ms: pick('error_detection_latency_ms').value,
+        propagation_ms: pick('error_propagation_latency_ms').value,
+        full_recovery_from_injection_ms: pick('full_recovery_latency_ms').value,
+        recovery_from_removal_ms: pick('recovery_after_removal_ms').value,
+        detection_causes: computed.details.detection_causes,
+        reference: computed.details.reference,
+      });
+      process.stderr.write(
+        `  ▸ ${scenario.title}: ${pick('threads_detected').value}/${THREADS} detected in ${formatMs(pick('error_propagation_latency_ms').value)}, ` +
+          `${pick('threads_recovered').value}/${THREADS} recovered ${formatMs(pick('recovery_after_removal_ms').value)} after removal\n`,
+      );
+    }
+    recordResult({
+      name: 'network_resilience_summary',
+      category: 'resilience',
+      parameters: { threads: THREADS, mode },
+      metrics,
+      targets,
+      details: { scenarios: rows },
+      notes: ['each scenario: detection and full recovery timed from the injection; recovery also from the removal of the toxic'],
+    });
+    for (const scenario of SCENARIOS) {
+      expect({
+        scenario: scenario.key,
+        detected: metrics[`${scenario.key}_threads_detected`]!.value,
+        recovered: metrics[`${scenario.key}_threads_recovered`]!.value,
+      }).toEqual({
+        scenario: scenario.key,
+        detected: THREADS,
+        recovered: THREADS,
+      });
+    }
+    if (context.strictTargets) expect(targets.filter((target) => target.met !== true)).toEqual([]);
+  }, 300_000);
 });

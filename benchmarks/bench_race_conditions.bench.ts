@@ -6,6 +6,7 @@
  * kill/recover cycles. Asserted: no deadlock (every thread finishes within its bound), no
  * unexpected or unhandled error, no connection left on the broker afterwards.
  */
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { getConfig } from '../src/config';
 import { toxicResetPeer } from '../src/faults';
@@ -31,7 +32,7 @@ async function runChaos(kind: ChaosTask['kind'], workers: number, iterations: nu
   const context = benchContext();
   const connectionName = `amqp-bench-chaos-${randomUUID()}`;
   const boundMs = 60_000 + iterations * 200;
-  const pool = startThreadPool('chaosWorker', workers);
+  const pool = startThreadPool(path.join(__dirname, '../src/workers/chaosWorker.ts'), workers);
   const startedAt = Date.now();
   let proxyResets = 0;
   let stopResets = false;
@@ -107,12 +108,18 @@ describe('TestRaceConditions', () => {
             kills: { value: total('kill'), unit: 'count', direction: 'none' },
             proxy_resets: { value: run.proxyResets, unit: 'count', direction: 'none' },
             recoveries: { value: recoveries, unit: 'count', direction: 'none' },
-            unexpected_errors: { value: run.reports.reduce((sum, report) => sum + report.unexpectedErrors.length, 0), unit: 'count', direction: 'lower' },
+            unexpected_errors: {
+              value: run.reports.reduce((sum, report) => sum + report.unexpectedErrors.length, 0),
+              unit: 'count',
+              direction: 'lower',
+            },
             hung_workers: { value: run.hung.length, unit: 'count', direction: 'lower' },
             leaked_connections: { value: run.leaked.length, unit: 'count', direction: 'lower' },
           },
           notes: [`leak check through ${run.leakSource}`],
-          details: { operations: { drain: total('drain'), publish: total('publish'), round_trip: total('round_trip'), kill: total('kill') } },
+          details: {
+            operations: { drain: total('drain'), publish: total('publish'), round_trip: total('round_trip'), kill: total('kill') },
+          },
         },
         `${workers * operations} operations, ${total('kill')} kills + ${run.proxyResets} proxy RSTs, ${recoveries} recoveries, ` +
           `${run.hung.length} hung, ${run.leaked.length} leaked connections`,
@@ -142,7 +149,10 @@ describe('TestRaceConditions', () => {
             leaked_connections: { value: run.leaked.length, unit: 'count', direction: 'lower' },
           },
           histograms: { cycle_latency: encodeHistogram(histogram) },
-          notes: ['a cycle: the client kills its socket, notices, reconnects (ensureConnection) and proves it with a round trip', `leak check through ${run.leakSource}`],
+          notes: [
+            'a cycle: the client kills its socket, notices, reconnects (ensureConnection) and proves it with a round trip',
+            `leak check through ${run.leakSource}`,
+          ],
         },
         `${summary.count} kill/recover cycles: p50 ${formatMs(summary.p50)}, p99 ${formatMs(summary.p99)}, max ${formatMs(summary.max)}; ${run.leaked.length} leaked`,
       );

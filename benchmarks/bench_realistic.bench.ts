@@ -14,12 +14,23 @@
 import { benchContext } from '../fixtures/context';
 import { formatMs, recordResult } from '../fixtures/record';
 import { toxicLatency, type ActiveToxic } from '../src/faults';
-import { quantile, sortSamples } from '../src/measure/percentiles';
+import { quantile, sortSamples } from '../src/measure/statistics';
 import { lossPercent as accountLossPercent } from '../src/realistic/accounting';
 import { faultProblems, workloadProblems } from '../src/realistic/checks';
 import { resetCyclesDuringRound, type ResetCycleOptions } from '../src/realistic/faultCycles';
 import type { WorkloadInput } from '../src/realistic/options';
-import { WORKLOAD_NOTES, accountMetrics, countMetric, latencyHistograms, latencyMetrics, msMetric, rateMetric, roundSamples, throughputMetrics, workloadDetails } from '../src/realistic/resultMetrics';
+import {
+  WORKLOAD_NOTES,
+  accountMetrics,
+  countMetric,
+  latencyHistograms,
+  latencyMetrics,
+  msMetric,
+  rateMetric,
+  roundSamples,
+  throughputMetrics,
+  workloadDetails,
+} from '../src/realistic/resultMetrics';
 import { aggregateRounds, workloadFigures, type WorkloadFigures } from '../src/realistic/summary';
 import { runWorkload, type WorkloadOutcome } from '../src/realistic/workload';
 import { markedTest } from '../src/testing';
@@ -43,14 +54,25 @@ async function measureMassiveConsumers(consumers: number, messages: number, roun
     producerThreads: 2,
     maxConsumerThreads: 4,
     roundBoundMs,
-    rounds: [{ messages: Math.min(messages, 1000), measured: false, label: 'warm-up' }, ...Array.from({ length: 3 }, (_, index) => ({ messages, label: `round ${index + 1}` }))],
+    rounds: [
+      { messages: Math.min(messages, 1000), measured: false, label: 'warm-up' },
+      ...Array.from({ length: 3 }, (_, index) => ({ messages, label: `round ${index + 1}` })),
+    ],
   });
   const lossPercent = accountLossPercent(figures.account);
   recordResult(
     {
       name: 'massive_consumers',
       category: 'scalability',
-      parameters: { consumers, messages, rounds: 3, worker_threads: outcome.plan.length, producer_threads: 2, prefetch: outcome.options.prefetch, message_bytes: outcome.options.messageBytes },
+      parameters: {
+        consumers,
+        messages,
+        rounds: 3,
+        worker_threads: outcome.plan.length,
+        producer_threads: 2,
+        prefetch: outcome.options.prefetch,
+        message_bytes: outcome.options.messageBytes,
+      },
       metrics: {
         ...throughputMetrics(figures),
         consumer_startup_ms: msMetric(outcome.consumerStartupMs),
@@ -59,7 +81,11 @@ async function measureMassiveConsumers(consumers: number, messages: number, roun
       },
       samples: roundSamples(figures.rounds),
       histograms: latencyHistograms(figures),
-      notes: [...WORKLOAD_NOTES, `consumer_startup_ms: consumer tasks dispatched to the ${outcome.plan.length} worker threads -> all ${consumers} consumers consuming (basic.consume-ok)`, 'messages: per round, all producers together; consumers compete on one queue'],
+      notes: [
+        ...WORKLOAD_NOTES,
+        `consumer_startup_ms: consumer tasks dispatched to the ${outcome.plan.length} worker threads -> all ${consumers} consumers consuming (basic.consume-ok)`,
+        'messages: per round, all producers together; consumers compete on one queue',
+      ],
       details: workloadDetails(outcome, figures),
     },
     `${consumers} consumers on ${outcome.plan.length} threads: start-up ${formatMs(outcome.consumerStartupMs)}, produce ${fmtRate(figures.produceRateMsgsPerSec)}, consume ${fmtRate(figures.consumeRateMsgsPerSec)}, ` +
@@ -83,17 +109,31 @@ describe('TestRealisticWorkloads', () => {
         producerThreads: 2,
         maxConsumerThreads: 2,
         roundBoundMs: QUICK_ROUND_BOUND_MS,
-        rounds: [{ messages: 2000, measured: false, label: 'warm-up' }, ...[1, 2, 3].map((n) => ({ messages: 10_000, label: `round ${n}` }))],
+        rounds: [
+          { messages: 2000, measured: false, label: 'warm-up' },
+          ...[1, 2, 3].map((n) => ({ messages: 10_000, label: `round ${n}` })),
+        ],
       });
       recordResult(
         {
           name: 'realistic_concurrent_produce_consume',
           category: 'scalability',
-          parameters: { consumers, consumer_threads: outcome.plan.length, producer_threads: 2, messages_per_round: 10_000, rounds: 3, prefetch: outcome.options.prefetch, message_bytes: outcome.options.messageBytes },
+          parameters: {
+            consumers,
+            consumer_threads: outcome.plan.length,
+            producer_threads: 2,
+            messages_per_round: 10_000,
+            rounds: 3,
+            prefetch: outcome.options.prefetch,
+            message_bytes: outcome.options.messageBytes,
+          },
           metrics: { ...throughputMetrics(figures), ...accountMetrics(figures.account) },
           samples: roundSamples(figures.rounds),
           histograms: latencyHistograms(figures),
-          notes: [...WORKLOAD_NOTES, 'producers publish as fast as flow control allows while the consumers (manual ack, prefetch) consume the same queue; when the producers outrun the consumers a backlog builds, and the e2e latency is mostly time spent queued'],
+          notes: [
+            ...WORKLOAD_NOTES,
+            'producers publish as fast as flow control allows while the consumers (manual ack, prefetch) consume the same queue; when the producers outrun the consumers a backlog builds, and the e2e latency is mostly time spent queued',
+          ],
           details: workloadDetails(outcome, figures),
         },
         `produce ${fmtRate(figures.produceRateMsgsPerSec)}, consume ${fmtRate(figures.consumeRateMsgsPerSec)}, e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, lost ${figures.account.lost}`,
@@ -117,7 +157,10 @@ describe('TestRealisticWorkloads', () => {
         producerThreads: 2,
         maxConsumerThreads: 2,
         roundBoundMs: QUICK_ROUND_BOUND_MS,
-        rounds: [{ messages: 500, measured: false, label: 'warm-up', gapAfterMs: gapMs }, ...Array.from({ length: bursts }, (_, n) => ({ messages: burstMessages, label: `burst ${n + 1}`, gapAfterMs: gapMs }))],
+        rounds: [
+          { messages: 500, measured: false, label: 'warm-up', gapAfterMs: gapMs },
+          ...Array.from({ length: bursts }, (_, n) => ({ messages: burstMessages, label: `burst ${n + 1}`, gapAfterMs: gapMs })),
+        ],
       });
       const drains = figures.rounds.filter((round) => round.measured).flatMap((round) => (round.drainMs === null ? [] : [round.drainMs]));
       const sortedDrains = sortSamples(drains);
@@ -127,7 +170,14 @@ describe('TestRealisticWorkloads', () => {
         {
           name: 'realistic_burst_traffic',
           category: 'scalability',
-          parameters: { bursts, messages_per_burst: burstMessages, idle_gap_ms: gapMs, consumers: 4, consumer_threads: outcome.plan.length, producer_threads: 2 },
+          parameters: {
+            bursts,
+            messages_per_burst: burstMessages,
+            idle_gap_ms: gapMs,
+            consumers: 4,
+            consumer_threads: outcome.plan.length,
+            producer_threads: 2,
+          },
           metrics: {
             burst_drain_p50_ms: msMetric(medianDrainMs),
             burst_drain_max_ms: msMetric(maxDrainMs),
@@ -136,7 +186,10 @@ describe('TestRealisticWorkloads', () => {
           },
           samples: { ...roundSamples(figures.rounds), burst_drain_ms: drains },
           histograms: latencyHistograms(figures),
-          notes: [...WORKLOAD_NOTES, 'burst drain time: first producer starting the burst -> last message of the burst delivered; the next burst starts after the previous one drained plus the idle gap'],
+          notes: [
+            ...WORKLOAD_NOTES,
+            'burst drain time: first producer starting the burst -> last message of the burst delivered; the next burst starts after the previous one drained plus the idle gap',
+          ],
           details: workloadDetails(outcome, figures),
         },
         `${bursts}×${burstMessages} msgs: drain p50 ${formatMs(medianDrainMs)} max ${formatMs(maxDrainMs)}, e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, lost ${figures.account.lost}`,
@@ -154,7 +207,11 @@ describe('TestRealisticWorkloads', () => {
     [100, 1000],
     [500, 2000],
     [900, 3000],
-  ])('test_massive_consumers_stress[%i-%i]', (consumers, messages) => measureMassiveConsumers(consumers, messages, 60_000), STRESS_TIMEOUT_MS);
+  ])(
+    'test_massive_consumers_stress[%i-%i]',
+    (consumers, messages) => measureMassiveConsumers(consumers, messages, 60_000),
+    STRESS_TIMEOUT_MS,
+  );
 
   markedTest()(
     'test_workload_under_periodic_resets',
@@ -185,7 +242,16 @@ describe('TestRealisticWorkloads', () => {
         {
           name: 'realistic_periodic_resets',
           category: 'resilience',
-          parameters: { consumers: 4, consumer_threads: outcome.plan.length, producer_threads: 2, messages, target_rate_msgs_per_sec: rate, reset_cycles: schedule.cycles, reset_interval_ms: schedule.intervalMs, reset_hold_ms: schedule.holdMs },
+          parameters: {
+            consumers: 4,
+            consumer_threads: outcome.plan.length,
+            producer_threads: 2,
+            messages,
+            target_rate_msgs_per_sec: rate,
+            reset_cycles: schedule.cycles,
+            reset_interval_ms: schedule.intervalMs,
+            reset_hold_ms: schedule.holdMs,
+          },
           metrics: {
             ...throughputMetrics(figures),
             consumer_reconnects: countMetric(outcome.consumerReconnects),
@@ -201,7 +267,10 @@ describe('TestRealisticWorkloads', () => {
             'producers use publisher confirms and publish again what was unconfirmed at a fault (at-least-once); consumers ack manually after counting',
             'the rate is paced: the throughput shows what the faults cost against the target rate, not the peak',
           ],
-          details: { ...workloadDetails(outcome, figures), fault_cycles: cycles?.cycles.map((cycle) => ({ injected_ns: String(cycle.injectedNs), removed_ns: String(cycle.removedNs) })) },
+          details: {
+            ...workloadDetails(outcome, figures),
+            fault_cycles: cycles?.cycles.map((cycle) => ({ injected_ns: String(cycle.injectedNs), removed_ns: String(cycle.removedNs) })),
+          },
         },
         `${cycles?.cycles.length ?? 0} RST cycles: consume ${fmtRate(figures.consumeRateMsgsPerSec)} (target ${rate}), reconnects ${outcome.consumerReconnects} consumer + ${outcome.producerReconnects} producer, ` +
           `lost ${figures.account.lost}, duplicates ${figures.account.duplicates} (${figures.account.unexplainedDuplicates} unexplained), e2e p99 ${formatMs(figures.latency.p99)} (from schedule ${formatMs(figures.scheduleLatency.p99)})`,
@@ -247,12 +316,21 @@ describe('TestRealisticWorkloads', () => {
         {
           name: 'realistic_latency',
           category: 'resilience',
-          parameters: { consumers: 4, consumer_threads: outcome.plan.length, latency_ms: latencyMs, jitter_ms: jitterMs, messages_per_phase: messages, target_rate_msgs_per_sec: rate },
+          parameters: {
+            consumers: 4,
+            consumer_threads: outcome.plan.length,
+            latency_ms: latencyMs,
+            jitter_ms: jitterMs,
+            messages_per_phase: messages,
+            target_rate_msgs_per_sec: rate,
+          },
           metrics: {
             ...throughputMetrics(slowed),
             ...latencyMetrics('baseline_e2e_latency', baseline.latency),
             baseline_consume_throughput_msgs_per_sec: rateMetric(baseline.consumeRateMsgsPerSec),
-            added_latency_p50_ms: msMetric(slowed.latency.p50 !== null && baseline.latency.p50 !== null ? slowed.latency.p50 - baseline.latency.p50 : null),
+            added_latency_p50_ms: msMetric(
+              slowed.latency.p50 !== null && baseline.latency.p50 !== null ? slowed.latency.p50 - baseline.latency.p50 : null,
+            ),
             ...accountMetrics(figures.account),
           },
           samples: roundSamples(figures.rounds),
@@ -301,7 +379,16 @@ describe('TestRealisticWorkloads', () => {
         {
           name: 'realistic_recovery_correctness',
           category: 'resilience',
-          parameters: { consumers: 4, producer_threads: 2, messages, target_rate_msgs_per_sec: rate, reset_cycles: schedule.cycles, persistent: true, durable_queue: true, confirms: true },
+          parameters: {
+            consumers: 4,
+            producer_threads: 2,
+            messages,
+            target_rate_msgs_per_sec: rate,
+            reset_cycles: schedule.cycles,
+            persistent: true,
+            durable_queue: true,
+            confirms: true,
+          },
           metrics: {
             ...accountMetrics(account),
             delivered_unconfirmed: countMetric(account.deliveredUnconfirmed),

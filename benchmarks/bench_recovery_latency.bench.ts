@@ -23,7 +23,14 @@ async function measureRecovery(
 ): Promise<void> {
   const context = benchContext();
   const mode = getConfig().clientMode;
-  const outcome = await runRecoveryScenario({ threads, mode, proxy: context.proxy, proxiedUrl: context.proxiedUrl, directUrl: context.directUrl, ...scenario });
+  const outcome = await runRecoveryScenario({
+    threads,
+    mode,
+    proxy: context.proxy,
+    proxiedUrl: context.proxiedUrl,
+    directUrl: context.directUrl,
+    ...scenario,
+  });
   const computed = computeRecoveryMetrics(outcome, kind);
   const metric = (key: string) => computed.metrics[key]?.value ?? null;
   recordResult(
@@ -56,7 +63,13 @@ describe('TestRecoveryLatency', () => {
   test.each([10, 50])(
     'test_recovery_after_reset_peer[%i]',
     async (threads) => {
-      await measureRecovery('recovery_after_reset_peer', 'reset_peer', threads, { inject: (proxy) => toxicResetPeer(proxy, 0) }, { toxic: 'reset_peer', toxic_timeout_ms: 0 });
+      await measureRecovery(
+        'recovery_after_reset_peer',
+        'reset_peer',
+        threads,
+        { inject: (proxy) => toxicResetPeer(proxy, 0) },
+        { toxic: 'reset_peer', toxic_timeout_ms: 0 },
+      );
     },
     TEST_TIMEOUT_MS,
   );

@@ -62,9 +62,11 @@ const OVERHEAD_MESSAGES = 20_000;
 const OVERHEAD_PAIRS = 7;
 
 /** Plain-mode publish calls take microseconds: show those as µs rather than `0.00 ms`. */
-const latency = (ms: number | null): string => (ms === null ? 'n/a' : ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`);
+const latency = (ms: number | null): string =>
+  ms === null ? 'n/a' : ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
 
-const rate = (value: number | null | undefined): string => (typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a');
+const rate = (value: number | null | undefined): string =>
+  typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a';
 
 async function measureAndRecord(publishCase: PublishCase, roundBoundMs: number): Promise<void> {
   const workload = resolvePublishWorkload({ ...publishCase, rounds: ROUNDS, warmupRounds: 1, roundBoundMs });
@@ -84,13 +86,21 @@ async function measureAndRecord(publishCase: PublishCase, roundBoundMs: number):
   expect(outcome.report.workers.filter((worker) => worker.fatal)).toEqual([]);
   expect({ errors: countErrors(outcome), samples: outcome.report.errorSamples }).toEqual({ errors: 0, samples: [] });
   for (const round of outcome.rounds) {
-    expect({ round: round.round, published: round.published, received: round.received }).toEqual({ round: round.round, published: workload.messagesPerRound, received: workload.messagesPerRound });
+    expect({ round: round.round, published: round.published, received: round.received }).toEqual({
+      round: round.round,
+      published: workload.messagesPerRound,
+      received: workload.messagesPerRound,
+    });
   }
   expect(summary.count).toBe(workload.messagesPerRound * workload.rounds);
 }
 
 describe('TestPublishThroughput', () => {
-  markedTest().each(QUICK_ROWS)('test_publish_throughput[%s]', async (_label, publishCase) => measureAndRecord(publishCase, 20_000), QUICK_TIMEOUT_MS);
+  markedTest().each(QUICK_ROWS)(
+    'test_publish_throughput[%s]',
+    async (_label, publishCase) => measureAndRecord(publishCase, 20_000),
+    QUICK_TIMEOUT_MS,
+  );
 
   markedTest().each(SLOW_ROWS.map((slow) => withMarkers(['slow'], slow)))(
     'test_publish_throughput[%s]',
@@ -100,25 +110,22 @@ describe('TestPublishThroughput', () => {
 });
 
 describe('TestHarnessOverhead', () => {
-  test(
-    'test_harness_overhead',
-    async () => {
-      const messages = OVERHEAD_MESSAGES;
-      const outcome = await measureHarnessOverhead({ url: benchContext().directUrl, messages, messageSizeBytes: 256, pairs: OVERHEAD_PAIRS });
-      const draft = harnessOverheadResult(outcome);
-      const target = draft.targets?.[0];
-      recordResult(
-        draft,
-        `harness ${rate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${rate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
-          `ratio ${draft.metrics.ratio_percent?.value}% (median of pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); pairs ${draft.samples?.ratio_percent?.join('%, ')}%`,
-      );
+  test('test_harness_overhead', async () => {
+    const messages = OVERHEAD_MESSAGES;
+    const outcome = await measureHarnessOverhead({ url: benchContext().directUrl, messages, messageSizeBytes: 256, pairs: OVERHEAD_PAIRS });
+    const draft = harnessOverheadResult(outcome);
+    const target = draft.targets?.[0];
+    recordResult(
+      draft,
+      `harness ${rate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${rate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
+        `ratio ${draft.metrics.ratio_percent?.value}% (median of pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); pairs ${draft.samples?.ratio_percent?.join('%, ')}%`,
+    );
 
-      // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
-      expect(outcome.errors).toBe(0);
-      expect(outcome.pairs).toHaveLength(OVERHEAD_PAIRS);
-      for (const round of outcome.harnessRounds) expect({ round: round.round, received: round.received }).toEqual({ round: round.round, received: messages });
-      for (const run of outcome.bareRuns) expect(run.received).toBe(run.published);
-    },
-    120_000,
-  );
+    // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
+    expect(outcome.errors).toBe(0);
+    expect(outcome.pairs).toHaveLength(OVERHEAD_PAIRS);
+    for (const round of outcome.harnessRounds)
+      expect({ round: round.round, received: round.received }).toEqual({ round: round.round, received: messages });
+    for (const run of outcome.bareRuns) expect(run.received).toBe(run.published);
+  }, 120_000);
 });

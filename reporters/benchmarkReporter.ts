@@ -18,10 +18,13 @@ import { describeError } from '../src/errors';
 import { junitPropertiesFor } from '../src/results/junitProperties';
 import { type JestOutcome, type SuiteError, type TestOutcome, type TestStatus, writeOutcome } from '../src/results/outcome';
 import type { RawResult } from '../src/results/rawResult';
-import { redactDeep, redactSecrets, secretsOf } from '../src/results/safeWrite';
-import { testIdOf } from '../src/results/testMatch';
+import { redactDeep, redactSecrets, secretsOf } from '../src/redact';
+import { testIdIn } from '../src/results/testMatch';
 import { formatValue, humanizeMetricName } from '../src/report/format';
 import { collectRawResults } from '../src/results/collect';
+import { commitTempFile, tempPathFor } from '../src/io/atomicFile';
+import type * as Environment from '../src/environment';
+import type * as Pipeline from '../src/results/pipeline';
 
 /** Options as written in jest.config.ts; strings are accepted where Jest users write them. */
 export interface BenchmarkReporterInput {
@@ -48,8 +51,12 @@ export interface BenchmarkReporterOptions {
 }
 
 /** Resolves the reporter's options once (defaults from the harness config / environment). */
-export function resolveBenchmarkReporterOptions(input: BenchmarkReporterInput = {}, env: NodeJS.ProcessEnv = process.env): BenchmarkReporterOptions {
-  const flag = (value: boolean | string | undefined, fallback: boolean) => (value === undefined ? fallback : value === true || value === 'true');
+export function resolveBenchmarkReporterOptions(
+  input: BenchmarkReporterInput = {},
+  env: NodeJS.ProcessEnv = process.env,
+): BenchmarkReporterOptions {
+  const flag = (value: boolean | string | undefined, fallback: boolean) =>
+    value === undefined ? fallback : value === true || value === 'true';
   const config = getConfig();
   return Object.freeze({
     project: input.project ?? 'benchmark',
@@ -139,7 +146,7 @@ export default class BenchmarkReporter implements Reporter {
   private outcomeOf(testPath: string, testCase: TestCaseResult): TestOutcome {
     const failure = testCase.failureMessages[0];
     return {
-      test_id: testIdOf(this.relative(testPath), testCase.ancestorTitles, testCase.title),
+      test_id: testIdIn(this.globalConfig.rootDir, testPath, testCase.ancestorTitles, testCase.title),
       full_name: testCase.fullName,
       status: STATUS[testCase.status] ?? 'skipped',
       duration_ms: testCase.duration ?? null,
@@ -191,13 +198,13 @@ export default class BenchmarkReporter implements Reporter {
 
   /** junit.xml for the benchmark tests only, via a temp file and a rename. */
   private async writeJunit(contexts: Set<TestContext>, results: AggregatedResult, benchmarkResults: TestResult[]): Promise<void> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const JestJUnit = require('jest-junit') as new (globalConfig: Config.GlobalConfig, options: Record<string, string>) => Reporter;
-    const properties = require('./junitTestCaseProperties.js') as { state: { lookup?: (testCase: TestCaseResult) => Record<string, string> } };
+    const { default: JestJUnit } = await import('jest-junit');
+    // The same module instance jest-junit requires by path (testCasePropertiesFile below).
+    const properties = await import('./junitTestCaseProperties.js');
     const rawResults = collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: this.startedAt.getTime() - 1000 }).results;
     fs.mkdirSync(this.options.reportsDir, { recursive: true });
     const target = path.join(this.options.reportsDir, 'junit.xml');
-    const temp = `${target}.${process.pid}.tmp`;
+    const temp = tempPathFor(target);
     const junit = new JestJUnit(this.globalConfig, {
       outputFile: temp,
       suiteName: 'amqp-bench benchmarks',
@@ -212,7 +219,7 @@ export default class BenchmarkReporter implements Reporter {
     properties.state.lookup = (testCase) => redactDeep(junitPropertiesFor(testCase, rawResults), this.secrets);
     try {
       await junit.onRunComplete?.(contexts, redactDeep({ ...results, testResults: benchmarkResults }, this.secrets));
-      fs.renameSync(temp, target);
+      commitTempFile(temp, target);
     } finally {
       properties.state.lookup = undefined;
       fs.rmSync(temp, { force: true });
@@ -222,8 +229,10 @@ export default class BenchmarkReporter implements Reporter {
   /** A plain `jest --selectProjects benchmark` run: the reporter archives, records and reports. */
   private async runPipeline(results: AggregatedResult): Promise<void> {
     // Loaded here, not at the top: unit runs never pay for the pipeline (vega, handlebars).
-    const { captureEnvironment } = require('../src/environment') as typeof import('../src/environment');
-    const { finalizeRun } = require('../src/results/pipeline') as typeof import('../src/results/pipeline');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
+    const { captureEnvironment } = require('../src/environment') as typeof Environment;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
+    const { finalizeRun } = require('../src/results/pipeline') as typeof Pipeline;
     const config = getConfig();
     const startedAt = new Date(results.startTime || this.startedAt.getTime());
     const environment = await captureEnvironment({ amqpUrl: config.amqpUrl });

@@ -43,7 +43,8 @@ function parseArgs(argv) {
     const count = (name) => {
       const raw = value();
       const parsed = Number(raw);
-      if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a whole number of at least 0; got ${JSON.stringify(raw)}`);
+      if (!Number.isInteger(parsed) || parsed < 0)
+        throw new Error(`${name} must be a whole number of at least 0; got ${JSON.stringify(raw)}`);
       return parsed;
     };
     if (arg === '--queue') options.queue = value();
@@ -53,7 +54,10 @@ function parseArgs(argv) {
     else if (arg === '--rounds') options.rounds = count('--rounds');
     else if (arg === '--declare') options.declare = true;
     else if (arg === '--serve') options.serve = true;
-    else throw new Error(`unknown argument ${JSON.stringify(arg)}; expected --queue, --messages, --size, --warmup, --rounds, --declare or --serve`);
+    else
+      throw new Error(
+        `unknown argument ${JSON.stringify(arg)}; expected --queue, --messages, --size, --warmup, --rounds, --declare or --serve`,
+      );
   }
   if (options.messages < 1) throw new Error('--messages must be at least 1');
   if (options.rounds < 1) throw new Error('--rounds must be at least 1');
@@ -89,7 +93,13 @@ async function timedRound(channel, queue, payload, options, round) {
   const startedNs = process.hrtime.bigint();
   await publishBatch(channel, queue, payload, options.messages);
   const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
-  const record = { messages: options.messages, message_size_bytes: options.size, warmup_messages: options.warmup, seconds, msgs_per_sec: options.messages / seconds };
+  const record = {
+    messages: options.messages,
+    message_size_bytes: options.size,
+    warmup_messages: options.warmup,
+    seconds,
+    msgs_per_sec: options.messages / seconds,
+  };
   process.stdout.write(`${JSON.stringify(round === undefined ? record : { round, ...record })}\n`);
 }
 
@@ -116,7 +126,10 @@ async function main() {
   try {
     const channel = await connection.createChannel();
     if (options.declare) {
-      const declared = await channel.assertQueue(queue || '', { exclusive: true, arguments: { 'x-max-length': 2 * (options.messages * options.rounds + options.warmup) } });
+      const declared = await channel.assertQueue(queue || '', {
+        exclusive: true,
+        arguments: { 'x-max-length': 2 * (options.messages * options.rounds + options.warmup) },
+      });
       queue = declared.queue;
     } else {
       await channel.checkQueue(queue);
@@ -126,7 +139,8 @@ async function main() {
     if (options.serve) {
       await serve(channel, queue, payload, options);
     } else {
-      for (let round = 1; round <= options.rounds; round += 1) await timedRound(channel, queue, payload, options, options.rounds > 1 ? round : undefined);
+      for (let round = 1; round <= options.rounds; round += 1)
+        await timedRound(channel, queue, payload, options, options.rounds > 1 ? round : undefined);
     }
     if (options.declare) await channel.deleteQueue(queue);
   } finally {

@@ -61,8 +61,18 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
   };
   return Object.freeze({
-    amqpUrl: parseUrl('AMQP_URL', value('AMQP_URL') ?? DEFAULTS.amqpUrl, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL (e.g. amqp://rabbit.internal:5672/vhost, credentials as user:password@ before the host)'),
-    proxyApiUrl: parseUrl('TOXIPROXY_URL', value('TOXIPROXY_URL') ?? DEFAULTS.proxyApiUrl, ['http:', 'https:'], 'an http:// URL of the Toxiproxy API (e.g. http://127.0.0.1:8474)').replace(/\/+$/, ''),
+    amqpUrl: parseUrl(
+      'AMQP_URL',
+      value('AMQP_URL') ?? DEFAULTS.amqpUrl,
+      ['amqp:', 'amqps:'],
+      'an amqp:// or amqps:// URL (e.g. amqp://rabbit.internal:5672/vhost, credentials as user:password@ before the host)',
+    ),
+    proxyApiUrl: parseUrl(
+      'TOXIPROXY_URL',
+      value('TOXIPROXY_URL') ?? DEFAULTS.proxyApiUrl,
+      ['http:', 'https:'],
+      'an http:// URL of the Toxiproxy API (e.g. http://127.0.0.1:8474)',
+    ).replace(/\/+$/, ''),
     proxyName: parseName('BENCH_PROXY_NAME', value('BENCH_PROXY_NAME') ?? DEFAULTS.proxyName),
     proxyListen: parseHostPort('BENCH_PROXY_LISTEN', value('BENCH_PROXY_LISTEN') ?? DEFAULTS.proxyListen),
     proxyUpstream: parseHostPort('BENCH_PROXY_UPSTREAM', value('BENCH_PROXY_UPSTREAM') ?? DEFAULTS.proxyUpstream),
@@ -122,7 +132,8 @@ function parseUrl(variable: string, raw: string, protocols: readonly string[], e
 }
 
 function parseName(variable: string, raw: string): string {
-  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(raw)) throw new ConfigError(variable, 'a name of letters, digits, "_", "." or "-" (e.g. rabbitmq)', raw);
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(raw))
+    throw new ConfigError(variable, 'a name of letters, digits, "_", "." or "-" (e.g. rabbitmq)', raw);
   return raw;
 }
 

@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import amqp from 'amqplib';
 import { PROJECT_ROOT } from './config';
@@ -73,7 +74,7 @@ export function readAmqplibVersion(): string {
     // The exports map blocks deep imports, so find package.json next to the resolved entry.
     const entry = require.resolve('amqplib');
     const pkgPath = entry.slice(0, entry.lastIndexOf('node_modules/amqplib') + 'node_modules/amqplib'.length) + '/package.json';
-    return (JSON.parse(require('node:fs').readFileSync(pkgPath, 'utf8')) as { version: string }).version;
+    return (JSON.parse(fs.readFileSync(pkgPath, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }

@@ -80,10 +80,7 @@ export class MarkerExpressionError extends BenchError {
 
   constructor(expression: string, position: number, problem: string, origin?: string) {
     const from = origin === undefined ? '' : ` (from ${origin})`;
-    super(
-      'MARKER_EXPRESSION',
-      `Invalid marker expression ${JSON.stringify(expression)}${from} at column ${position + 1}: ${problem}.`,
-    );
+    super('MARKER_EXPRESSION', `Invalid marker expression ${JSON.stringify(expression)}${from} at column ${position + 1}: ${problem}.`);
     this.expression = expression;
     this.position = position;
     this.problem = problem;

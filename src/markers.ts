@@ -153,7 +153,8 @@ export function parseMarkerExpression(source: string | undefined, options: Parse
 
 function unknownMarkerProblem(name: string, known: readonly string[]): string {
   const list = known.join(', ');
-  if (KEYWORDS.has(name.toLowerCase())) return `unknown marker ${JSON.stringify(name)} (operators are lowercase: "${name.toLowerCase()}"); known markers: ${list}`;
+  if (KEYWORDS.has(name.toLowerCase()))
+    return `unknown marker ${JSON.stringify(name)} (operators are lowercase: "${name.toLowerCase()}"); known markers: ${list}`;
   const close = known.find((candidate) => editDistance(candidate, name.toLowerCase()) <= 2);
   const suggestion = close === undefined ? '' : ` (did you mean ${JSON.stringify(close)}?)`;
   return `unknown marker ${JSON.stringify(name)}${suggestion}; known markers: ${list}`;
@@ -198,7 +199,8 @@ export function formatMarkerExpression(expression: MarkerExpression): string {
       return expression.name;
     case 'not':
       return `not ${formatMarkerExpression(expression.operand)}`;
-    default:
+    case 'and':
+    case 'or':
       return `(${formatMarkerExpression(expression.left)} ${expression.kind} ${formatMarkerExpression(expression.right)})`;
   }
 }
@@ -248,7 +250,10 @@ export function describeSelection(summary: SelectionSummary): string {
   const quoted = `marker expression ${JSON.stringify(expression)}`;
   if (total === 0) return `${prefix}${quoted}: no tests found to select from`;
   if (selected === 0) {
-    const own = summary.markers === undefined ? '' : `; ${summary.scope === undefined ? '' : 'file '}markers: ${summary.markers.length === 0 ? 'none' : summary.markers.map((m) => `@${m}`).join(' ')}`;
+    const own =
+      summary.markers === undefined
+        ? ''
+        : `; ${summary.scope === undefined ? '' : 'file '}markers: ${summary.markers.length === 0 ? 'none' : summary.markers.map((m) => `@${m}`).join(' ')}`;
     return `${prefix}${quoted} selects no tests (0 of ${total}${own}); ${total === 1 ? 'it is' : `all ${total} are`} reported as skipped`;
   }
   if (selected === total) return `${prefix}${quoted} selects all ${tests(total)}`;

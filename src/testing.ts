@@ -13,7 +13,14 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { getConfig } from './config';
 import { MarkerExpressionError } from './errors';
-import { describeSelection, evaluateMarkerExpression, parseMarkerExpression, readDocblockMarkers, type Marker, type MarkerExpression } from './markers';
+import {
+  describeSelection,
+  evaluateMarkerExpression,
+  parseMarkerExpression,
+  readDocblockMarkers,
+  type Marker,
+  type MarkerExpression,
+} from './markers';
 
 /** The selection state of one test file: parsed once, then tallied as tests register. */
 export interface FileSelection {
@@ -36,7 +43,10 @@ const selections = new Map<string, FileSelection>();
  */
 export function currentFileSelection(): FileSelection {
   const testPath = expect.getState().testPath;
-  if (testPath === undefined) throw new Error('marker selection works only inside a Jest test file (expect.getState().testPath is unset): call markedTest() from a test file, at its top level or in describe()');
+  if (testPath === undefined)
+    throw new Error(
+      'marker selection works only inside a Jest test file (expect.getState().testPath is unset): call markedTest() from a test file, at its top level or in describe()',
+    );
   let selection = selections.get(testPath);
   if (selection === undefined) {
     const expression = getConfig().markerExpression;
@@ -103,7 +113,9 @@ type JestRegister = Register & { each: EachTable };
 export interface MarkedTest {
   (name: string, fn: TestBody, timeoutMs?: number): void;
   /** One test per row; rows may carry their own markers (`withMarkers`). Titles format as in Jest's `test.each`. */
-  each<Row extends readonly unknown[]>(table: ReadonlyArray<Row | MarkedRow<Row>>): (name: string, fn: (...args: Row) => unknown, timeoutMs?: number) => void;
+  each<Row extends readonly unknown[]>(
+    table: ReadonlyArray<Row | MarkedRow<Row>>,
+  ): (name: string, fn: (...args: Row) => unknown, timeoutMs?: number) => void;
   each<Row>(table: ReadonlyArray<Row | MarkedRow<Row>>): (name: string, fn: (row: Row) => unknown, timeoutMs?: number) => void;
   /** Like `test.only`; a deselected test is still skipped. */
   readonly only: MarkedTest;
@@ -176,7 +188,8 @@ const loose = (fn: unknown): JestRegister => fn as JestRegister;
 
 function buildMarkedTest(markers: readonly Marker[]): MarkedTest {
   const base = jestTest();
-  const make = (run: unknown, skip: unknown, extra: object = {}): MarkedTest => Object.assign(selectable(loose(run), loose(skip), markers), extra) as unknown as MarkedTest;
+  const make = (run: unknown, skip: unknown, extra: object = {}): MarkedTest =>
+    Object.assign(selectable(loose(run), loose(skip), markers), extra) as unknown as MarkedTest;
   return make(base, base.skip, {
     only: make(base.only, base.skip),
     concurrent: make(base.concurrent, base.skip, { only: make(base.concurrent.only, base.skip) }),
@@ -217,14 +230,15 @@ export interface TestGlobals {
  * fails the file before any test registers. Safe to call twice.
  * @throws MarkerExpressionError when BENCH_MARKERS is malformed.
  */
-export function installMarkerFilter(globals: TestGlobals = globalThis as unknown as TestGlobals): void {
+export function installMarkerFilter(globals: TestGlobals = globalThis): void {
   let selection: FileSelection;
   try {
     selection = currentFileSelection();
   } catch (error) {
     // Jest prints a thrown error's stack under "Test suite failed to run"; the parser's frames
     // say nothing to the user, the expression with a caret does.
-    if (error instanceof MarkerExpressionError) error.stack = `${error.name}: ${error.message}\n\n    ${error.pointer.replace('\n', '\n    ')}\n`;
+    if (error instanceof MarkerExpressionError)
+      error.stack = `${error.name}: ${error.message}\n\n    ${error.pointer.replace('\n', '\n    ')}\n`;
     throw error;
   }
   if ((globals.test as Wrapped)[ORIGINAL] !== undefined) return;

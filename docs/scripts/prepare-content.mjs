@@ -19,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = path.resolve(DOCS, '..');
 const SCHEMAS_DIR = path.join(ROOT, 'schemas');
-const REPORTS_DIR = process.env.BENCH_REPORTS_DIR ? path.resolve(ROOT, process.env.BENCH_REPORTS_DIR) : path.join(ROOT, 'reports', 'benchmarks');
+const REPORTS_DIR = process.env.BENCH_REPORTS_DIR
+  ? path.resolve(ROOT, process.env.BENCH_REPORTS_DIR)
+  : path.join(ROOT, 'reports', 'benchmarks');
 const REPORT_FILE = path.join(REPORTS_DIR, 'LATEST_REPORT.md');
 const IMAGE_EXTENSIONS = new Set(['.svg', '.png', '.jpg', '.jpeg', '.gif', '.webp']);
 
@@ -46,7 +48,10 @@ const escapeText = (text) =>
     .replace(/([\\`*_[\]])/g, '\\$1');
 
 /** Text for a Markdown table cell: one line, pipes escaped too. */
-const cell = (text) => escapeText(text).replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+const cell = (text) =>
+  escapeText(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 
 function typeOf(schema) {
   if (!schema || typeof schema !== 'object') return '';
@@ -64,12 +69,20 @@ function schemaSection(file, schema) {
   const title = escapeText(schema.title ?? file);
   const required = new Set(schema.required ?? []);
   const properties = Object.entries(schema.properties ?? {});
-  const lines = [`## ${title}`, '', `File: [\`schemas/${file}\`](/schemas/${file}){target="_blank"}${schema.$id ? ` · \`$id\`: \`${schema.$id}\`` : ''}`, ''];
+  const lines = [
+    `## ${title}`,
+    '',
+    `File: [\`schemas/${file}\`](/schemas/${file}){target="_blank"}${schema.$id ? ` · \`$id\`: \`${schema.$id}\`` : ''}`,
+    '',
+  ];
   if (schema.description) lines.push(escapeText(schema.description), '');
   if (properties.length > 0) {
     // The meaning column only when the schema describes its fields.
     const described = properties.some(([, property]) => property?.description);
-    lines.push(described ? '| field | type | required | meaning |' : '| field | type | required |', described ? '|---|---|---|---|' : '|---|---|---|');
+    lines.push(
+      described ? '| field | type | required | meaning |' : '| field | type | required |',
+      described ? '|---|---|---|---|' : '|---|---|---|',
+    );
     for (const [name, property] of properties) {
       const row = [`\`${name}\``, typeOf(property).replace(/\|/g, '\\|'), required.has(name) ? 'yes' : ''];
       if (described) row.push(cell(property?.description));
@@ -84,7 +97,12 @@ function schemaSection(file, schema) {
 function prepareSchemas() {
   const publicDir = path.join(DOCS, 'public', 'schemas');
   resetDir(publicDir);
-  const files = fs.existsSync(SCHEMAS_DIR) ? fs.readdirSync(SCHEMAS_DIR).filter((file) => file.endsWith('.schema.json')).sort() : [];
+  const files = fs.existsSync(SCHEMAS_DIR)
+    ? fs
+        .readdirSync(SCHEMAS_DIR)
+        .filter((file) => file.endsWith('.schema.json'))
+        .sort()
+    : [];
   const sections = [];
   for (const file of files) {
     const text = fs.readFileSync(path.join(SCHEMAS_DIR, file), 'utf8');
@@ -115,13 +133,16 @@ function listImages(dir, prefix = '') {
 }
 
 /** HTML the report may use on purpose (GitHub renders these too); any other `<` is text. */
-const REPORT_TAGS = /^<\/?(?:a|b|br|code|details|div|em|h[1-6]|hr|i|img|kbd|li|ol|p|pre|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|ul)\b[^<>]*>|^<!--/i;
+const REPORT_TAGS =
+  /^<\/?(?:a|b|br|code|details|div|em|h[1-6]|hr|i|img|kbd|li|ol|p|pre|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|ul)\b[^<>]*>|^<!--/i;
 
 /** Escapes every `<` of a line that does not open a known tag, leaving inline code spans alone. */
 function escapeStrayTags(line) {
   return line
     .split(/(`+[^`]*`+)/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/</g, (lt, offset) => (REPORT_TAGS.test(part.slice(offset)) ? lt : '&lt;'))))
+    .map((part, index) =>
+      index % 2 === 1 ? part : part.replace(/</g, (lt, offset) => (REPORT_TAGS.test(part.slice(offset)) ? lt : '&lt;')),
+    )
     .join('');
 }
 

@@ -5,6 +5,10 @@
 import { Command, CommanderError } from 'commander';
 import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
+import type * as EnvCommand from './envCommand';
+import type * as ProxyCommand from './proxyCommand';
+import type * as ReportCommand from './reportCommand';
+import type * as RunCommand from './runCommand';
 
 type Registrar = (program: Command) => void;
 
@@ -13,10 +17,12 @@ type Registrar = (program: Command) => void;
  * process then carries none of the report and chart code, which keeps its memory small.
  */
 const COMMANDS: Readonly<Record<string, () => Registrar>> = {
-  env: () => (require('./envCommand') as typeof import('./envCommand')).registerEnvCommand,
-  run: () => (require('./runCommand') as typeof import('./runCommand')).registerRunCommand,
-  report: () => (require('./reportCommand') as typeof import('./reportCommand')).registerReportCommand,
-  proxy: () => (require('./proxyCommand') as typeof import('./proxyCommand')).registerProxyCommand,
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily on purpose (see above) */
+  env: () => (require('./envCommand') as typeof EnvCommand).registerEnvCommand,
+  run: () => (require('./runCommand') as typeof RunCommand).registerRunCommand,
+  report: () => (require('./reportCommand') as typeof ReportCommand).registerReportCommand,
+  proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
+  /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
 /** The program with every command, or only `commandName`'s when it names one. */

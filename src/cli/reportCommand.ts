@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { getConfig } from '../config';
 import { historyPath } from '../results/history';
 import { rebuildReport } from '../results/reportOnly';
-import { secretsOf } from '../results/safeWrite';
+import { secretsOf } from '../redact';
 import { resolveReportOptions, type ReportCommandInput, type ReportOptions } from './runOptions';
 import { formatComparison, formatSummary } from './summary';
 
@@ -14,17 +14,26 @@ export function registerReportCommand(program: Command): void {
   program
     .command('report')
     .description('rebuild the Markdown report and charts from the archived runs on disk (runs no benchmark)')
-    .option('-o, --output <dir>', 'folder holding the archives and history, where the report is written (default BENCH_REPORTS_DIR or reports/benchmarks)')
+    .option(
+      '-o, --output <dir>',
+      'folder holding the archives and history, where the report is written (default BENCH_REPORTS_DIR or reports/benchmarks)',
+    )
     .option('--run <run_id>', 'report on this archived run instead of the latest (e.g. run_20250131_235959_1a2b3c4d)')
     .option('--compare', 'also print the comparison with the previous run in the terminal')
-    .option('--threshold <percent>', 'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare')
+    .option(
+      '--threshold <percent>',
+      'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare',
+    )
     .option('--template <file>', 'Handlebars template for the Markdown report (default src/report/templates/report.md.hbs)')
     .action(async (input: ReportCommandInput) => {
       process.exitCode = await buildReportFromDisk(resolveReportOptions(input, getConfig()));
     });
 }
 
-export async function buildReportFromDisk(options: ReportOptions, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+export async function buildReportFromDisk(
+  options: ReportOptions,
+  log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
   const rebuilt = await rebuildReport({
     reportsDir: options.reportsDir,
     runId: options.runId,

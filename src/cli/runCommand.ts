@@ -15,7 +15,7 @@ import { captureEnvironment } from '../environment';
 import { clearRawResults } from '../results/collect';
 import { outcomePath } from '../results/outcome';
 import { finalizeRun } from '../results/pipeline';
-import { secretsOf } from '../results/safeWrite';
+import { secretsOf } from '../redact';
 import { runJest } from './jestProcess';
 import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
 import { formatComparison, formatSummary } from './summary';
@@ -27,13 +27,25 @@ export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('run the benchmarks, then archive the run, update the history, compare with the previous run and write the report')
-    .option('-m, --markers <expression>', `marker expression selecting benchmarks, with and/or/not and parentheses (default "${FULL_MARKERS}"; passed to Jest as BENCH_MARKERS)`)
+    .option(
+      '-m, --markers <expression>',
+      `marker expression selecting benchmarks, with and/or/not and parentheses (default "${FULL_MARKERS}"; passed to Jest as BENCH_MARKERS)`,
+    )
     .option('--quick', `quick run: markers "${QUICK_MARKERS}" (an explicit -m wins)`)
-    .option('-t, --test-name <pattern>', 'only tests whose full name matches this regular expression (Jest -t), e.g. test_recovery_after_reset_peer')
-    .option('--keep-results', 'keep the raw results of earlier runs in the raw-results folder (they are then collected with this run\'s)')
-    .option('-o, --output <dir>', 'folder for the report, charts, archives, history and junit.xml (default BENCH_REPORTS_DIR or reports/benchmarks)')
+    .option(
+      '-t, --test-name <pattern>',
+      'only tests whose full name matches this regular expression (Jest -t), e.g. test_recovery_after_reset_peer',
+    )
+    .option('--keep-results', "keep the raw results of earlier runs in the raw-results folder (they are then collected with this run's)")
+    .option(
+      '-o, --output <dir>',
+      'folder for the report, charts, archives, history and junit.xml (default BENCH_REPORTS_DIR or reports/benchmarks)',
+    )
     .option('--compare', 'also print the comparison with the previous run in the terminal (the report always has it)')
-    .option('--threshold <percent>', 'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare')
+    .option(
+      '--threshold <percent>',
+      'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare',
+    )
     .option('--template <file>', 'Handlebars template for the Markdown report (default src/report/templates/report.md.hbs)')
     .option('-n, --numprocesses <n>', 'Jest workers running benchmark files at once (1 = in band, as jest.config.ts sets by default)')
     .option('--run-in-band', 'run every benchmark file in the Jest process itself (same as -n 1)')
@@ -61,7 +73,10 @@ Examples:
  * Runs everything; resolves with the exit code. One run at a time per raw-results folder: a
  * second run would delete the first one's results mid-run, so it is refused with who holds it.
  */
-export async function runBenchmarks(options: RunOptions, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+export async function runBenchmarks(
+  options: RunOptions,
+  log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
   fs.mkdirSync(options.rawResultsDir, { recursive: true });
   let release: () => void;
   try {
@@ -86,7 +101,9 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
   const startedAt = new Date();
 
   const environment = await captureEnvironment({ amqpUrl: options.queryBroker ? config.amqpUrl : undefined });
-  log(`bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`);
+  log(
+    `bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`,
+  );
   if (!options.keepResults) {
     const deleted = clearRawResults(options.rawResultsDir);
     if (deleted > 0) log(`bench: deleted ${deleted} old raw result file(s) from ${shown(options.rawResultsDir)}`);

@@ -51,7 +51,8 @@ export interface RunOptions {
 
 export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, cwd: string = process.cwd()): RunOptions {
   const markers = input.markers?.trim();
-  if (input.markers !== undefined && !markers) throw new ConfigError('-m/--markers', 'a marker expression (e.g. "benchmark and not slow")', input.markers);
+  if (input.markers !== undefined && !markers)
+    throw new ConfigError('-m/--markers', 'a marker expression (e.g. "benchmark and not slow")', input.markers);
   // Checked here, before anything runs: Jest would otherwise fail every file with the same error.
   if (markers) parseMarkerExpression(markers, { origin: '-m/--markers' });
   return Object.freeze({
@@ -64,7 +65,9 @@ export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, c
     thresholdPercent: parseThreshold(input.threshold),
     templatePath: parseTemplate(input.template, cwd),
     maxWorkers: input.runInBand ? 1 : parseWorkers(input.numprocesses),
-    jestConfigPath: input.jestConfig ? existingFile('--jest-config', input.jestConfig, cwd, 'a Jest config file that exists (e.g. jest.config.ts)') : null,
+    jestConfigPath: input.jestConfig
+      ? existingFile('--jest-config', input.jestConfig, cwd, 'a Jest config file that exists (e.g. jest.config.ts)')
+      : null,
     queryBroker: input.broker !== false,
   });
 }
@@ -101,19 +104,23 @@ export function resolveReportOptions(input: ReportCommandInput, config: BenchCon
 function parseThreshold(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const value = Number(raw.trim().replace(/%$/, ''));
-  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw new ConfigError('--threshold', 'a percentage of 0 or more (e.g. 10 or 10%)', raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new ConfigError('--threshold', 'a percentage of 0 or more (e.g. 10 or 10%)', raw);
   return value;
 }
 
 function parseWorkers(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError('-n/--numprocesses', 'a whole number of Jest workers, 1 or more (1 runs in band)', raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError('-n/--numprocesses', 'a whole number of Jest workers, 1 or more (1 runs in band)', raw);
   return value;
 }
 
 function parseTemplate(raw: string | undefined, cwd: string): string | undefined {
-  return raw === undefined ? undefined : existingFile('--template', raw, cwd, 'a Handlebars template file that exists (e.g. my-report.md.hbs)');
+  return raw === undefined
+    ? undefined
+    : existingFile('--template', raw, cwd, 'a Handlebars template file that exists (e.g. my-report.md.hbs)');
 }
 
 function existingFile(option: string, raw: string, cwd: string, expected: string): string {

@@ -41,8 +41,12 @@ export function formatSummary(input: SummaryInput): string {
     lines.push('key metrics');
     const width = Math.max(...archive.key_metrics.map((metric) => metric.label.length));
     for (const metric of archive.key_metrics.slice(0, MAX_KEY_LINES)) {
-      const target = metric.target ? `  ${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)} ${metric.met === true ? 'met' : metric.met === false ? 'MISSED' : 'no value'}` : '';
-      lines.push(`  ${metric.label.padEnd(width)}  ${formatValue(metric.value, metric.unit).padStart(14)}${target}  (${shortParameters(metric.parameters)})`);
+      const target = metric.target
+        ? `  ${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)} ${metric.met === true ? 'met' : metric.met === false ? 'MISSED' : 'no value'}`
+        : '';
+      lines.push(
+        `  ${metric.label.padEnd(width)}  ${formatValue(metric.value, metric.unit).padStart(14)}${target}  (${shortParameters(metric.parameters)})`,
+      );
     }
     if (archive.key_metrics.length > MAX_KEY_LINES) lines.push(`  … ${archive.key_metrics.length - MAX_KEY_LINES} more in the report`);
     const targeted = archive.key_metrics.filter((metric) => metric.target !== null);
@@ -52,7 +56,9 @@ export function formatSummary(input: SummaryInput): string {
     const verdicts = countVerdicts(input.comparison);
     lines.push(
       `compared    with ${input.comparison.previous_run_id}: ${verdicts.better} better, ${verdicts.worse} worse, ${verdicts.same} ~, ${verdicts.unknown} without samples` +
-        (input.comparison.same_fingerprint ? '' : ` (environment differs: ${input.comparison.environment_differences.map((difference) => difference.field).join(', ')})`),
+        (input.comparison.same_fingerprint
+          ? ''
+          : ` (environment differs: ${input.comparison.environment_differences.map((difference) => difference.field).join(', ')})`),
     );
   }
   if (input.thresholdPercent !== null) {
@@ -62,12 +68,20 @@ export function formatSummary(input: SummaryInput): string {
         : `threshold   ${input.regressions.length} significant regression(s) beyond ${input.thresholdPercent}%:`,
     );
     for (const regression of input.regressions) {
-      lines.push(`  ✗ ${regression.result} ${humanizeMetricName(regression.metric.metric)} ${formatDeltaPercent(regression.metric.delta_percent)} (${formatPValue(regression.metric.p_value)})`);
+      lines.push(
+        `  ✗ ${regression.result} ${humanizeMetricName(regression.metric.metric)} ${formatDeltaPercent(regression.metric.delta_percent)} (${formatPValue(regression.metric.p_value)})`,
+      );
     }
   }
-  if (input.reportPath) lines.push(`report      ${shown(input.reportPath)}${input.chartCount ? ` (+${input.chartCount} chart${input.chartCount === 1 ? '' : 's'})` : ''}`);
+  if (input.reportPath)
+    lines.push(
+      `report      ${shown(input.reportPath)}${input.chartCount ? ` (+${input.chartCount} chart${input.chartCount === 1 ? '' : 's'})` : ''}`,
+    );
   lines.push(`archive     ${shown(input.archivePath)}`);
-  if (input.historyPath) lines.push(`history     ${shown(input.historyPath)}${input.historyRuns !== null ? ` (${input.historyRuns} run${input.historyRuns === 1 ? '' : 's'})` : ''}`);
+  if (input.historyPath)
+    lines.push(
+      `history     ${shown(input.historyPath)}${input.historyRuns !== null ? ` (${input.historyRuns} run${input.historyRuns === 1 ? '' : 's'})` : ''}`,
+    );
   if (input.junitPath) lines.push(`junit       ${shown(input.junitPath)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -92,6 +106,12 @@ export function formatComparison(comparison: RunComparison): string {
   ]);
   const header = ['result / metric', 'previous', 'current', 'change', 'p', 'verdict'];
   const widths = header.map((title, index) => Math.max(title.length, ...cells.map((row) => row[index]!.length)));
-  const line = (row: readonly string[]) => row.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ');
-  return [`comparison with ${comparison.previous_run_id} (Mann-Whitney U, α=${comparison.alpha}; ~ not significant, ? no samples)`, line(header), ...cells.map(line), ''].join('\n');
+  const line = (row: readonly string[]) =>
+    row.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ');
+  return [
+    `comparison with ${comparison.previous_run_id} (Mann-Whitney U, α=${comparison.alpha}; ~ not significant, ? no samples)`,
+    line(header),
+    ...cells.map(line),
+    '',
+  ].join('\n');
 }

@@ -61,7 +61,8 @@ export class AmqplibManualClient extends AmqplibClientBase {
     if (old) socketOf(old)?.destroy();
     const sink = {
       deliver: (body: Buffer) => generation === this.generation && this.inbox.deliver(body),
-      fail: (message: string, cause: DetectionCause, error?: unknown) => generation === this.generation && this.inbox.fail(message, cause, error),
+      fail: (message: string, cause: DetectionCause, error?: unknown) =>
+        generation === this.generation && this.inbox.fail(message, cause, error),
     };
 
     const model = await amqp.connect(connectionUrl(this.options.url, this.options.heartbeatSeconds ?? 0), {

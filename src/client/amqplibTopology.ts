@@ -3,6 +3,7 @@
  * one, re-consumed, or else a fresh server-named exclusive one, so a re-declare never races the
  * broker's cleanup of the old), bound to the fanout exchange, consumed with no-ack into the inbox.
  */
+import type { Socket } from 'node:net';
 import type { Channel, ChannelModel } from 'amqplib';
 import type { DetectionCause } from './types';
 
@@ -17,7 +18,12 @@ export interface Topology {
   readonly queue: string;
 }
 
-export async function declareConsumer(model: ChannelModel, sink: ConsumerSink, fanoutExchange: string | undefined, queueName?: string): Promise<Topology> {
+export async function declareConsumer(
+  model: ChannelModel,
+  sink: ConsumerSink,
+  fanoutExchange: string | undefined,
+  queueName?: string,
+): Promise<Topology> {
   const channel = await model.createChannel();
   // A channel-level error (e.g. a 404) would otherwise be an unhandled 'error' event.
   channel.on('error', (error: Error) => sink.fail(`channel error: ${error.message}`, 'connection_error', error));
@@ -33,8 +39,8 @@ export async function declareConsumer(model: ChannelModel, sink: ConsumerSink, f
 }
 
 /** The socket under an amqplib connection (not in its public types, but stable since 0.x). */
-export function socketOf(model: ChannelModel | undefined): import('node:net').Socket | undefined {
-  return (model?.connection as unknown as { stream?: import('node:net').Socket } | undefined)?.stream;
+export function socketOf(model: ChannelModel | undefined): Socket | undefined {
+  return (model?.connection as unknown as { stream?: Socket } | undefined)?.stream;
 }
 
 /** `amqp://...` plus the socket-level options both modes use. */
@@ -45,7 +51,11 @@ export function connectionUrl(url: string, heartbeatSeconds: number): string {
 }
 
 /** Closes a connection politely, but never waits more than `boundMs` (a dead peer never answers). */
-export async function closeBounded(model: ChannelModel | { close(): Promise<void> } | undefined, socket: import('node:net').Socket | undefined, boundMs = 1000): Promise<void> {
+export async function closeBounded(
+  model: ChannelModel | { close(): Promise<void> } | undefined,
+  socket: Socket | undefined,
+  boundMs = 1000,
+): Promise<void> {
   if (!model) return;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
@@ -57,4 +67,3 @@ export async function closeBounded(model: ChannelModel | { close(): Promise<void
   clearTimeout(timer);
   socket?.destroy();
 }
-

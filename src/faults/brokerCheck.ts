@@ -21,7 +21,10 @@ export async function checkBroker(amqpUrl: string, boundMs = 8000): Promise<stri
     return typeof version === 'string' ? version : null;
   } catch (error) {
     // If the race was lost to the timer, close whatever connects later.
-    attempt.then((late) => late.close().catch(() => undefined), () => undefined);
+    attempt.then(
+      (late) => late.close().catch(() => undefined),
+      () => undefined,
+    );
     throw new BrokerError(
       `RabbitMQ did not answer at ${redactUrl(amqpUrl)} (${describeError(error)}); start it with \`rabbitmq-server -detached\` or \`docker compose -f compose.yaml up -d rabbitmq\`, or point AMQP_URL at a running broker`,
       { cause: error },

@@ -19,10 +19,13 @@ export interface ConnectionListing {
 async function fromManagementApi(amqpUrl: string): Promise<ConnectionListing> {
   const broker = new URL(amqpUrl);
   const base = process.env.BENCH_MANAGEMENT_URL ?? `http://${broker.hostname}:15672`;
-  const response = await axios.get<{ client_properties?: { connection_name?: string } }[]>(`${base.replace(/\/+$/, '')}/api/connections?columns=client_properties`, {
-    auth: { username: decodeURIComponent(broker.username || 'guest'), password: decodeURIComponent(broker.password || 'guest') },
-    timeout: 3000,
-  });
+  const response = await axios.get<{ client_properties?: { connection_name?: string } }[]>(
+    `${base.replace(/\/+$/, '')}/api/connections?columns=client_properties`,
+    {
+      auth: { username: decodeURIComponent(broker.username || 'guest'), password: decodeURIComponent(broker.password || 'guest') },
+      timeout: 3000,
+    },
+  );
   return { names: response.data.map((row) => row.client_properties?.connection_name ?? ''), source: 'management-api' };
 }
 
@@ -58,7 +61,11 @@ export async function listBrokerConnections(amqpUrl: string): Promise<Connection
  * the broker drops closed connections from its list a few ms after the socket closes.
  * Resolves with the names still open at the end (empty: no leak).
  */
-export async function waitForNoConnections(amqpUrl: string, prefix: string, boundMs = 10_000): Promise<{ leaked: string[]; source: ConnectionListing['source'] }> {
+export async function waitForNoConnections(
+  amqpUrl: string,
+  prefix: string,
+  boundMs = 10_000,
+): Promise<{ leaked: string[]; source: ConnectionListing['source'] }> {
   const deadline = Date.now() + boundMs;
   for (;;) {
     const listing = await listBrokerConnections(amqpUrl);

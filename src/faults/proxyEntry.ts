@@ -16,13 +16,18 @@ export interface ProxyEntryState {
  * Makes sure the proxy entry exists (`POST /proxies` when `GET /proxies` does not list it),
  * is enabled, and carries no leftover toxics.
  */
-export async function ensureProxyEntry(client: ToxiproxyClient, config: Pick<BenchConfig, 'proxyName' | 'proxyListen' | 'proxyUpstream'>, log: (line: string) => void = () => undefined): Promise<ProxyEntryState> {
+export async function ensureProxyEntry(
+  client: ToxiproxyClient,
+  config: Pick<BenchConfig, 'proxyName' | 'proxyListen' | 'proxyUpstream'>,
+  log: (line: string) => void = () => undefined,
+): Promise<ProxyEntryState> {
   const target: ProxyTarget = { client, name: config.proxyName };
   const proxies = await client.listProxies();
   let existing = proxies[config.proxyName];
   let created = false;
   if (!existing) {
-    const create = (listen: string) => client.createProxy({ name: config.proxyName, listen, upstream: formatHostPort(config.proxyUpstream), enabled: true });
+    const create = (listen: string) =>
+      client.createProxy({ name: config.proxyName, listen, upstream: formatHostPort(config.proxyUpstream), enabled: true });
     const wanted = formatHostPort(config.proxyListen);
     try {
       existing = await create(wanted);
@@ -35,7 +40,9 @@ export async function ensureProxyEntry(client: ToxiproxyClient, config: Pick<Ben
         // this machine: take a free port instead; the fixtures make clients follow it.
         existing = await create(formatHostPort({ host: config.proxyListen.host, port: 0 }));
         created = true;
-        log(`fault proxy: ${wanted} is taken (by RabbitMQ's inter-node port if a broker runs here); entry "${config.proxyName}" listens on ${existing.listen} instead (set BENCH_PROXY_LISTEN to choose)`);
+        log(
+          `fault proxy: ${wanted} is taken (by RabbitMQ's inter-node port if a broker runs here); entry "${config.proxyName}" listens on ${existing.listen} instead (set BENCH_PROXY_LISTEN to choose)`,
+        );
       } else {
         throw error;
       }

@@ -39,25 +39,38 @@ export async function proxyApiAnswers(apiUrl: string, timeoutMs = 700): Promise<
  * starts the embedded proxy there and says so in one line on stderr.
  * @throws ProxyError when nothing answers and nothing may or can be started
  */
-export async function ensureProxyApi(config: Pick<BenchConfig, 'proxyApiUrl' | 'embeddedProxy'>, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<ProxyApiHandle> {
+export async function ensureProxyApi(
+  config: Pick<BenchConfig, 'proxyApiUrl' | 'embeddedProxy'>,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<ProxyApiHandle> {
   const client = new ToxiproxyClient(config.proxyApiUrl);
   if (await proxyApiAnswers(config.proxyApiUrl)) return { client, started: false, pid: undefined, stop: async () => undefined };
 
   const url = new URL(config.proxyApiUrl);
   if (config.embeddedProxy === 'never') {
-    throw new ProxyError('PROXY_UNREACHABLE', `no fault proxy API answers at ${config.proxyApiUrl} and BENCH_EMBEDDED_PROXY=never; start Toxiproxy (docker compose -f compose.yaml up -d toxiproxy) or \`npm run proxy\``);
+    throw new ProxyError(
+      'PROXY_UNREACHABLE',
+      `no fault proxy API answers at ${config.proxyApiUrl} and BENCH_EMBEDDED_PROXY=never; start Toxiproxy (docker compose -f compose.yaml up -d toxiproxy) or \`npm run proxy\``,
+    );
   }
   if (!isLoopbackUrl(config.proxyApiUrl)) {
-    throw new ProxyError('PROXY_UNREACHABLE', `no fault proxy API answers at ${config.proxyApiUrl}; the embedded proxy can only be started on this machine (a loopback TOXIPROXY_URL), so start Toxiproxy there or point TOXIPROXY_URL at 127.0.0.1`);
+    throw new ProxyError(
+      'PROXY_UNREACHABLE',
+      `no fault proxy API answers at ${config.proxyApiUrl}; the embedded proxy can only be started on this machine (a loopback TOXIPROXY_URL), so start Toxiproxy there or point TOXIPROXY_URL at 127.0.0.1`,
+    );
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? '80' : url.port;
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', host, '--port', port, '--exit-with-stdin'], {
-    cwd: PROJECT_ROOT,
-    // stdin is a pipe only we hold: the proxy exits when it closes, however this process ends.
-    stdio: ['pipe', 'ignore', 'pipe'],
-    detached: false,
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', host, '--port', port, '--exit-with-stdin'],
+    {
+      cwd: PROJECT_ROOT,
+      // stdin is a pipe only we hold: the proxy exits when it closes, however this process ends.
+      stdio: ['pipe', 'ignore', 'pipe'],
+      detached: false,
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
@@ -71,13 +84,18 @@ export async function ensureProxyApi(config: Pick<BenchConfig, 'proxyApiUrl' | '
   for (let waitedMs = 0; waitedMs < 15_000; waitedMs += 100) {
     if (child.exitCode !== null) break;
     if (await proxyApiAnswers(config.proxyApiUrl, 300)) {
-      log(`fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${child.pid})`);
+      log(
+        `fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${child.pid})`,
+      );
       return { client, started: true, pid: child.pid, stop };
     }
     await sleep(100);
   }
   await stop();
-  throw new ProxyError('PROXY_UNREACHABLE', `the embedded fault proxy did not start at ${config.proxyApiUrl}: ${stderr.trim().split('\n').pop() ?? 'no output'}`);
+  throw new ProxyError(
+    'PROXY_UNREACHABLE',
+    `the embedded fault proxy did not start at ${config.proxyApiUrl}: ${stderr.trim().split('\n').pop() ?? 'no output'}`,
+  );
 }
 
 function onceStopper(child: ChildProcess, exited: Promise<number | null>): () => Promise<void> {

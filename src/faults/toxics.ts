@@ -68,13 +68,20 @@ export function toxicTimeout(proxy: ProxyTarget, timeoutMs = 100): Promise<Activ
   return inject(
     proxy,
     'timeout',
-    (['downstream', 'upstream'] as const).map((stream) => ({ type: 'timeout', name: `timeout_${stream}`, stream, attributes: { timeout: timeoutMs } })),
+    (['downstream', 'upstream'] as const).map((stream) => ({
+      type: 'timeout',
+      name: `timeout_${stream}`,
+      stream,
+      attributes: { timeout: timeoutMs },
+    })),
   );
 }
 
 /** Slow network: every chunk from the server is delayed by `latencyMs` ± `jitterMs`. */
 export function toxicLatency(proxy: ProxyTarget, latencyMs = 200, jitterMs = 100, stream: Stream = 'downstream'): Promise<ActiveToxic> {
-  return inject(proxy, 'latency', [{ type: 'latency', name: `latency_${stream}`, stream, attributes: { latency: latencyMs, jitter: jitterMs } }]);
+  return inject(proxy, 'latency', [
+    { type: 'latency', name: `latency_${stream}`, stream, attributes: { latency: latencyMs, jitter: jitterMs } },
+  ]);
 }
 
 /** Removes one toxic by name; a toxic that is already gone is not an error. */

@@ -2,6 +2,7 @@
  * A small Toxiproxy HTTP client (axios). Works against real Toxiproxy 2.x and against the
  * embedded proxy alike; the fault timeline (`events`) is an extension only the embedded one has.
  */
+import http from 'node:http';
 import axios, { AxiosError, type AxiosInstance } from 'axios';
 import { ProxyError } from '../errors';
 
@@ -69,7 +70,7 @@ export class ToxiproxyClient {
       timeout: options.timeoutMs ?? 5000,
       headers: { 'Content-Type': 'application/json', 'User-Agent': 'amqp-bench' },
       // Keep-alive would hold a socket open past the test; each call is cheap on loopback.
-      httpAgent: new (require('node:http').Agent)({ keepAlive: false }),
+      httpAgent: new http.Agent({ keepAlive: false }),
     });
   }
 
@@ -124,7 +125,10 @@ export class ToxiproxyClient {
       ]);
       const list = Array.isArray(connections) ? connections : (connections.connections ?? []);
       const clientById = new Map(list.map((connection) => [connection.id, connection.client]));
-      return timeline.events.map((event) => ({ ...event, client: event.connection_id === undefined ? undefined : clientById.get(event.connection_id) }));
+      return timeline.events.map((event) => ({
+        ...event,
+        client: event.connection_id === undefined ? undefined : clientById.get(event.connection_id),
+      }));
     } catch (error) {
       if (error instanceof ProxyError && (error.status === 404 || error.status === 405)) return null;
       throw error;
@@ -145,9 +149,14 @@ function toProxyError(apiUrl: string, method: string, path: string, error: unkno
   if (error instanceof AxiosError && error.response) {
     const data = error.response.data as { error?: string } | undefined;
     const message = data?.error ?? error.message;
-    return new ProxyError('PROXY_API', `${method.toUpperCase()} ${path} failed with ${error.response.status}: ${message}`, error.response.status, {
-      cause: error,
-    });
+    return new ProxyError(
+      'PROXY_API',
+      `${method.toUpperCase()} ${path} failed with ${error.response.status}: ${message}`,
+      error.response.status,
+      {
+        cause: error,
+      },
+    );
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new ProxyError(

@@ -12,7 +12,12 @@ export type LatencyHistogram = hdr.Histogram;
 const HIGHEST_TRACKABLE_US = 3_600_000_000;
 
 export function createLatencyHistogram(): LatencyHistogram {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_TRACKABLE_US, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_TRACKABLE_US,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
 }
 
 /** Records a latency given in nanoseconds (a difference of `process.hrtime.bigint()` readings). */

@@ -172,16 +172,33 @@ function exactUCounts(n1: number, n2: number): Float64Array {
   return rows[small]!;
 }
 
-/** Linear-interpolated quantile (as numpy's default), q in [0, 1]. */
-export function quantile(values: NonEmptyArray<number>, q: number): number {
+/**
+ * Samples sorted ascending, finite, at least one: the only input `quantile` takes, so a quantile
+ * can never be taken of unsorted or empty samples. Build with `sortSamples`.
+ */
+export type SortedSamples = NonEmptyArray<number> & { readonly __sorted: unique symbol };
+
+/** Sorted copy of the finite values; null when none is left (nothing to take a quantile of). */
+export function sortSamples(values: readonly (number | null | undefined)[]): SortedSamples | null {
+  const finite = values.filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+  if (finite.length === 0) return null;
+  return finite.sort((a, b) => a - b) as unknown as SortedSamples;
+}
+
+/**
+ * The quantile of the harness (one definition everywhere): linear interpolation between closest
+ * ranks, numpy's default. q in [0, 1]; q = 1 is the maximum.
+ * @example quantile(sortSamples([4, 1, 3, 2])!, 0.95) // 3.85
+ */
+export function quantile(sorted: SortedSamples, q: number): number {
   if (!(q >= 0 && q <= 1)) throw new RangeError(`quantile q must be within [0, 1]; got ${q}`);
-  const sorted = [...values].sort((a, b) => a - b);
   const position = (sorted.length - 1) * q;
   const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  return sorted[lower]! + (sorted[upper]! - sorted[lower]!) * (position - lower);
+  const fraction = position - lower;
+  const low = sorted[lower]!;
+  return fraction === 0 ? low : low + (sorted[lower + 1]! - low) * fraction;
 }
 
 export function median(values: NonEmptyArray<number>): number {
-  return quantile(values, 0.5);
+  return quantile(sortSamples(values)!, 0.5);
 }

@@ -59,6 +59,7 @@ const BIND_ERRORS: Readonly<Record<string, string>> = {
 export function listenErrorMessage(listen: string, error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && BIND_ERRORS[code]) return `listen tcp ${listen}: ${BIND_ERRORS[code]}`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `listen tcp ${listen}: lookup ${(error as { hostname?: string }).hostname ?? listen}: no such host`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `listen tcp ${listen}: lookup ${(error as { hostname?: string }).hostname ?? listen}: no such host`;
   return `listen tcp ${listen}: ${error instanceof Error ? error.message : String(error)}`;
 }

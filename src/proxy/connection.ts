@@ -91,7 +91,12 @@ export class ProxyConnection {
     this.record.bytesDownstream = this.links?.downstream.bytesIn ?? 0;
   }
 
-  private recordEvent(toxic: Toxic, kind: FaultEventKind, detail: Readonly<Record<string, number | string>> = {}, atNs = process.hrtime.bigint()): void {
+  private recordEvent(
+    toxic: Toxic,
+    kind: FaultEventKind,
+    detail: Readonly<Record<string, number | string>> = {},
+    atNs = process.hrtime.bigint(),
+  ): void {
     this.host.timeline.record({
       atNs,
       toxic: toxic.name,

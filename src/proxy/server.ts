@@ -95,11 +95,20 @@ export async function startProxyServer(options: ProxyServerOptions = {}): Promis
     });
   } catch (error) {
     const where = `${resolved.host}:${resolved.port}`;
-    throw new ProxyError('PROXY_API', `cannot start the embedded proxy API: ${listenErrorMessage(where, error)} (is Toxiproxy already running there? pick another port)`, undefined, { cause: error });
+    throw new ProxyError(
+      'PROXY_API',
+      `cannot start the embedded proxy API: ${listenErrorMessage(where, error)} (is Toxiproxy already running there? pick another port)`,
+      undefined,
+      { cause: error },
+    );
   }
   httpServer.on('error', () => undefined);
   const port = (httpServer.address() as AddressInfo).port;
-  const urlHost = ['0.0.0.0', '::', ''].includes(resolved.host) ? '127.0.0.1' : resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  const urlHost = ['0.0.0.0', '::', ''].includes(resolved.host)
+    ? '127.0.0.1'
+    : resolved.host.includes(':')
+      ? `[${resolved.host}]`
+      : resolved.host;
   let closing: Promise<void> | undefined;
   let state: ProxyServer['state'] = 'running';
   return {

@@ -21,13 +21,7 @@ export interface FaultEvent {
 }
 
 /** Why a proxied connection ended, as first observed. */
-export type CloseReason =
-  | 'client_closed'
-  | 'upstream_closed'
-  | 'upstream_unreachable'
-  | 'reset_peer'
-  | 'toxic_closed'
-  | 'proxy_stopped';
+export type CloseReason = 'client_closed' | 'upstream_closed' | 'upstream_unreachable' | 'reset_peer' | 'toxic_closed' | 'proxy_stopped';
 
 export interface ConnectionRecord {
   readonly id: number;

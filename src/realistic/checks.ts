@@ -14,12 +14,19 @@ import type { WorkloadOutcome } from './workload';
 export function workloadProblems(outcome: WorkloadOutcome, figures: WorkloadFigures): string[] {
   const problems = [...outcome.errors];
   const { account } = figures;
-  if (account.lost > 0) problems.push(`${account.lost} messages lost (baseline: ${account.baseline}), e.g. seq ${account.lostSeqs.slice(0, 5).join(', ')}`);
-  if (account.unexplainedDuplicates > 0) problems.push(`${account.unexplainedDuplicates} duplicates not explained by redelivery or republish, e.g. seq ${account.unexplainedSeqs.slice(0, 5).join(', ')}`);
-  if (account.phantom > 0 || outcome.foreignDeliveries > 0) problems.push(`${account.phantom} phantom and ${outcome.foreignDeliveries} foreign deliveries`);
-  if (outcome.rounds.length !== outcome.options.rounds.length) problems.push(`only ${outcome.rounds.length} of ${outcome.options.rounds.length} rounds ran`);
+  if (account.lost > 0)
+    problems.push(`${account.lost} messages lost (baseline: ${account.baseline}), e.g. seq ${account.lostSeqs.slice(0, 5).join(', ')}`);
+  if (account.unexplainedDuplicates > 0)
+    problems.push(
+      `${account.unexplainedDuplicates} duplicates not explained by redelivery or republish, e.g. seq ${account.unexplainedSeqs.slice(0, 5).join(', ')}`,
+    );
+  if (account.phantom > 0 || outcome.foreignDeliveries > 0)
+    problems.push(`${account.phantom} phantom and ${outcome.foreignDeliveries} foreign deliveries`);
+  if (outcome.rounds.length !== outcome.options.rounds.length)
+    problems.push(`only ${outcome.rounds.length} of ${outcome.options.rounds.length} rounds ran`);
   if (outcome.connectionsDownAtEnd !== 0) problems.push(`${outcome.connectionsDownAtEnd} connections still down at the end`);
-  if (outcome.queueMessagesLeft !== 0) problems.push(`queue holds ${outcome.queueMessagesLeft ?? 'an unknown number of'} messages at the end`);
+  if (outcome.queueMessagesLeft !== 0)
+    problems.push(`queue holds ${outcome.queueMessagesLeft ?? 'an unknown number of'} messages at the end`);
   return problems;
 }
 

@@ -85,7 +85,13 @@ class RoundRecorder {
 
   stats(): ConsumerRoundStats {
     const encode = (histogram: LatencyHistogram | undefined) => (histogram ? encodeHistogram(histogram) : null);
-    return { deliveries: this.deliveries, firstNs: this.firstNs, lastNs: this.lastNs, latency: encode(this.histogram), scheduleLatency: encode(this.scheduleHistogram) };
+    return {
+      deliveries: this.deliveries,
+      firstNs: this.firstNs,
+      lastNs: this.lastNs,
+      latency: encode(this.histogram),
+      scheduleLatency: encode(this.scheduleHistogram),
+    };
   }
 }
 
@@ -103,7 +109,18 @@ export async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThr
     if (board.recordDelivery(header.seq, header.round, redelivered)) rounds[header.round]!.record(receivedNs, header);
   };
   const connections = task.connections.map(
-    (channels) => new ConsumerConnection({ url: task.url, queue: task.queue, channels, prefetch: task.prefetch, connectTimeoutMs: task.connectTimeoutMs, backoff: task.backoff }, onDelivery),
+    (channels) =>
+      new ConsumerConnection(
+        {
+          url: task.url,
+          queue: task.queue,
+          channels,
+          prefetch: task.prefetch,
+          connectTimeoutMs: task.connectTimeoutMs,
+          backoff: task.backoff,
+        },
+        onDelivery,
+      ),
   );
   const consumers = task.connections.reduce((sum, channels) => sum + channels, 0);
   let reconnects = 0;
@@ -151,7 +168,12 @@ export async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThr
  * off), so the thread fails at once and the main thread ends the round early instead of waiting
  * for messages that cannot come.
  */
-async function superviseUntilStop(board: WorkloadBoard, task: ConsumerTask, connections: readonly ConsumerConnection[], onReconnect: () => void): Promise<void> {
+async function superviseUntilStop(
+  board: WorkloadBoard,
+  task: ConsumerTask,
+  connections: readonly ConsumerConnection[],
+  onReconnect: () => void,
+): Promise<void> {
   const stopped = board.waitFor(Word.STOP, 1, task.lifetimeBoundMs).then((signalled) => {
     if (!signalled) throw new Error(`no stop signal within the thread's lifetime bound (${task.lifetimeBoundMs} ms)`);
   });

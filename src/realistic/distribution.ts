@@ -53,7 +53,8 @@ export function partitionRange(start: number, count: number, parts: number): { s
  */
 export function planConsumers(consumers: number, options: ConsumerPlanOptions): ThreadPlan[] {
   if (!Number.isInteger(consumers) || consumers < 1) throw new RangeError(`consumers must be a positive integer; got ${consumers}`);
-  if (!Number.isInteger(options.maxThreads) || options.maxThreads < 1) throw new RangeError(`maxThreads must be a positive integer; got ${options.maxThreads}`);
+  if (!Number.isInteger(options.maxThreads) || options.maxThreads < 1)
+    throw new RangeError(`maxThreads must be a positive integer; got ${options.maxThreads}`);
   if (!Number.isInteger(options.maxChannelsPerConnection) || options.maxChannelsPerConnection < 1) {
     throw new RangeError(`maxChannelsPerConnection must be a positive integer; got ${options.maxChannelsPerConnection}`);
   }

@@ -81,7 +81,11 @@ export function startResetCycles(proxy: ProxyTarget, options: ResetCycleOptions)
  * Workload hooks running reset cycles in the background of round `round` (started before it,
  * stopped once it is consumed), and the cycles' result once that round is over.
  */
-export function resetCyclesDuringRound(proxy: ProxyTarget, round: number, options: ResetCycleOptions): { hooks: WorkloadHooks; result: () => ResetCyclesResult | undefined } {
+export function resetCyclesDuringRound(
+  proxy: ProxyTarget,
+  round: number,
+  options: ResetCycleOptions,
+): { hooks: WorkloadHooks; result: () => ResetCyclesResult | undefined } {
   let cycles: ResetCycles | undefined;
   let result: ResetCyclesResult | undefined;
   return {

@@ -129,7 +129,8 @@ export function resolveWorkloadOptions(input: WorkloadInput): WorkloadOptions {
   let firstSeq = 0;
   const rounds = input.rounds.map((spec, index): ResolvedRound => {
     const messages = positiveInteger(`rounds[${index}].messages`, spec.messages);
-    if (spec.ratePerSecond !== undefined && !(spec.ratePerSecond > 0)) throw new RangeError(`workload rounds[${index}].ratePerSecond must be > 0 (or left out for no pacing); got ${spec.ratePerSecond}`);
+    if (spec.ratePerSecond !== undefined && !(spec.ratePerSecond > 0))
+      throw new RangeError(`workload rounds[${index}].ratePerSecond must be > 0 (or left out for no pacing); got ${spec.ratePerSecond}`);
     const round: ResolvedRound = {
       index,
       label: spec.label ?? `round ${index}`,
@@ -142,10 +143,14 @@ export function resolveWorkloadOptions(input: WorkloadInput): WorkloadOptions {
     firstSeq += messages;
     return round;
   });
-  if (firstSeq > MAX_SEQUENCES) throw new RangeError(`workload rounds publish ${firstSeq} messages in all; at most ${MAX_SEQUENCES} are supported`);
+  if (firstSeq > MAX_SEQUENCES)
+    throw new RangeError(`workload rounds publish ${firstSeq} messages in all; at most ${MAX_SEQUENCES} are supported`);
   const confirms = input.confirms ?? false;
   const recover = input.recover ?? false;
-  if (recover && !confirms) throw new RangeError('workload recover needs confirms: true (a producer knows what to publish again only from the confirms it did not get)');
+  if (recover && !confirms)
+    throw new RangeError(
+      'workload recover needs confirms: true (a producer knows what to publish again only from the confirms it did not get)',
+    );
   const consumers = positiveInteger('consumers', input.consumers);
   return Object.freeze({
     directUrl: input.directUrl,

@@ -78,7 +78,12 @@ interface ProducerContext {
 
 export async function runProducerThread(task: ProducerTask): Promise<ProducerThreadReport> {
   const board = new WorkloadBoard(task.layout, task.buffer);
-  const connection = new ProducerConnection({ url: task.url, connectTimeoutMs: task.connectTimeoutMs, backoff: task.backoff, confirms: task.confirms });
+  const connection = new ProducerConnection({
+    url: task.url,
+    connectTimeoutMs: task.connectTimeoutMs,
+    backoff: task.backoff,
+    confirms: task.confirms,
+  });
   const rounds: ProducerRoundStats[] = [];
   let reconnects = 0;
   let error: string | undefined;
@@ -161,7 +166,9 @@ async function publishSlice({ task, board, connection, recover }: ProducerContex
 
   while (!finished()) {
     if (elapsedMs(startNs, nowNs()) > task.roundBoundMs) {
-      throw new TimeoutError(`round ${slice.round}: ${task.confirms ? `${slice.count - confirmed} of ${slice.count} still unconfirmed` : `${end - next} of ${slice.count} unsent`} after ${task.roundBoundMs} ms`);
+      throw new TimeoutError(
+        `round ${slice.round}: ${task.confirms ? `${slice.count - confirmed} of ${slice.count} still unconfirmed` : `${end - next} of ${slice.count} unsent`} after ${task.roundBoundMs} ms`,
+      );
     }
     if (board.flag(Word.STOP) !== 0) throw new Error(`stopped during round ${slice.round}`);
     if (connection.state !== 'up') {

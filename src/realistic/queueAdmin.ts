@@ -39,11 +39,14 @@ export class QueueAdmin {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.channel.deleteQueue(this.queue).catch(async () => {
-      // The channel may have died (e.g. a failed check): one more try on a fresh channel.
-      this.channel = await this.model.createChannel();
-      await this.channel.deleteQueue(this.queue);
-    }).catch(() => undefined);
+    await this.channel
+      .deleteQueue(this.queue)
+      .catch(async () => {
+        // The channel may have died (e.g. a failed check): one more try on a fresh channel.
+        this.channel = await this.model.createChannel();
+        await this.channel.deleteQueue(this.queue);
+      })
+      .catch(() => undefined);
     await closeBounded(this.model, socketOf(this.model));
   }
 }

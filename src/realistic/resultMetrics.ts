@@ -19,8 +19,16 @@ export const WORKLOAD_NOTES: readonly string[] = [
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 const round1 = (value: number): number => Math.round(value * 10) / 10;
 
-export const rateMetric = (value: number | null): Metric => ({ value: value === null ? null : round1(value), unit: 'msg/s', direction: 'higher' });
-export const msMetric = (value: number | null): Metric => ({ value: value === null ? null : round3(value), unit: 'ms', direction: 'lower' });
+export const rateMetric = (value: number | null): Metric => ({
+  value: value === null ? null : round1(value),
+  unit: 'msg/s',
+  direction: 'higher',
+});
+export const msMetric = (value: number | null): Metric => ({
+  value: value === null ? null : round3(value),
+  unit: 'ms',
+  direction: 'lower',
+});
 export const countMetric = (value: number, direction: Metric['direction'] = 'none'): Metric => ({ value, unit: 'count', direction });
 export const percentMetric = (value: number): Metric => ({ value: round3(value), unit: '%', direction: 'lower' });
 
@@ -73,7 +81,8 @@ export function accountMetrics(account: DeliveryAccount): Record<string, Metric>
 /** Per-round samples (measured rounds only), for the spread of each figure. */
 export function roundSamples(rounds: readonly RoundFigures[]): Record<string, number[]> {
   const measured = rounds.filter((round) => round.measured);
-  const pick = (value: (round: RoundFigures) => number | null, digits: (n: number) => number) => measured.flatMap((round) => (value(round) === null ? [] : [digits(value(round)!)]));
+  const pick = (value: (round: RoundFigures) => number | null, digits: (n: number) => number) =>
+    measured.flatMap((round) => (value(round) === null ? [] : [digits(value(round)!)]));
   return {
     produce_throughput_msgs_per_sec: pick((round) => round.produceRateMsgsPerSec, round1),
     consume_throughput_msgs_per_sec: pick((round) => round.consumeRateMsgsPerSec, round1),
@@ -86,7 +95,11 @@ export function roundSamples(rounds: readonly RoundFigures[]): Record<string, nu
 /** Per-round figures and the thread layout, for the raw result's details. */
 export function workloadDetails(outcome: WorkloadOutcome, figures: WorkloadFigures): Record<string, unknown> {
   return {
-    consumer_threads: outcome.plan.map((thread) => ({ thread: thread.thread, consumers: thread.consumers, connections: thread.connections })),
+    consumer_threads: outcome.plan.map((thread) => ({
+      thread: thread.thread,
+      consumers: thread.consumers,
+      connections: thread.connections,
+    })),
     producer_threads: outcome.options.producerThreads,
     rounds: figures.rounds.map((round) => ({
       label: round.label,

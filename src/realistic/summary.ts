@@ -55,7 +55,8 @@ export interface WorkloadFigures {
 
 const minOf = (values: bigint[]): bigint | null => (values.length === 0 ? null : values.reduce((a, b) => (b < a ? b : a)));
 const maxOf = (values: bigint[]): bigint | null => (values.length === 0 ? null : values.reduce((a, b) => (b > a ? b : a)));
-const rate = (messages: number, spanMs: number | null): number | null => (spanMs === null || spanMs <= 0 ? null : (messages / spanMs) * 1000);
+const rate = (messages: number, spanMs: number | null): number | null =>
+  spanMs === null || spanMs <= 0 ? null : (messages / spanMs) * 1000;
 
 export function workloadFigures(outcome: WorkloadOutcome): WorkloadFigures {
   const baseline: LossBaseline = outcome.options.confirms ? 'confirmed' : 'published';
@@ -102,8 +103,14 @@ export function aggregateRounds(rounds: readonly RoundFigures[]): AggregateFigur
   const histogram = mergeHistograms(rounds.map((round) => round.histogram));
   const scheduleHistogram = mergeHistograms(rounds.map((round) => round.scheduleHistogram));
   return {
-    produceRateMsgsPerSec: rate(messages, sum((round) => round.produceSpanMs)),
-    consumeRateMsgsPerSec: rate(delivered, sum((round) => round.drainMs)),
+    produceRateMsgsPerSec: rate(
+      messages,
+      sum((round) => round.produceSpanMs),
+    ),
+    consumeRateMsgsPerSec: rate(
+      delivered,
+      sum((round) => round.drainMs),
+    ),
     measuredMessages: messages,
     latency: summarizeMs(histogram),
     histogram,

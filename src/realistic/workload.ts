@@ -7,6 +7,7 @@
  * the queue deleted. A thread that fails ends the current round early instead of letting it run
  * to its bound; a start-up failure throws (nothing to measure), a later one is in `errors`.
  */
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkerError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
@@ -61,7 +62,10 @@ const SETTLE_BOUND_MS = 15_000;
 export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome> {
   const options = resolveWorkloadOptions(input);
   const queue = `amqp-bench.realistic.${randomUUID()}`;
-  const plan = planConsumers(options.consumers, { maxThreads: options.maxConsumerThreads, maxChannelsPerConnection: options.maxChannelsPerConnection });
+  const plan = planConsumers(options.consumers, {
+    maxThreads: options.maxConsumerThreads,
+    maxChannelsPerConnection: options.maxChannelsPerConnection,
+  });
   const board = new WorkloadBoard({ sequences: options.sequences, rounds: options.rounds.length });
   const admin = await QueueAdmin.open(options.directUrl, queue, options.durableQueue);
   const pools: ThreadPool[] = [];
@@ -70,39 +74,65 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
   const errors: string[] = [];
   const settle = async () => {
     board.raise(Word.STOP);
-    const [consumers, producers] = await Promise.all([settleWithin(consumerTasks, SETTLE_BOUND_MS), settleWithin(producerTasks, SETTLE_BOUND_MS)]);
+    const [consumers, producers] = await Promise.all([
+      settleWithin(consumerTasks, SETTLE_BOUND_MS),
+      settleWithin(producerTasks, SETTLE_BOUND_MS),
+    ]);
     const collect = <T extends { error?: string }>(kind: string, settled: (PromiseSettledResult<T> | { status: 'hung' })[]): T[] =>
       settled.flatMap((result, index) => {
         if (result.status === 'fulfilled') {
           if (result.value.error) errors.push(`${kind} thread ${index}: ${result.value.error}`);
           return [result.value];
         }
-        errors.push(`${kind} thread ${index}: ${result.status === 'rejected' ? String(result.reason) : `did not finish within ${SETTLE_BOUND_MS} ms of the stop signal`}`);
+        errors.push(
+          `${kind} thread ${index}: ${result.status === 'rejected' ? String(result.reason) : `did not finish within ${SETTLE_BOUND_MS} ms of the stop signal`}`,
+        );
         return [];
       });
     return { consumers: collect('consumer', consumers), producers: collect('producer', producers) };
   };
 
   try {
-    const consumerPool = startThreadPool('consumerWorker', plan.length);
+    const consumerPool = startThreadPool(path.join(__dirname, '../workers/consumerWorker.ts'), plan.length);
     pools.push(consumerPool);
-    const producerPool = startThreadPool('producerWorker', options.producerThreads);
+    const producerPool = startThreadPool(path.join(__dirname, '../workers/producerWorker.ts'), options.producerThreads);
     pools.push(producerPool);
-    const common = { buffer: board.buffer, layout: board.layout, queue, connectTimeoutMs: options.connectTimeoutMs, backoff: options.backoff, recover: options.recover, connectBoundMs: options.connectBoundMs };
-    const lifetimeBoundMs = options.startupBoundMs + options.rounds.reduce((sum, round) => sum + 2 * options.roundBoundMs + round.gapAfterMs, 0) + 60_000;
+    const common = {
+      buffer: board.buffer,
+      layout: board.layout,
+      queue,
+      connectTimeoutMs: options.connectTimeoutMs,
+      backoff: options.backoff,
+      recover: options.recover,
+      connectBoundMs: options.connectBoundMs,
+    };
+    const lifetimeBoundMs =
+      options.startupBoundMs + options.rounds.reduce((sum, round) => sum + 2 * options.roundBoundMs + round.gapAfterMs, 0) + 60_000;
 
     const dispatchedNs = nowNs();
     consumerTasks = plan.map((thread) =>
-      consumerPool.run<ConsumerTask, ConsumerThreadReport>({ ...common, threadIndex: thread.thread, url: options.consumerUrl, connections: thread.connections, prefetch: options.prefetch, lifetimeBoundMs }),
+      consumerPool.run<ConsumerTask, ConsumerThreadReport>({
+        ...common,
+        threadIndex: thread.thread,
+        url: options.consumerUrl,
+        connections: thread.connections,
+        prefetch: options.prefetch,
+        lifetimeBoundMs,
+      }),
     );
     // Awaited in settle(); until then a rejection must not count as unhandled.
     for (const task of consumerTasks) task.catch(() => undefined);
-    const consumersReady = await pollUntil(() => board.flag(Word.CONSUMERS_READY) >= options.consumers || board.flag(Word.THREADS_FAILED) > 0, options.startupBoundMs);
+    const consumersReady = await pollUntil(
+      () => board.flag(Word.CONSUMERS_READY) >= options.consumers || board.flag(Word.THREADS_FAILED) > 0,
+      options.startupBoundMs,
+    );
     const consumerStartupMs = elapsedMs(dispatchedNs, nowNs());
     if (!consumersReady || board.flag(Word.THREADS_FAILED) > 0) {
       const ready = board.flag(Word.CONSUMERS_READY);
       await settle();
-      throw new WorkerError(`only ${ready} of ${options.consumers} consumers started within ${options.startupBoundMs} ms: ${errors.join('; ') || 'no thread reported an error'}`);
+      throw new WorkerError(
+        `only ${ready} of ${options.consumers} consumers started within ${options.startupBoundMs} ms: ${errors.join('; ') || 'no thread reported an error'}`,
+      );
     }
 
     const slices = producerSlices(options.rounds, options.producerThreads);
@@ -120,7 +150,13 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       }),
     );
     for (const task of producerTasks) task.catch(() => undefined);
-    if (!(await pollUntil(() => board.flag(Word.PRODUCERS_READY) >= options.producerThreads || board.flag(Word.THREADS_FAILED) > 0, options.connectBoundMs + 5000)) || board.flag(Word.THREADS_FAILED) > 0) {
+    if (
+      !(await pollUntil(
+        () => board.flag(Word.PRODUCERS_READY) >= options.producerThreads || board.flag(Word.THREADS_FAILED) > 0,
+        options.connectBoundMs + 5000,
+      )) ||
+      board.flag(Word.THREADS_FAILED) > 0
+    ) {
       await settle();
       throw new WorkerError(`producers did not start: ${errors.join('; ') || 'no thread reported an error'}`);
     }
@@ -167,11 +203,23 @@ async function runRound(board: WorkloadBoard, options: WorkloadOptions, round: R
   try {
     await options.hooks.beforeRound?.(round.index);
     board.raise(Word.ROUND, round.index + 1);
-    const published = await pollUntil(() => board.flag(Word.PRODUCER_ROUNDS_DONE) >= options.producerThreads * (round.index + 1) || failed(), options.roundBoundMs);
-    if (!published || failed()) return { round, drained: false, problem: `${round.label}: producers did not finish publishing${failed() ? ' (a thread failed)' : ` within ${options.roundBoundMs} ms`}` };
+    const published = await pollUntil(
+      () => board.flag(Word.PRODUCER_ROUNDS_DONE) >= options.producerThreads * (round.index + 1) || failed(),
+      options.roundBoundMs,
+    );
+    if (!published || failed())
+      return {
+        round,
+        drained: false,
+        problem: `${round.label}: producers did not finish publishing${failed() ? ' (a thread failed)' : ` within ${options.roundBoundMs} ms`}`,
+      };
     const drained = await pollUntil(() => board.roundUnique(round.index) >= round.messages || failed(), options.roundBoundMs);
     if (!drained || failed()) {
-      return { round, drained: false, problem: `${round.label}: ${board.roundUnique(round.index)} of ${round.messages} messages delivered${failed() ? ' (a thread failed)' : ` within ${options.roundBoundMs} ms`}` };
+      return {
+        round,
+        drained: false,
+        problem: `${round.label}: ${board.roundUnique(round.index)} of ${round.messages} messages delivered${failed() ? ' (a thread failed)' : ` within ${options.roundBoundMs} ms`}`,
+      };
     }
     return { round, drained: true };
   } finally {
@@ -184,7 +232,12 @@ export function producerSlices(rounds: readonly ResolvedRound[], producerThreads
   const perThread: ProducerSlice[][] = Array.from({ length: producerThreads }, () => []);
   for (const round of rounds) {
     partitionRange(round.firstSeq, round.messages, producerThreads).forEach((range, thread) => {
-      perThread[thread]!.push({ round: round.index, start: range.start, count: range.count, ratePerSecond: round.ratePerSecond === null ? null : round.ratePerSecond / producerThreads });
+      perThread[thread]!.push({
+        round: round.index,
+        start: range.start,
+        count: range.count,
+        ratePerSecond: round.ratePerSecond === null ? null : round.ratePerSecond / producerThreads,
+      });
     });
   }
   return perThread;

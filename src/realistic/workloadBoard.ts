@@ -44,7 +44,6 @@ export interface BoardLayout {
   readonly rounds: number;
 }
 
-
 export class WorkloadBoard extends ControlWords {
   readonly layout: BoardLayout;
   private readonly roundUniqueCounts: Int32Array;
@@ -55,10 +54,13 @@ export class WorkloadBoard extends ControlWords {
 
   /** A new board (main thread), or one attached to an existing buffer (worker thread). */
   constructor(layout: BoardLayout, buffer?: SharedArrayBuffer) {
-    if (!Number.isInteger(layout.sequences) || layout.sequences < 0) throw new RangeError(`sequences must be a non-negative integer; got ${layout.sequences}`);
-    if (!Number.isInteger(layout.rounds) || layout.rounds < 1) throw new RangeError(`rounds must be a positive integer; got ${layout.rounds}`);
+    if (!Number.isInteger(layout.sequences) || layout.sequences < 0)
+      throw new RangeError(`sequences must be a non-negative integer; got ${layout.sequences}`);
+    if (!Number.isInteger(layout.rounds) || layout.rounds < 1)
+      throw new RangeError(`rounds must be a positive integer; got ${layout.rounds}`);
     const bytes = WorkloadBoard.byteLength(layout);
-    if (buffer && buffer.byteLength !== bytes) throw new RangeError(`board buffer has ${buffer.byteLength} bytes; layout ${JSON.stringify(layout)} needs ${bytes}`);
+    if (buffer && buffer.byteLength !== bytes)
+      throw new RangeError(`board buffer has ${buffer.byteLength} bytes; layout ${JSON.stringify(layout)} needs ${bytes}`);
     super(buffer ?? new SharedArrayBuffer(bytes), CONTROL_WORDS);
     this.layout = { sequences: layout.sequences, rounds: layout.rounds };
     const int32Words = CONTROL_WORDS + layout.rounds;
@@ -73,10 +75,6 @@ export class WorkloadBoard extends ControlWords {
   static byteLength(layout: BoardLayout): number {
     return (CONTROL_WORDS + layout.rounds) * 4 + 4 * layout.sequences * 2;
   }
-
-
-
-
 
   /** One more publish copy of `seq` is about to be sent. */
   markPublished(seq: number): void {
@@ -112,6 +110,11 @@ export class WorkloadBoard extends ControlWords {
 
   /** A copy of the ledger (take it once the threads are quiet, or accept a moving picture). */
   snapshot(): LedgerCounts {
-    return { published: this.published.slice(), confirmed: this.confirmed.slice(), delivered: this.delivered.slice(), redelivered: this.redelivered.slice() };
+    return {
+      published: this.published.slice(),
+      confirmed: this.confirmed.slice(),
+      delivered: this.delivered.slice(),
+      redelivered: this.redelivered.slice(),
+    };
   }
 }

@@ -9,7 +9,7 @@
  */
 import type { FaultEvent } from '../faults';
 import { elapsedMs } from '../measure/clock';
-import { quantile, sortSamples } from '../measure/percentiles';
+import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
 
@@ -30,7 +30,11 @@ export interface RecoveryMetrics {
   readonly notes: string[];
 }
 
-const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({ value: value === null ? null : round3(value), unit: 'ms', direction });
+const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({
+  value: value === null ? null : round3(value),
+  unit: 'ms',
+  direction,
+});
 const count = (value: number): Metric => ({ value, unit: 'count', direction: 'none' });
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
@@ -66,7 +70,11 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
   const firstActedNs = acted.length > 0 ? acted.reduce((min, event) => (event.timeNs < min ? event.timeNs : min), acted[0]!.timeNs) : null;
   const referenceNs = firstActedNs ?? outcome.injection.startedNs;
   const referenceSource =
-    firstActedNs === null ? 'start of the injecting API call' : kind === 'network_partition' ? 'proxy fault timeline (first data dropped)' : 'proxy fault timeline (first RST sent)';
+    firstActedNs === null
+      ? 'start of the injecting API call'
+      : kind === 'network_partition'
+        ? 'proxy fault timeline (first data dropped)'
+        : 'proxy fault timeline (first RST sent)';
   const actedByPort = new Map(acted.filter((event) => event.clientPort !== null).map((event) => [event.clientPort!, event.timeNs]));
 
   const clockDisagreements: string[] = [];
@@ -74,7 +82,9 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     if (thread.detectedNs === null) return null;
     const ownReferenceNs = actedByPort.get(thread.faultedLocalPort) ?? referenceNs;
     if (thread.detectedNs < ownReferenceNs) {
-      clockDisagreements.push(`thread ${thread.threadIndex} detected ${elapsedMs(thread.detectedNs, ownReferenceNs).toFixed(3)} ms before its fault moment`);
+      clockDisagreements.push(
+        `thread ${thread.threadIndex} detected ${elapsedMs(thread.detectedNs, ownReferenceNs).toFixed(3)} ms before its fault moment`,
+      );
       return null;
     }
     return elapsedMs(ownReferenceNs, thread.detectedNs);
@@ -88,7 +98,8 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
 
   const firstDetectionMs = detectionTimes.length > 0 ? fromReference(minNs(detectionTimes)) : null;
   const propagationMs = detectionTimes.length > 0 ? fromReference(maxNs(detectionTimes)) : null;
-  const fullRecoveryMs = recovered.length === outcome.threads.length && recovered.length > 0 ? fromReference(maxNs(recovered.map((t) => t.recoveredNs!))) : null;
+  const fullRecoveryMs =
+    recovered.length === outcome.threads.length && recovered.length > 0 ? fromReference(maxNs(recovered.map((t) => t.recoveredNs!))) : null;
   const lastRecoveryAfterRemovalMs = recovered.length === outcome.threads.length ? maxOf(recoveryAfterRemovalMs) : null;
 
   const detection = sortSamples(perThreadDetectionMs);
@@ -138,7 +149,9 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
       // The raw brackets, monotonic ns as decimal strings: every figure above can be re-derived.
       injection_bracket_ns: { started: String(outcome.injection.startedNs), completed: String(outcome.injection.completedNs) },
       fault_acted_ns: firstActedNs === null ? null : String(firstActedNs),
-      removal_bracket_ns: outcome.removal ? { started: String(outcome.removal.startedNs), completed: String(outcome.removal.completedNs) } : null,
+      removal_bracket_ns: outcome.removal
+        ? { started: String(outcome.removal.startedNs), completed: String(outcome.removal.completedNs) }
+        : null,
       detection_causes: causes,
       clock_disagreements: clockDisagreements,
       traffic_interval_ms: outcome.trafficIntervalMs,
@@ -154,7 +167,12 @@ function target(metric: string, thresholdMs: number, value: number | null): Targ
   return { metric, comparator: '<', threshold: thresholdMs, unit: 'ms', met: value === null ? null : value < thresholdMs };
 }
 
-function threadDetail(thread: ThreadRecord, detectionMs: number | null, referenceNs: bigint, removalNs: bigint | null): Record<string, unknown> {
+function threadDetail(
+  thread: ThreadRecord,
+  detectionMs: number | null,
+  referenceNs: bigint,
+  removalNs: bigint | null,
+): Record<string, unknown> {
   return {
     thread: thread.threadIndex,
     detection_ms: detectionMs === null ? null : round3(detectionMs),

@@ -5,6 +5,7 @@
  * removed and threads told so -> wait (bounded) until every thread proved recovery with a round
  * trip -> stop. Whatever happens, toxics are removed, traffic stopped and the pool destroyed.
  */
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { BackoffOptions, RecoveryMode } from '../client/types';
 import { DEFAULT_BACKOFF } from '../client/types';
@@ -90,7 +91,7 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
   const exchange = `amqp-bench.recovery.${randomUUID()}`;
   const queues = Array.from({ length: threads }, (_, thread) => `${exchange}.${thread}`);
   const traffic = await startFanoutTraffic(options.directUrl, exchange, trafficIntervalMs, queues);
-  const pool = startThreadPool('recoveryWorker', threads);
+  const pool = startThreadPool(path.join(__dirname, '../workers/recoveryWorker.ts'), threads);
   const toxics: ActiveToxic[] = [];
   let tasks: Promise<RecoveryThreadReport>[] = [];
   try {
@@ -182,7 +183,10 @@ async function failedThreads(board: ThreadBoard, tasks: Promise<RecoveryThreadRe
   const failed = range(board.threads).filter((thread) => board.int(thread, IntSlot.STATE) === ThreadState.FAILED);
   if (failed.length === 0) return [];
   // A failed thread has already returned its report: collect the reasons.
-  const settled = await settleWithin(failed.map((thread) => tasks[thread]!), 5000);
+  const settled = await settleWithin(
+    failed.map((thread) => tasks[thread]!),
+    5000,
+  );
   return settled.map((result, index) => `thread ${failed[index]}: ${result.status === 'fulfilled' ? result.value.error : result.status}`);
 }
 
@@ -191,7 +195,9 @@ async function waitForRecoveries(board: ThreadBoard, threads: number, boundMs: n
   const deadline = Date.now() + boundMs;
   while (Date.now() < deadline) {
     if (await board.waitFor(Control.RECOVERED, threads, Math.min(100, deadline - Date.now()))) return true;
-    const settled = range(threads).every((thread) => [ThreadState.RECOVERED, ThreadState.FAILED].includes(board.int(thread, IntSlot.STATE) as 5 | 6));
+    const settled = range(threads).every((thread) =>
+      [ThreadState.RECOVERED, ThreadState.FAILED].includes(board.int(thread, IntSlot.STATE) as 5 | 6),
+    );
     if (settled) return false;
   }
   return board.flag(Control.RECOVERED) >= threads;

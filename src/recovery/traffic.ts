@@ -15,7 +15,12 @@ export interface TrafficSource {
 }
 
 /** `queuesToDelete`: the consumers' named queues, deleted when the traffic stops. */
-export async function startFanoutTraffic(directUrl: string, exchange: string, intervalMs: number, queuesToDelete: readonly string[] = []): Promise<TrafficSource> {
+export async function startFanoutTraffic(
+  directUrl: string,
+  exchange: string,
+  intervalMs: number,
+  queuesToDelete: readonly string[] = [],
+): Promise<TrafficSource> {
   const connection: ChannelModel = await amqp.connect(directUrl, { timeout: 5000, noDelay: true });
   connection.on('error', () => undefined);
   const channel: Channel = await connection.createChannel();

@@ -50,7 +50,15 @@ function configurationLabel(result: RawResult): string {
   }
   if (result.name === 'massive_consumers' && p.consumers !== undefined) return `massive consumers ${p.consumers}×${p.messages ?? '?'}`;
   const family = result.name.replace(/^realistic_/, '').replace(/_/g, ' ');
-  const parameters = shortParameters(p, ['messages_per_thread', 'rounds', 'worker_threads', 'consumer_threads', 'producer_threads', 'prefetch', 'message_bytes'])
+  const parameters = shortParameters(p, [
+    'messages_per_thread',
+    'rounds',
+    'worker_threads',
+    'consumer_threads',
+    'producer_threads',
+    'prefetch',
+    'message_bytes',
+  ])
     .split(' · ')
     .filter(Boolean)
     .slice(0, 2)
@@ -68,7 +76,11 @@ export function latencyPercentileRows(results: readonly RawResult[]): LatencyRow
       if (!match || latency === undefined || latency <= 0) continue;
       // Axis labels must stay short: the family, its first three parameters, and which latency
       // when a result has several (publish, end-to-end).
-      const stems = new Set(Object.keys(result.metrics).map((name) => LATENCY_METRIC.exec(name)?.[1]).filter(Boolean));
+      const stems = new Set(
+        Object.keys(result.metrics)
+          .map((name) => LATENCY_METRIC.exec(name)?.[1])
+          .filter(Boolean),
+      );
       rows.push({
         configuration: `${configurationLabel(result)}${stems.size > 1 ? ` (${match[1]!.replace(/_/g, ' ')})` : ''}`,
         percentile: match[2]!,
@@ -158,7 +170,9 @@ export interface TrendRow {
 function trendSeries(keyMetric: KeyMetric): string {
   if (keyMetric.id.startsWith('peak_')) return 'peak';
   const parameters = shortParameters(keyMetric.parameters);
-  return keyMetric.id === 'full_recovery' ? `${keyMetric.result_name.replace(/^recovery_(after_|with_)?/, '').replace(/_/g, ' ')} · ${parameters}` : parameters;
+  return keyMetric.id === 'full_recovery'
+    ? `${keyMetric.result_name.replace(/^recovery_(after_|with_)?/, '').replace(/_/g, ' ')} · ${parameters}`
+    : parameters;
 }
 
 const TREND_METRICS = ['peak_publish_throughput', 'peak_consume_throughput', 'rst_detection', 'partition_detection', 'full_recovery'];

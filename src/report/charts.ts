@@ -18,7 +18,13 @@ export interface ChartSpec {
   readonly spec: TopLevelSpec;
 }
 
-export const CHART_IDS = ['throughput-by-threads', 'latency-percentiles', 'consumer-scalability', 'recovery-by-scenario', 'history-trend'] as const;
+export const CHART_IDS = [
+  'throughput-by-threads',
+  'latency-percentiles',
+  'consumer-scalability',
+  'recovery-by-scenario',
+  'history-trend',
+] as const;
 
 export function chartFileName(id: string): string {
   return `chart-${id}.svg`;
@@ -32,8 +38,24 @@ const THEME = {
   padding: 16,
   font: 'Helvetica, Arial, sans-serif',
   title: { fontSize: 15, fontWeight: 600, subtitleFontSize: 11, subtitleColor: '#555555', anchor: 'start', offset: 14 },
-  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 500, gridColor: '#ececec', domainColor: '#999999', tickColor: '#999999', titlePadding: 8 },
-  legend: { labelFontSize: 11, titleFontSize: 11, orient: 'bottom', direction: 'horizontal', columns: 2, labelLimit: 320, symbolType: 'square' },
+  axis: {
+    labelFontSize: 11,
+    titleFontSize: 12,
+    titleFontWeight: 500,
+    gridColor: '#ececec',
+    domainColor: '#999999',
+    tickColor: '#999999',
+    titlePadding: 8,
+  },
+  legend: {
+    labelFontSize: 11,
+    titleFontSize: 11,
+    orient: 'bottom',
+    direction: 'horizontal',
+    columns: 2,
+    labelLimit: 320,
+    symbolType: 'square',
+  },
   header: { labelFontSize: 12, labelFontWeight: 600, labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelAlign: 'left' },
   range: { category: PALETTE },
   view: { stroke: null },
@@ -62,7 +84,10 @@ function throughputByThreads(results: readonly RawResult[]): ChartSpec | undefin
       encoding,
       layer: [
         { mark: { type: 'bar', cornerRadiusEnd: 2 } },
-        { mark: { type: 'text', dy: -6, fontSize: 9, color: '#333333' }, encoding: { text: { field: 'throughput', type: 'quantitative', format: '.3~s' } } },
+        {
+          mark: { type: 'text', dy: -6, fontSize: 9, color: '#333333' },
+          encoding: { text: { field: 'throughput', type: 'quantitative', format: '.3~s' } },
+        },
       ],
     } as TopLevelSpec,
   };
@@ -77,13 +102,22 @@ function latencyPercentiles(results: readonly RawResult[]): ChartSpec | undefine
   // log axis (dots, not bars, so the log scale does not mislead), one row per configuration, the
   // line from the lowest to the highest percentile showing the spread.
   const y = { field: 'configuration', type: 'nominal', title: null, sort: configurations, axis: { labelLimit: 340 } } as const;
-  const x = { field: 'latency', type: 'quantitative', title: 'Latency (ms, log scale)', scale: { type: 'log' }, axis: { format: '~g' } } as const;
+  const x = {
+    field: 'latency',
+    type: 'quantitative',
+    title: 'Latency (ms, log scale)',
+    scale: { type: 'log' },
+    axis: { format: '~g' },
+  } as const;
   return {
     id: 'latency-percentiles',
     title: 'Latency percentiles',
     caption: 'Publish and end-to-end latency percentiles per configuration (log scale); lower is better.',
     spec: {
-      title: { text: 'Latency percentiles', subtitle: 'milliseconds on a log scale, lower is better; each row spans its lowest to highest percentile' },
+      title: {
+        text: 'Latency percentiles',
+        subtitle: 'milliseconds on a log scale, lower is better; each row spans its lowest to highest percentile',
+      },
       width: 520,
       height: { step: 24 },
       data: { values: rows as unknown as Record<string, unknown>[] },
@@ -152,8 +186,13 @@ function recoveryByScenario(results: readonly RawResult[]): ChartSpec | undefine
     const phaseRows = rows.filter((row) => row.phase === phase);
     const maxLatency = Math.max(...phaseRows.map((row) => row.latency));
     const drawn = phaseRows.filter((row) => row.target !== null && row.target <= maxLatency * 3);
-    const farTargets = [...new Set(phaseRows.filter((row) => row.target !== null && row.target > maxLatency * 3).map((row) => row.target!))];
-    const titleNote = farTargets.length > 0 ? ` (target < ${farTargets.map((t) => (t >= 1000 ? `${t / 1000} s` : `${t} ms`)).join(', ')}: far off this scale)` : '';
+    const farTargets = [
+      ...new Set(phaseRows.filter((row) => row.target !== null && row.target > maxLatency * 3).map((row) => row.target!)),
+    ];
+    const titleNote =
+      farTargets.length > 0
+        ? ` (target < ${farTargets.map((t) => (t >= 1000 ? `${t / 1000} s` : `${t} ms`)).join(', ')}: far off this scale)`
+        : '';
     const y = { field: 'scenario', type: 'nominal', title: null, sort: scenarios, axis: { labelLimit: 320 } } as const;
     return {
       title: { text: `${phase}${titleNote}`, fontSize: 12, fontWeight: 500, anchor: 'start' },
@@ -180,7 +219,11 @@ function recoveryByScenario(results: readonly RawResult[]): ChartSpec | undefine
               {
                 data: { values: drawn as unknown as Record<string, unknown>[] },
                 mark: { type: 'tick', color: '#c0392b', thickness: 2, bandSize: 18 },
-                encoding: { y, x: { field: 'target', type: 'quantitative' }, tooltip: { field: 'target', type: 'quantitative', title: 'target (ms)' } },
+                encoding: {
+                  y,
+                  x: { field: 'target', type: 'quantitative' },
+                  tooltip: { field: 'target', type: 'quantitative', title: 'target (ms)' },
+                },
               },
             ]),
       ],
@@ -189,9 +232,13 @@ function recoveryByScenario(results: readonly RawResult[]): ChartSpec | undefine
   return {
     id: 'recovery-by-scenario',
     title: 'Recovery times by scenario',
-    caption: 'Per scenario: time from the fault to the first thread detecting it, to every thread detecting it, and to every thread recovered; red ticks are the targets.',
+    caption:
+      'Per scenario: time from the fault to the first thread detecting it, to every thread detecting it, and to every thread recovered; red ticks are the targets.',
     spec: {
-      title: { text: 'Recovery times by scenario', subtitle: 'milliseconds from the fault, lower is better; each panel has its own scale; red tick = target' },
+      title: {
+        text: 'Recovery times by scenario',
+        subtitle: 'milliseconds from the fault, lower is better; each panel has its own scale; red tick = target',
+      },
       vconcat: phases.map(panel),
       resolve: { scale: { x: 'independent' } },
     } as TopLevelSpec,
@@ -215,7 +262,13 @@ function historyTrend(runs: readonly HistoryEntry[]): ChartSpec | undefined {
         height: 110,
         mark: { type: 'line', point: { size: 40, filled: true }, strokeWidth: 2 },
         encoding: {
-          x: { field: 'started_at', type: 'temporal', title: 'Run start (UTC)', scale: { type: 'utc' }, axis: { format: '%m-%d %H:%M', labelAngle: 0 } },
+          x: {
+            field: 'started_at',
+            type: 'temporal',
+            title: 'Run start (UTC)',
+            scale: { type: 'utc' },
+            axis: { format: '%m-%d %H:%M', labelAngle: 0 },
+          },
           y: { field: 'value', type: 'quantitative', title: null, axis: { format: '~s' }, scale: { zero: false } },
           color: { field: 'series', type: 'nominal', title: 'Series' },
         },
@@ -227,9 +280,13 @@ function historyTrend(runs: readonly HistoryEntry[]): ChartSpec | undefined {
 
 /** Every chart the data allows, in report order. */
 export function buildChartSpecs(results: readonly RawResult[], historyRuns: readonly HistoryEntry[]): ChartSpec[] {
-  return [throughputByThreads(results), latencyPercentiles(results), consumerScalability(results), recoveryByScenario(results), historyTrend(historyRuns)].filter(
-    (chart): chart is ChartSpec => chart !== undefined,
-  );
+  return [
+    throughputByThreads(results),
+    latencyPercentiles(results),
+    consumerScalability(results),
+    recoveryByScenario(results),
+    historyTrend(historyRuns),
+  ].filter((chart): chart is ChartSpec => chart !== undefined);
 }
 
 /** Renders a Vega-Lite spec to an SVG document (headless, text measured without a canvas). */
@@ -237,7 +294,7 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   // Vega's documented hook for text measurement; set on every render, so it cannot be lost.
   // (exported by vega-scenegraph through vega, missing from vega's type declarations).
   (vega as unknown as { textMetrics: { width: typeof vegaTextWidth } }).textMetrics.width = vegaTextWidth;
-  const vegaSpec = compile({ ...spec, config: { ...THEME, ...(spec.config ?? {}) } } as TopLevelSpec).spec;
+  const vegaSpec = compile({ ...spec, config: { ...THEME, ...(spec.config ?? {}) } }).spec;
   const view = new vega.View(vega.parse(vegaSpec), { renderer: 'none' });
   try {
     return await view.toSVG();

@@ -43,7 +43,11 @@ const VERDICT_LABELS: Readonly<Record<Verdict, string>> = {
   'n/a': '—',
 };
 
-export function buildComparisonView(comparison: RunComparison, thresholdPercent: number | null, regressions: readonly Regression[]): ComparisonView {
+export function buildComparisonView(
+  comparison: RunComparison,
+  thresholdPercent: number | null,
+  regressions: readonly Regression[],
+): ComparisonView {
   const rows: ComparisonRow[] = comparison.matched.flatMap((result) =>
     result.metrics
       .filter((metric) => metric.direction !== 'none' && metric.previous !== null && metric.current !== null)
@@ -67,13 +71,26 @@ export function buildComparisonView(comparison: RunComparison, thresholdPercent:
     environment_differences_table:
       comparison.environment_differences.length === 0
         ? ''
-        : markdownTable(['Field', 'Previous', 'Current'], comparison.environment_differences.map((difference) => [difference.field, difference.previous, difference.current])),
+        : markdownTable(
+            ['Field', 'Previous', 'Current'],
+            comparison.environment_differences.map((difference) => [difference.field, difference.previous, difference.current]),
+          ),
     rows,
-    table: rows.length === 0 ? '' : markdownTable(['Result', 'Metric', 'Previous', 'Current', 'Change', 'Significance', 'Verdict'], rows.map((row) => [row.result, row.metric, row.previous, row.current, row.delta, row.p_value, row.verdict_label]), [false, false, true, true, true, false, false]),
+    table:
+      rows.length === 0
+        ? ''
+        : markdownTable(
+            ['Result', 'Metric', 'Previous', 'Current', 'Change', 'Significance', 'Verdict'],
+            rows.map((row) => [row.result, row.metric, row.previous, row.current, row.delta, row.p_value, row.verdict_label]),
+            [false, false, true, true, true, false, false],
+          ),
     counts: countVerdicts(comparison),
     added: comparison.added,
     removed: comparison.removed,
     threshold_percent: thresholdPercent,
-    regressions: regressions.map((regression) => `${regression.result} ${humanizeMetricName(regression.metric.metric)}: ${formatDeltaPercent(regression.metric.delta_percent)} (${formatPValue(regression.metric.p_value)})`),
+    regressions: regressions.map(
+      (regression) =>
+        `${regression.result} ${humanizeMetricName(regression.metric.metric)}: ${formatDeltaPercent(regression.metric.delta_percent)} (${formatPValue(regression.metric.p_value)})`,
+    ),
   };
 }

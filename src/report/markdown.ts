@@ -5,7 +5,8 @@ import { escapeCell } from './format';
 export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], numeric: readonly boolean[] = []): string {
   const cells = [header, ...rows].map((row) => header.map((_, index) => escapeCell(row[index] ?? '')));
   const widths = header.map((_, index) => Math.max(3, ...cells.map((row) => displayWidth(row[index]!))));
-  const line = (row: readonly string[]) => `| ${row.map((cell, index) => cell + ' '.repeat(widths[index]! - displayWidth(cell))).join(' | ')} |`;
+  const line = (row: readonly string[]) =>
+    `| ${row.map((cell, index) => cell + ' '.repeat(widths[index]! - displayWidth(cell))).join(' | ')} |`;
   const separator = `| ${widths.map((width, index) => (numeric[index] ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width))).join(' | ')} |`;
   return [line(cells[0]!), separator, ...cells.slice(1).map(line)].join('\n');
 }

@@ -22,7 +22,10 @@ export function renderMarkdown(view: ReportView, templatePath: string = DEFAULT_
   try {
     source = fs.readFileSync(templatePath, 'utf8');
   } catch (error) {
-    throw new BenchError('CONFIG_INVALID', `report template ${templatePath} cannot be read (${describeError(error)}); pass an existing .hbs file to --template`);
+    throw new BenchError(
+      'CONFIG_INVALID',
+      `report template ${templatePath} cannot be read (${describeError(error)}); pass an existing .hbs file to --template`,
+    );
   }
   const handlebars = Handlebars.create();
   handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
@@ -45,7 +48,12 @@ export interface ChartOutcome {
  * Renders every chart the data allows into `dir` and removes charts of earlier reports that this
  * one does not have (a link must never show another run's data).
  */
-export async function writeCharts(dir: string, results: RunArchive['results'], historyRuns: readonly HistoryEntry[], secrets: readonly string[] = []): Promise<ChartOutcome> {
+export async function writeCharts(
+  dir: string,
+  results: RunArchive['results'],
+  historyRuns: readonly HistoryEntry[],
+  secrets: readonly string[] = [],
+): Promise<ChartOutcome> {
   const charts: ChartLink[] = [];
   const warnings: string[] = [];
   for (const chart of buildChartSpecs(results, historyRuns)) {

@@ -3,11 +3,10 @@
  * known to us or not. Few parameter sets: one row per metric, one column per parameter set (reads
  * well for recovery's many metrics); many: one row per parameter set, one column per metric.
  */
-import { CATEGORIES } from '../results/collect';
+import { resultCategories } from '../results/schemas';
 import { compareResults, evaluateTarget } from '../results/keyMetrics';
 import type { TestOutcome } from '../results/outcome';
 import type { Category, RawResult } from '../results/rawResult';
-import { splitTestId, testIdMatches } from '../results/testMatch';
 import { shortParameters } from './labels';
 import { formatNumber, formatValue, humanizeMetricName } from './format';
 import { markdownTable } from './markdown';
@@ -39,12 +38,16 @@ const CATEGORY_TITLES: Readonly<Record<Category, string>> = {
 const MAX_COLUMNS = 6;
 
 export function buildCategorySections(results: readonly RawResult[], tests: readonly TestOutcome[]): CategorySection[] {
-  return CATEGORIES.map((category) => {
-    const inCategory = results.filter((result) => result.category === category);
-    const names = [...new Set(inCategory.map((result) => result.name))].sort();
-    const families = names.map((name) => familyTable(name, inCategory.filter((result) => result.name === name).sort(compareResults), tests));
-    return { category, title: CATEGORY_TITLES[category], families };
-  }).filter((section) => section.families.length > 0);
+  return resultCategories()
+    .map((category) => {
+      const inCategory = results.filter((result) => result.category === category);
+      const names = [...new Set(inCategory.map((result) => result.name))].sort();
+      const families = names.map((name) =>
+        familyTable(name, inCategory.filter((result) => result.name === name).sort(compareResults), tests),
+      );
+      return { category, title: CATEGORY_TITLES[category], families };
+    })
+    .filter((section) => section.families.length > 0);
 }
 
 function familyTable(name: string, results: readonly RawResult[], tests: readonly TestOutcome[]): FamilyTable {
@@ -58,23 +61,33 @@ function familyTable(name: string, results: readonly RawResult[], tests: readonl
           [false, ...labels.map(() => true)],
         )
       : markdownTable(
-          ['Parameters', ...metricNames.map((metric) => (humanizeMetricName(metric).endsWith(')') ? humanizeMetricName(metric) : `${humanizeMetricName(metric)} (${unitOf(results, metric)})`))],
+          [
+            'Parameters',
+            ...metricNames.map((metric) =>
+              humanizeMetricName(metric).endsWith(')')
+                ? humanizeMetricName(metric)
+                : `${humanizeMetricName(metric)} (${unitOf(results, metric)})`,
+            ),
+          ],
           results.map((result, index) => [labels[index]!, ...metricNames.map((metric) => cellWithTarget(result, metric, false))]),
           [false, ...metricNames.map(() => true)],
         );
   // A note every result shares is said once; the others say which parameter set they belong to.
   const shared = (note: string) => results.every((result) => result.notes?.includes(note));
-  const notes = [...new Set(results.flatMap((result) => (result.notes ?? []).map((note) => (results.length > 1 && !shared(note) ? `${shortParameters(result.parameters)}: ${note}` : note))))];
+  const notes = [
+    ...new Set(
+      results.flatMap((result) =>
+        (result.notes ?? []).map((note) => (results.length > 1 && !shared(note) ? `${shortParameters(result.parameters)}: ${note}` : note)),
+      ),
+    ),
+  ];
   return { name, title: name.replace(/_/g, ' '), results_count: results.length, table, notes };
 }
 
 /** Parameters, plus a mark when the test that wrote the result failed. */
 function columnLabel(result: RawResult, tests: readonly TestOutcome[]): string {
   const label = Object.keys(result.parameters).length > 0 ? shortParameters(result.parameters) : 'result';
-  const test = tests.find((outcome) => {
-    const { file, titles } = splitTestId(outcome.test_id);
-    return titles.length > 0 && testIdMatches(result.test_id, { file, ancestorTitles: titles.slice(0, -1), title: titles[titles.length - 1]! });
-  });
+  const test = tests.find((outcome) => outcome.test_id === result.test_id);
   return test?.status === 'failed' ? `${label} (test failed)` : label;
 }
 

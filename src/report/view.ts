@@ -60,7 +60,11 @@ export interface ReportView {
     readonly invoked_by: string;
     readonly archive_file: string;
   };
-  readonly environment: { readonly fingerprint: string; readonly rows: readonly { field: string; value: string }[]; readonly table: string };
+  readonly environment: {
+    readonly fingerprint: string;
+    readonly rows: readonly { field: string; value: string }[];
+    readonly table: string;
+  };
   readonly summary: TestCounts & {
     readonly results_count: number;
     readonly targets_met: number;
@@ -104,7 +108,9 @@ export function buildReportView(input: ReportInput): ReportView {
   const withTarget = archive.key_metrics.filter((metric) => metric.target !== null);
   const counts = archive.counts;
   const failures = [
-    ...archive.tests.filter((test) => test.status === 'failed').map((test) => ({ name: test.full_name, message: firstLine(test.failure_message) })),
+    ...archive.tests
+      .filter((test) => test.status === 'failed')
+      .map((test) => ({ name: test.full_name, message: firstLine(test.failure_message) })),
     ...archive.suite_errors.map((error) => ({ name: `${error.file} (could not run)`, message: firstLine(error.message) })),
   ];
   return {
@@ -125,7 +131,10 @@ export function buildReportView(input: ReportInput): ReportView {
     environment: {
       fingerprint: environment.fingerprint,
       rows: environmentRows,
-      table: markdownTable(['Field', 'Value'], environmentRows.map((row) => [row.field, row.value])),
+      table: markdownTable(
+        ['Field', 'Value'],
+        environmentRows.map((row) => [row.field, row.value]),
+      ),
     },
     summary: {
       ...counts,
@@ -134,7 +143,17 @@ export function buildReportView(input: ReportInput): ReportView {
       targets_total: withTarget.length,
       table: markdownTable(
         ['Status', 'Passed', 'Failed', 'Skipped', 'Total', 'Results', 'Duration'],
-        [[STATUS_LABELS[archive.status] ?? archive.status, String(counts.passed), String(counts.failed + counts.failed_suites), String(counts.skipped + counts.todo), String(counts.total), String(archive.results.length), formatDuration(archive.duration_ms)]],
+        [
+          [
+            STATUS_LABELS[archive.status] ?? archive.status,
+            String(counts.passed),
+            String(counts.failed + counts.failed_suites),
+            String(counts.skipped + counts.todo),
+            String(counts.total),
+            String(archive.results.length),
+            formatDuration(archive.duration_ms),
+          ],
+        ],
       ),
       failures: failures.map((failure) => ({ name: escapeCell(failure.name), message: escapeCell(failure.message) })),
       warnings: [
@@ -145,7 +164,13 @@ export function buildReportView(input: ReportInput): ReportView {
     },
     key_metrics: {
       rows: keyRows,
-      table: keyRows.length === 0 ? '' : markdownTable(['Metric', 'Scenario', 'Value', 'Target', 'Status'], keyRows.map((row) => [row.label, row.scenario, row.value, row.target, row.status])),
+      table:
+        keyRows.length === 0
+          ? ''
+          : markdownTable(
+              ['Metric', 'Scenario', 'Value', 'Target', 'Status'],
+              keyRows.map((row) => [row.label, row.scenario, row.value, row.target, row.status]),
+            ),
     },
     categories: buildCategorySections(archive.results, archive.tests),
     comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,

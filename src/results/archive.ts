@@ -68,7 +68,9 @@ export function buildRunArchive(input: RunArchiveInput): RunArchive {
   const warnings = [...input.warnings];
   const foreign = input.results.filter((result) => result.fingerprint !== input.environment.fingerprint);
   if (foreign.length > 0) {
-    warnings.push(`${foreign.length} raw result(s) carry another fingerprint than this run (${input.environment.fingerprint}): ${[...new Set(foreign.map((r) => r.fingerprint))].join(', ')}; kept from an earlier run?`);
+    warnings.push(
+      `${foreign.length} raw result(s) carry another fingerprint than this run (${input.environment.fingerprint}): ${[...new Set(foreign.map((r) => r.fingerprint))].join(', ')}; kept from an earlier run?`,
+    );
   }
   return {
     schema_version: RUN_ARCHIVE_SCHEMA_VERSION,
@@ -104,7 +106,11 @@ export const ARCHIVE_FILE_PATTERN = /^run_\d{8}_\d{6}_[0-9a-f]{8}(?:_\d+)?\.json
  * Writes the archive into `reportsDir` under a name no other run holds (`_2`, `_3`, ... when two
  * runs start in the same second); returns the archive as written and its path.
  */
-export function writeRunArchive(archive: RunArchive, reportsDir: string, secrets: readonly string[] = []): { archive: RunArchive; filePath: string } {
+export function writeRunArchive(
+  archive: RunArchive,
+  reportsDir: string,
+  secrets: readonly string[] = [],
+): { archive: RunArchive; filePath: string } {
   fs.mkdirSync(reportsDir, { recursive: true });
   const base = runIdBase(new Date(archive.started_at), archive.environment.fingerprint);
   for (let attempt = 1; attempt < 1000; attempt += 1) {

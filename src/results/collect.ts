@@ -1,14 +1,12 @@
 /**
  * Collecting raw results from reports/.test-output/: every `*.json` written by a benchmark is
- * read and checked; a file that is not a raw result is reported (file + reason), never dropped
+ * read and checked against schemas/raw-result.schema.json; a file that is not a raw result is reported (file + reason), never dropped
  * silently and never fatal to the run.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Category, Direction, RawResult } from './rawResult';
-
-export const CATEGORIES: readonly Category[] = ['throughput', 'scalability', 'recovery', 'stability', 'resilience', 'proxy'];
-const DIRECTIONS: readonly Direction[] = ['higher', 'lower', 'none'];
+import type { RawResult } from './rawResult';
+import { schemaProblem } from './schemas';
 
 export interface InvalidResultFile {
   readonly file: string;
@@ -60,36 +58,9 @@ export function collectRawResults(dir: string, options: CollectOptions = {}): Co
   return { results: found.map((entry) => entry.result), files: found.map((entry) => entry.file), invalid };
 }
 
-/**
- * What makes `value` unusable as a raw result, or undefined when it is one. Checks what the
- * pipeline relies on; extra fields are allowed (the contract may grow).
- */
+/** What makes `value` unusable as a raw result (its schema says), or undefined when it is one. */
 export function rawResultProblem(value: unknown): string | undefined {
-  if (!isRecord(value)) return 'not a JSON object';
-  if (typeof value.schema_version !== 'number') return 'schema_version must be a number';
-  if (typeof value.name !== 'string' || !/^[a-z0-9_]+$/.test(value.name)) return 'name must be snake_case letters and digits';
-  if (typeof value.category !== 'string' || !CATEGORIES.includes(value.category as Category)) return `category must be one of ${CATEGORIES.join(', ')}`;
-  if (typeof value.test_id !== 'string') return 'test_id must be a string';
-  if (typeof value.timestamp !== 'string' || Number.isNaN(Date.parse(value.timestamp))) return 'timestamp must be an ISO date';
-  if (typeof value.fingerprint !== 'string') return 'fingerprint must be a string';
-  if (!isRecord(value.parameters)) return 'parameters must be an object';
-  for (const [key, parameter] of Object.entries(value.parameters)) {
-    if (!['string', 'number', 'boolean'].includes(typeof parameter)) return `parameter ${key} must be a string, number or boolean`;
-  }
-  if (!isRecord(value.metrics)) return 'metrics must be an object';
-  for (const [key, metric] of Object.entries(value.metrics)) {
-    if (!isRecord(metric)) return `metric ${key} must be an object`;
-    if (metric.value !== null && typeof metric.value !== 'number') return `metric ${key}: value must be a number or null`;
-    if (typeof metric.unit !== 'string') return `metric ${key}: unit must be a string`;
-    if (!DIRECTIONS.includes(metric.direction as Direction)) return `metric ${key}: direction must be higher, lower or none`;
-  }
-  if (value.samples !== undefined) {
-    if (!isRecord(value.samples)) return 'samples must be an object';
-    for (const [key, samples] of Object.entries(value.samples)) {
-      if (!Array.isArray(samples) || samples.some((sample) => typeof sample !== 'number')) return `samples ${key} must be an array of numbers`;
-    }
-  }
-  return undefined;
+  return schemaProblem('raw-result.schema.json', value);
 }
 
 /**

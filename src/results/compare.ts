@@ -85,8 +85,13 @@ export function resultKey(result: Pick<ComparableResult, 'name' | 'parameters'>)
 /** Fields never compared: they differ on every run by nature. */
 const VOLATILE_ENVIRONMENT_FIELDS = new Set(['captured_at', 'schema_version']);
 
-export function compareEnvironments(previous: Readonly<Record<string, unknown>>, current: Readonly<Record<string, unknown>>): EnvironmentDifference[] {
-  const fields = [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter((field) => !VOLATILE_ENVIRONMENT_FIELDS.has(field));
+export function compareEnvironments(
+  previous: Readonly<Record<string, unknown>>,
+  current: Readonly<Record<string, unknown>>,
+): EnvironmentDifference[] {
+  const fields = [...new Set([...Object.keys(previous), ...Object.keys(current)])].filter(
+    (field) => !VOLATILE_ENVIRONMENT_FIELDS.has(field),
+  );
   // Fields only one side records (a history entry keeps fewer) are not differences.
   return fields
     .filter((field) => field in previous && field in current && JSON.stringify(previous[field]) !== JSON.stringify(current[field]))
@@ -135,7 +140,10 @@ function compareMetric(metric: string, old: ComparableResult, result: Comparable
   const previousValue = old.metrics[metric]!.value;
   const currentValue = currentMetric.value;
   const direction = currentMetric.direction;
-  const delta = previousValue !== null && currentValue !== null && previousValue !== 0 ? ((currentValue - previousValue) / Math.abs(previousValue)) * 100 : null;
+  const delta =
+    previousValue !== null && currentValue !== null && previousValue !== 0
+      ? ((currentValue - previousValue) / Math.abs(previousValue)) * 100
+      : null;
   const base = { metric, unit: currentMetric.unit, direction, previous: previousValue, current: currentValue, delta_percent: delta };
   // Significance only from replicates (rounds, threads). The per-message values inside an HDR
   // histogram are not independent samples: 30,000 latencies of one run would make any wiggle
@@ -143,8 +151,16 @@ function compareMetric(metric: string, old: ComparableResult, result: Comparable
   const oldSamples = samplesForMetric(old, metric, undefined, { includeHistograms: false });
   const newSamples = samplesForMetric(result, metric, undefined, { includeHistograms: false });
   if (!oldSamples || !newSamples || !isNonEmpty(oldSamples.values) || !isNonEmpty(newSamples.values)) {
-    const verdict: Verdict = previousValue === null || currentValue === null || direction === 'none' ? 'n/a' : previousValue === currentValue ? 'same' : 'unknown';
-    return { ...base, p_value: null, test: null, n_previous: oldSamples?.values.length ?? null, n_current: newSamples?.values.length ?? null, verdict };
+    const verdict: Verdict =
+      previousValue === null || currentValue === null || direction === 'none' ? 'n/a' : previousValue === currentValue ? 'same' : 'unknown';
+    return {
+      ...base,
+      p_value: null,
+      test: null,
+      n_previous: oldSamples?.values.length ?? null,
+      n_current: newSamples?.values.length ?? null,
+      verdict,
+    };
   }
   const test = mannWhitneyU(oldSamples.values, newSamples.values);
   return {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { BenchError } from '../errors';
+import { createFileExclusively } from '../io/atomicFile';
 
 export interface FileLockOptions {
   /** Give up after waiting this long. @default 30000 */
@@ -47,7 +48,12 @@ export function withFileLock<T>(lockPath: string, action: () => T, options: File
 /** Takes the lock (waiting synchronously); returns the function that releases it. */
 export function acquireFileLock(lockPath: string, options: FileLockOptions = {}): () => void {
   const { timeoutMs, staleAfterMs, retryDelayMs } = { ...LOCK_DEFAULTS, ...options };
-  const record: LockRecord = { pid: process.pid, hostname: os.hostname(), acquired_at: new Date().toISOString(), token: randomBytes(6).toString('hex') };
+  const record: LockRecord = {
+    pid: process.pid,
+    hostname: os.hostname(),
+    acquired_at: new Date().toISOString(),
+    token: randomBytes(6).toString('hex'),
+  };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (tryCreate(lockPath, JSON.stringify(record))) {
@@ -74,21 +80,16 @@ export function acquireFileLock(lockPath: string, options: FileLockOptions = {})
 }
 
 function tryCreate(filePath: string, content: string): boolean {
-  try {
-    fs.writeFileSync(filePath, content, { flag: 'wx' });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+  return createFileExclusively(filePath, content);
 }
 
 function readLock(lockPath: string): LockRecord | undefined {
   try {
     const parsed = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as Partial<LockRecord>;
-    if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string' && typeof parsed.acquired_at === 'string') return parsed as LockRecord;
+    if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string' && typeof parsed.acquired_at === 'string')
+      return parsed as LockRecord;
   } catch {
-    // Missing, or caught between creation and write: not known to be stale.
+    // Missing, or removed by its holder since: not known to be stale.
   }
   return undefined;
 }
@@ -113,7 +114,8 @@ function breakIfStale(lockPath: string, staleAfterMs: number): void {
   try {
     // Re-read under the breaker: the stale lock may already have been replaced by a live one.
     const again = readLock(lockPath);
-    if (again && again.pid === first.pid && again.acquired_at === first.acquired_at && again.token === first.token) fs.rmSync(lockPath, { force: true });
+    if (again && again.pid === first.pid && again.acquired_at === first.acquired_at && again.token === first.token)
+      fs.rmSync(lockPath, { force: true });
   } finally {
     fs.rmSync(breaker, { force: true });
   }

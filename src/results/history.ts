@@ -83,7 +83,12 @@ export function historyEntryOf(archive: RunArchive, archiveFile: string): Histor
       name: result.name,
       category: result.category,
       parameters: result.parameters,
-      metrics: Object.fromEntries(Object.entries(result.metrics).map(([name, metric]) => [name, { value: metric.value, unit: metric.unit, direction: metric.direction }])),
+      metrics: Object.fromEntries(
+        Object.entries(result.metrics).map(([name, metric]) => [
+          name,
+          { value: metric.value, unit: metric.unit, direction: metric.direction },
+        ]),
+      ),
     })),
   };
 }
@@ -130,7 +135,10 @@ export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}
   if (reason === undefined) {
     const history = parsed as History;
     if (history.schema_version > HISTORY_SCHEMA_VERSION) {
-      throw new BenchError('RESULT_INVALID', `${filePath} has schema_version ${history.schema_version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`);
+      throw new BenchError(
+        'RESULT_INVALID',
+        `${filePath} has schema_version ${history.schema_version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
+      );
     }
     return { history };
   }
@@ -157,7 +165,11 @@ export interface AppendResult {
 }
 
 /** Appends `entry` under the history lock (read, append, atomic write). */
-export function appendToHistory(reportsDir: string, entry: HistoryEntry, options: { lock?: FileLockOptions; secrets?: readonly string[]; now?: () => Date } = {}): AppendResult {
+export function appendToHistory(
+  reportsDir: string,
+  entry: HistoryEntry,
+  options: { lock?: FileLockOptions; secrets?: readonly string[]; now?: () => Date } = {},
+): AppendResult {
   fs.mkdirSync(reportsDir, { recursive: true });
   const filePath = historyPath(reportsDir);
   return withFileLock(
@@ -165,7 +177,11 @@ export function appendToHistory(reportsDir: string, entry: HistoryEntry, options
     () => {
       const read = readHistory(reportsDir, { moveCorruptAside: true, now: options.now });
       const earlier = read.history.runs.filter((run) => run.run_id !== entry.run_id);
-      const history: History = { schema_version: HISTORY_SCHEMA_VERSION, updated_at: (options.now?.() ?? new Date()).toISOString(), runs: [...earlier, entry] };
+      const history: History = {
+        schema_version: HISTORY_SCHEMA_VERSION,
+        updated_at: (options.now?.() ?? new Date()).toISOString(),
+        runs: [...earlier, entry],
+      };
       writeJsonSafely(filePath, history, options.secrets);
       return { history, earlier, ...(read.corrupt ? { corrupt: read.corrupt } : {}) };
     },

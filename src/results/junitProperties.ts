@@ -4,22 +4,26 @@
  */
 import { describeParameters } from './keyMetrics';
 import type { RawResult } from './rawResult';
-import { testIdMatches, type TestIdentity } from './testMatch';
+import { sameTest } from './testMatch';
 
 /**
  * One property per metric with a value (`<metric>` = `<value> <unit>`), plus each target's
  * verdict (`target.<metric>` = `< 10 ms: met`). With several results from one test, names are
  * prefixed by `<result>[<parameters>].`.
  */
-export function junitPropertiesFor(test: TestIdentity, results: readonly RawResult[]): Record<string, string> {
-  const own = results.filter((result) => testIdMatches(result.test_id, test));
+export function junitPropertiesFor(
+  test: { readonly file?: string; readonly ancestorTitles: readonly string[]; readonly title: string },
+  results: readonly RawResult[],
+): Record<string, string> {
+  const own = results.filter((result) => sameTest(result.test_id, test));
   const properties: Record<string, string> = {};
   for (const result of own) {
     const prefix = own.length > 1 ? `${result.name}[${describeParameters(result.parameters)}].` : '';
     if (own.length === 1) properties.result = result.name;
     for (const [name, metric] of Object.entries(result.metrics)) {
       if (metric.value === null) continue;
-      properties[`${prefix}${name}`] = `${Number(metric.value.toPrecision(6))}${metric.unit && metric.unit !== 'count' ? ` ${metric.unit}` : ''}`;
+      properties[`${prefix}${name}`] =
+        `${Number(metric.value.toPrecision(6))}${metric.unit && metric.unit !== 'count' ? ` ${metric.unit}` : ''}`;
     }
     for (const target of result.targets ?? []) {
       const verdict = target.met === null ? 'no value' : target.met ? 'met' : 'missed';

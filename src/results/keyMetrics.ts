@@ -47,18 +47,72 @@ export const SEED_TARGETS = {
 } as const satisfies Record<string, KeyMetricTarget>;
 
 export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
-  { id: 'peak_publish_throughput', label: 'Peak publish throughput', family: named('publish_throughput'), metric: 'throughput_msgs_per_sec', pick: 'max' },
-  { id: 'peak_publish_bandwidth', label: 'Peak publish bandwidth', family: named('publish_throughput'), metric: 'throughput_mb_per_sec', pick: 'max' },
-  { id: 'peak_consume_throughput', label: 'Peak consume throughput', family: named('massive_consumers'), metric: 'consume_throughput_msgs_per_sec', pick: 'max' },
-  { id: 'rst_detection', label: 'TCP RST detection', family: named('recovery_after_reset_peer'), metric: 'error_detection_latency_ms', pick: 'each', target: SEED_TARGETS.rstDetection },
-  { id: 'rst_propagation', label: 'TCP RST propagation', family: named('recovery_after_reset_peer'), metric: 'error_propagation_latency_ms', pick: 'each' },
-  { id: 'partition_detection', label: 'Partition detection', family: named('recovery_after_network_partition'), metric: 'error_detection_latency_ms', pick: 'each', target: SEED_TARGETS.partitionDetection },
-  { id: 'partition_propagation', label: 'Partition propagation', family: named('recovery_after_network_partition'), metric: 'error_propagation_latency_ms', pick: 'each' },
-  { id: 'full_recovery', label: 'Full recovery', family: (name) => name.startsWith('recovery_'), metric: 'full_recovery_latency_ms', pick: 'each', target: SEED_TARGETS.fullRecovery },
+  {
+    id: 'peak_publish_throughput',
+    label: 'Peak publish throughput',
+    family: named('publish_throughput'),
+    metric: 'throughput_msgs_per_sec',
+    pick: 'max',
+  },
+  {
+    id: 'peak_publish_bandwidth',
+    label: 'Peak publish bandwidth',
+    family: named('publish_throughput'),
+    metric: 'throughput_mb_per_sec',
+    pick: 'max',
+  },
+  {
+    id: 'peak_consume_throughput',
+    label: 'Peak consume throughput',
+    family: named('massive_consumers'),
+    metric: 'consume_throughput_msgs_per_sec',
+    pick: 'max',
+  },
+  {
+    id: 'rst_detection',
+    label: 'TCP RST detection',
+    family: named('recovery_after_reset_peer'),
+    metric: 'error_detection_latency_ms',
+    pick: 'each',
+    target: SEED_TARGETS.rstDetection,
+  },
+  {
+    id: 'rst_propagation',
+    label: 'TCP RST propagation',
+    family: named('recovery_after_reset_peer'),
+    metric: 'error_propagation_latency_ms',
+    pick: 'each',
+  },
+  {
+    id: 'partition_detection',
+    label: 'Partition detection',
+    family: named('recovery_after_network_partition'),
+    metric: 'error_detection_latency_ms',
+    pick: 'each',
+    target: SEED_TARGETS.partitionDetection,
+  },
+  {
+    id: 'partition_propagation',
+    label: 'Partition propagation',
+    family: named('recovery_after_network_partition'),
+    metric: 'error_propagation_latency_ms',
+    pick: 'each',
+  },
+  {
+    id: 'full_recovery',
+    label: 'Full recovery',
+    family: (name) => name.startsWith('recovery_'),
+    metric: 'full_recovery_latency_ms',
+    pick: 'each',
+    target: SEED_TARGETS.fullRecovery,
+  },
 ];
 
 /** Key metrics present in `results`, in definition order, parameter sets in natural order. */
-export function extractKeyMetrics(results: readonly RawResult[], definitions: readonly KeyMetricDefinition[] = KEY_METRIC_DEFINITIONS): KeyMetric[] {
+export function extractKeyMetrics(
+  results: readonly RawResult[],
+  definitions: readonly KeyMetricDefinition[] = KEY_METRIC_DEFINITIONS,
+): KeyMetric[] {
   const keyMetrics: KeyMetric[] = [];
   for (const definition of definitions) {
     const matching = results
@@ -72,7 +126,10 @@ export function extractKeyMetrics(results: readonly RawResult[], definitions: re
     const withValue = matching.filter((result) => typeof result.metrics[definition.metric]!.value === 'number');
     const sign = definition.pick === 'max' ? 1 : -1;
     const best = withValue.reduce<RawResult | undefined>(
-      (chosen, result) => (chosen === undefined || sign * (result.metrics[definition.metric]!.value! - chosen.metrics[definition.metric]!.value!) > 0 ? result : chosen),
+      (chosen, result) =>
+        chosen === undefined || sign * (result.metrics[definition.metric]!.value! - chosen.metrics[definition.metric]!.value!) > 0
+          ? result
+          : chosen,
       undefined,
     );
     keyMetrics.push(keyMetricOf(definition, best ?? matching[0]!));
@@ -86,7 +143,7 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
   const declared = result.targets?.find((target) => target.metric === definition.metric);
   const target: KeyMetricTarget | null = declared
     ? { comparator: declared.comparator, threshold: declared.threshold, unit: declared.unit }
-    : definition.target ?? null;
+    : (definition.target ?? null);
   return {
     id: definition.id,
     label: definition.label,

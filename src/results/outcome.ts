@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isRecord } from './collect';
-import { writeFileAtomic } from './rawResult';
+import { writeFileAtomic } from '../io/atomicFile';
 
 export const OUTCOME_SCHEMA_VERSION = 1;
 

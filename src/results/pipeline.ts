@@ -10,12 +10,22 @@ import { writeReport } from '../report/render';
 import type { ReportView } from '../report/view';
 import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive, type RunArchiveInput } from './archive';
 import { collectRawResults } from './collect';
-import { compareRuns, DEFAULT_ALPHA, regressionsBeyond, resultKey, type ComparableRun, type Regression, type RunComparison } from './compare';
+import {
+  compareRuns,
+  DEFAULT_ALPHA,
+  regressionsBeyond,
+  resultKey,
+  type ComparableRun,
+  type Regression,
+  type RunComparison,
+} from './compare';
 import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, type History, type HistoryEntry } from './history';
 import { readOutcome, type JestOutcome } from './outcome';
 
-export interface FinalizeRunOptions
-  extends Pick<RunArchiveInput, 'environment' | 'startedAt' | 'finishedAt' | 'markerExpression' | 'testNameFilter' | 'invokedBy' | 'jestExitCode' | 'interrupted'> {
+export interface FinalizeRunOptions extends Pick<
+  RunArchiveInput,
+  'environment' | 'startedAt' | 'finishedAt' | 'markerExpression' | 'testNameFilter' | 'invokedBy' | 'jestExitCode' | 'interrupted'
+> {
   readonly rawResultsDir: string;
   readonly reportsDir: string;
   /** The reporter passes what it knows; the run script leaves it to the file the reporter wrote. */
@@ -59,7 +69,8 @@ export async function finalizeRun(options: FinalizeRunOptions): Promise<Finalize
   const collected = collectRawResults(options.rawResultsDir, { modifiedSinceMs: options.resultsModifiedSinceMs });
   const outcome = options.outcome ?? readOutcome(options.rawResultsDir);
   if (!outcome) warn('Jest left no test outcome (it stopped before any test finished); the archive lists results only');
-  else if (!outcome.complete && !options.interrupted) warn('Jest stopped before the end of the run; the archive holds the tests that finished');
+  else if (!outcome.complete && !options.interrupted)
+    warn('Jest stopped before the end of the run; the archive holds the tests that finished');
 
   const built = buildRunArchive({
     environment: options.environment,
@@ -86,7 +97,9 @@ export async function finalizeRun(options: FinalizeRunOptions): Promise<Finalize
     history = appended.history;
     earlier = appended.earlier;
     if (appended.corrupt) {
-      warn(`${historyPath(options.reportsDir)} did not parse (${appended.corrupt.reason}); moved to ${appended.corrupt.movedTo} and a new history started`);
+      warn(
+        `${historyPath(options.reportsDir)} did not parse (${appended.corrupt.reason}); moved to ${appended.corrupt.movedTo} and a new history started`,
+      );
     }
   } catch (error) {
     historyError = describeError(error);
@@ -127,9 +140,12 @@ export async function reportFor(input: ReportForInput): Promise<ReportOutcome> {
   const currentKeys = new Set(input.archive.results.map((result) => resultKey(result)));
   const previous = previousRunWithResults(input.earlier, currentKeys, resultKey);
   let comparison: RunComparison | null = null;
-  let comparisonNote: string | null = input.earlier.length === 0 ? 'First run in the history: nothing to compare with yet.' : 'No earlier run with results to compare with.';
+  let comparisonNote: string | null =
+    input.earlier.length === 0 ? 'First run in the history: nothing to compare with yet.' : 'No earlier run with results to compare with.';
   if (previous) {
-    comparison = compareRuns(comparableOf(previous, input.reportsDir, input.warn), comparableFromArchive(input.archive), { alpha: DEFAULT_ALPHA });
+    comparison = compareRuns(comparableOf(previous, input.reportsDir, input.warn), comparableFromArchive(input.archive), {
+      alpha: DEFAULT_ALPHA,
+    });
     comparisonNote = null;
   }
   const regressions = comparison && input.thresholdPercent !== null ? regressionsBeyond(comparison, input.thresholdPercent) : [];
@@ -157,7 +173,12 @@ export async function reportFor(input: ReportForInput): Promise<ReportOutcome> {
 }
 
 export function comparableFromArchive(archive: RunArchive): ComparableRun {
-  return { run_id: archive.run_id, started_at: archive.started_at, environment: archive.environment as unknown as Record<string, unknown>, results: archive.results };
+  return {
+    run_id: archive.run_id,
+    started_at: archive.started_at,
+    environment: archive.environment as unknown as Record<string, unknown>,
+    results: archive.results,
+  };
 }
 
 /** The previous run with its samples when its archive is there, from the history's values otherwise. */
@@ -173,5 +194,10 @@ function comparableOf(entry: HistoryEntry, reportsDir: string, warn: (message: s
     warn(`archive ${entry.archive_file} of the previous run is missing; comparing with the history's values, without significance`);
   }
   const { fingerprint, git_commit, git_dirty, node_version, platform } = entry;
-  return { run_id: entry.run_id, started_at: entry.started_at, environment: { fingerprint, git_commit, git_dirty, node_version, platform }, results: entry.results };
+  return {
+    run_id: entry.run_id,
+    started_at: entry.started_at,
+    environment: { fingerprint, git_commit, git_dirty, node_version, platform },
+    results: entry.results,
+  };
 }

@@ -63,7 +63,8 @@ export async function rebuildReport(options: RebuildReportOptions): Promise<Rebu
 /** The history's runs; when the history is missing or corrupt, the archives themselves (oldest first). */
 function runsOnDisk(reportsDir: string, warn: (message: string) => void): HistoryEntry[] {
   const read = readHistory(reportsDir);
-  if (read.corrupt) warn(`the history did not parse (${read.corrupt.reason}); using the run archives instead (the next run moves the file aside)`);
+  if (read.corrupt)
+    warn(`the history did not parse (${read.corrupt.reason}); using the run archives instead (the next run moves the file aside)`);
   if (!read.corrupt && read.history.runs.length > 0) return [...read.history.runs];
   const entries: HistoryEntry[] = [];
   for (const filePath of listRunArchives(reportsDir)) {

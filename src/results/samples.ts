@@ -41,11 +41,17 @@ export function histogramCandidates(metric: string): string[] {
  * by `samples.thread_detection_ms`, `publish_latency_p99_ms` by `histograms.publish_latency`).
  * Histograms above `maxValues` recorded values are not expanded.
  */
-export function samplesForMetric(source: SampleSource, metric: string, maxValues = 2_000_000, options: { includeHistograms?: boolean } = {}): MetricSamples | undefined {
+export function samplesForMetric(
+  source: SampleSource,
+  metric: string,
+  maxValues = 2_000_000,
+  options: { includeHistograms?: boolean } = {},
+): MetricSamples | undefined {
   const candidates = histogramCandidates(metric);
   for (const name of candidates) {
     const values = source.samples?.[name];
-    if (values && values.length > 0 && values.every(Number.isFinite)) return { values, source: name === metric ? 'samples' : `samples:${name}` };
+    if (values && values.length > 0 && values.every(Number.isFinite))
+      return { values, source: name === metric ? 'samples' : `samples:${name}` };
   }
   if (!source.histograms || options.includeHistograms === false) return undefined;
   for (const name of candidates) {

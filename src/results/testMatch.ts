@@ -1,15 +1,30 @@
 /**
- * Which Jest test wrote a raw result. Raw results carry `test_id` =
- * `<file>::<describe>::...::<test name>`; Jest knows a test by its ancestor titles and title.
- * The file part is written differently by different writers (relative path, base name), so
- * the match is on the describe/title path, and on the file's base name when both have one.
+ * The one rule for a test's id: `<file relative to the Jest root>::<describe>::...::<test name>`.
+ * Raw results carry it as `test_id` (built inside the test from the titles the test environment
+ * publishes, fixtures/testEnvironment.ts); the reporter builds it from Jest's record of the same
+ * test. Both go through `testIdOf`, so ids match exactly, never by guessing.
  */
+import path from 'node:path';
 
-export interface TestIdentity {
+/** Where the running test is, as the test environment publishes it in the test's globals. */
+export interface CurrentTest {
+  /** The Jest project's rootDir. */
+  readonly rootDir: string;
   readonly ancestorTitles: readonly string[];
   readonly title: string;
-  /** Path or base name of the test file, when known. */
-  readonly file?: string;
+}
+
+/** Global under which fixtures/testEnvironment.ts publishes the running test (`CurrentTest`). */
+export const CURRENT_TEST_KEY = '__amqpBenchCurrentTest';
+
+/** `<file>::<describe>::<title>` for a test; `relativeFile` uses forward slashes. */
+export function testIdOf(relativeFile: string, ancestorTitles: readonly string[], title: string): string {
+  return [relativeFile.split(path.sep).join('/'), ...ancestorTitles, title].join('::');
+}
+
+/** The id of a test file's test, from the file's absolute path and the project's rootDir. */
+export function testIdIn(rootDir: string, testPath: string, ancestorTitles: readonly string[], title: string): string {
+  return testIdOf(path.relative(rootDir, testPath), ancestorTitles, title);
 }
 
 export function splitTestId(testId: string): { file: string; titles: string[] } {
@@ -17,18 +32,16 @@ export function splitTestId(testId: string): { file: string; titles: string[] } 
   return { file, titles };
 }
 
-const baseName = (file: string) => file.split(/[\\/]/).pop() ?? file;
-
-/** Does the raw result `testId` come from the test `identity`? */
-export function testIdMatches(testId: string, identity: TestIdentity): boolean {
+/**
+ * The same test, where one side may know only the titles (jest-junit hands a test case over
+ * without its file): ids equal, or, without a file, the title paths equal.
+ */
+export function sameTest(
+  testId: string,
+  other: { readonly file?: string; readonly ancestorTitles: readonly string[]; readonly title: string },
+): boolean {
   const { file, titles } = splitTestId(testId);
-  const expected = [...identity.ancestorTitles, identity.title];
-  const sameTitles = titles.length === expected.length ? titles.every((title, index) => title === expected[index]) : titles.join(' ') === expected.join(' ');
-  if (!sameTitles) return false;
-  return !identity.file || !file || baseName(file) === baseName(identity.file);
-}
-
-/** `<file>::<describe>::<title>` for a Jest test, the form raw results use. */
-export function testIdOf(relativeFile: string, ancestorTitles: readonly string[], title: string): string {
-  return [relativeFile, ...ancestorTitles, title].join('::');
+  const expected = [...other.ancestorTitles, other.title];
+  if (titles.length !== expected.length || titles.some((title, index) => title !== expected[index])) return false;
+  return other.file === undefined || file === other.file;
 }

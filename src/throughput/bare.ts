@@ -63,7 +63,10 @@ export function parseBareRecord(line: string): BarePublishRun {
   for (const field of RUN_FIELDS) {
     const value = record[field];
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new BenchError('RESULT_INVALID', `bare-publish output needs a finite non-negative number in "${field}"; got ${JSON.stringify(value)}`);
+      throw new BenchError(
+        'RESULT_INVALID',
+        `bare-publish output needs a finite non-negative number in "${field}"; got ${JSON.stringify(value)}`,
+      );
     }
   }
   return parsed as BarePublishRun;
@@ -76,8 +79,23 @@ export function parseBareRecord(line: string): BarePublishRun {
 export async function startBarePublisher(options: BarePublisherOptions): Promise<BarePublisher> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const warmupMessages = options.warmupMessages ?? options.messages;
-  const args = [BARE_PUBLISH_SCRIPT, '--serve', '--queue', options.queue, '--messages', String(options.messages), '--size', String(options.messageSizeBytes), '--warmup', String(warmupMessages)];
-  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, AMQP_URL: options.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const args = [
+    BARE_PUBLISH_SCRIPT,
+    '--serve',
+    '--queue',
+    options.queue,
+    '--messages',
+    String(options.messages),
+    '--size',
+    String(options.messageSizeBytes),
+    '--warmup',
+    String(warmupMessages),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, AMQP_URL: options.url },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
@@ -100,7 +118,8 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
     else lines.push(line);
   });
 
-  const died = (): BenchError => new BenchError('WORKER_FAILED', `bare-publish exited: ${redactText(stderr.trim()) || `code ${child.exitCode ?? child.signalCode}`}`);
+  const died = (): BenchError =>
+    new BenchError('WORKER_FAILED', `bare-publish exited: ${redactText(stderr.trim()) || `code ${child.exitCode ?? child.signalCode}`}`);
   /** The next line of output, or an error when the process exits or the bound passes. */
   const nextLine = (what: string): Promise<string> => {
     const queued = lines.shift();
@@ -137,7 +156,8 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
 
   try {
     const ready = JSON.parse(await nextLine('get ready')) as { ready?: unknown };
-    if (ready.ready !== true) throw new BenchError('RESULT_INVALID', `bare-publish should say it is ready first; got ${JSON.stringify(ready)}`);
+    if (ready.ready !== true)
+      throw new BenchError('RESULT_INVALID', `bare-publish should say it is ready first; got ${JSON.stringify(ready)}`);
   } catch (error) {
     await close();
     throw error;

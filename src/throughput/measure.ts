@@ -16,7 +16,10 @@ export interface PublishThroughputOutcome {
  * Runs `workload.warmupRounds + workload.rounds` rounds in one session.
  * @throws WorkerError when a worker fails or a round exceeds its bound (the session is closed first).
  */
-export async function measurePublishThroughput(options: Omit<PublishSessionOptions, 'workload'>, workload: PublishWorkload): Promise<PublishThroughputOutcome> {
+export async function measurePublishThroughput(
+  options: Omit<PublishSessionOptions, 'workload'>,
+  workload: PublishWorkload,
+): Promise<PublishThroughputOutcome> {
   const session = await openPublishSession({ ...options, workload });
   const rounds: RoundOutcome[] = [];
   let report: SessionReport;
@@ -33,4 +36,3 @@ export async function measurePublishThroughput(options: Omit<PublishSessionOptio
 export function measuredRounds(outcome: Pick<PublishThroughputOutcome, 'rounds'>): RoundOutcome[] {
   return outcome.rounds.filter((round) => !round.warmup);
 }
-

@@ -45,7 +45,15 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
   const messages = options.messages ?? 20_000;
   const messageSizeBytes = options.messageSizeBytes ?? 256;
   const pairCount = options.pairs ?? 5;
-  const workload = resolvePublishWorkload({ threads: 1, messagesPerThread: messages, messageSizeBytes, mode: 'plain', rounds: pairCount, warmupRounds: 1, maxWorkerThreads: 1 });
+  const workload = resolvePublishWorkload({
+    threads: 1,
+    messagesPerThread: messages,
+    messageSizeBytes,
+    mode: 'plain',
+    rounds: pairCount,
+    warmupRounds: 1,
+    maxWorkerThreads: 1,
+  });
   const session = await openPublishSession({ url: options.url, workload });
   const harnessRounds: RoundOutcome[] = [];
   const bareRuns: BareRunCheck[] = [];
@@ -53,7 +61,14 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
   let bare: BarePublisher | undefined;
   try {
     harnessRounds.push(await session.runRound());
-    bare = await startBarePublisher({ url: options.url, queue: session.queue, messages, messageSizeBytes, warmupMessages: messages, timeoutMs: options.bareTimeoutMs ?? 60_000 });
+    bare = await startBarePublisher({
+      url: options.url,
+      queue: session.queue,
+      messages,
+      messageSizeBytes,
+      warmupMessages: messages,
+      timeoutMs: options.bareTimeoutMs ?? 60_000,
+    });
     bareRuns.push({ published: bare.warmupMessages, received: await session.collectQueue(bare.warmupMessages) });
     const started = bare;
     const runBare = async (): Promise<number> => {

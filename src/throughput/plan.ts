@@ -111,7 +111,10 @@ export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWork
 
 /** `10x100-256B-plain`: the label in a test id. */
 export function workloadLabel(workload: Pick<PublishWorkload, 'threads' | 'messagesPerThread' | 'messageSizeBytes' | 'mode'>): string {
-  const size = workload.messageSizeBytes >= 1024 && workload.messageSizeBytes % 1024 === 0 ? `${workload.messageSizeBytes / 1024}KiB` : `${workload.messageSizeBytes}B`;
+  const size =
+    workload.messageSizeBytes >= 1024 && workload.messageSizeBytes % 1024 === 0
+      ? `${workload.messageSizeBytes / 1024}KiB`
+      : `${workload.messageSizeBytes}B`;
   return `${workload.threads}x${workload.messagesPerThread}-${size}-${workload.mode}`;
 }
 

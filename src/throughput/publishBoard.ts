@@ -35,7 +35,6 @@ export interface WorkerRoundSlot {
   readonly errors: number;
 }
 
-
 export class PublishBoard extends ControlWords {
   readonly workers: number;
   /** Per worker: [startedNs, completedNs]. */
@@ -45,7 +44,8 @@ export class PublishBoard extends ControlWords {
 
   /** A fresh board for `workers` threads, or a view of one created elsewhere (a worker receives the buffer). */
   constructor(workers: number, buffer: SharedArrayBuffer = new SharedArrayBuffer(PublishBoard.byteLength(workers))) {
-    if (buffer.byteLength < PublishBoard.byteLength(workers)) throw new RangeError(`a board for ${workers} workers needs ${PublishBoard.byteLength(workers)} bytes; got ${buffer.byteLength}`);
+    if (buffer.byteLength < PublishBoard.byteLength(workers))
+      throw new RangeError(`a board for ${workers} workers needs ${PublishBoard.byteLength(workers)} bytes; got ${buffer.byteLength}`);
     super(buffer, CONTROL_WORDS);
     this.workers = workers;
     this.times = new BigInt64Array(buffer, CONTROL_BYTES, workers * 2);
@@ -72,8 +72,4 @@ export class PublishBoard extends ControlWords {
       errors: Atomics.load(this.counts, worker * 2 + 1),
     };
   }
-
-
-
-
 }

@@ -15,15 +15,22 @@ export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timest
 /** The harness must reach at least this share of a bare amqplib script's publish rate. */
 export const HARNESS_OVERHEAD_TARGET_PERCENT = 90;
 
-const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({ value: value === null ? null : roundFigure(value), unit, direction });
+const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
+  value: value === null ? null : roundFigure(value),
+  unit,
+  direction,
+});
 
 const LATENCY_NOTES = {
-  plain: 'publish latency (plain mode): the publish() call, including the wait for the channel\'s \'drain\' when it returned false (backpressure); it does not include the broker taking the message',
-  confirm: 'publish latency (confirm mode): from publish() to the broker\'s confirm; each logical publisher waits for its confirm before its next publish',
+  plain:
+    "publish latency (plain mode): the publish() call, including the wait for the channel's 'drain' when it returned false (backpressure); it does not include the broker taking the message",
+  confirm:
+    "publish latency (confirm mode): from publish() to the broker's confirm; each logical publisher waits for its confirm before its next publish",
 } as const;
 
 const ROUND_NOTES = {
-  plain: 'round time: from the first publish of any worker to the last worker\'s flush (one synchronous round trip per channel after its last publish, so the broker has taken every message)',
+  plain:
+    "round time: from the first publish of any worker to the last worker's flush (one synchronous round trip per channel after its last publish, so the broker has taken every message)",
   confirm: 'round time: from the first publish of any worker to the last confirm',
 } as const;
 
@@ -99,8 +106,14 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       latency_samples: latency.count,
       latency_mean_ms: latency.mean,
       messages_missing: countMissing(outcome),
-      assignments: workload.assignments.map((assignment) => ({ worker: assignment.worker, first_publisher: assignment.firstPublisher, publishers: assignment.publishers })),
-      worker_failures: outcome.report.workers.filter((worker) => worker.fatal).map((worker) => ({ worker: worker.worker, error: worker.fatal })),
+      assignments: workload.assignments.map((assignment) => ({
+        worker: assignment.worker,
+        first_publisher: assignment.firstPublisher,
+        publishers: assignment.publishers,
+      })),
+      worker_failures: outcome.report.workers
+        .filter((worker) => worker.fatal)
+        .map((worker) => ({ worker: worker.worker, error: worker.fatal })),
       error_samples: outcome.report.errorSamples,
     },
   };
@@ -131,12 +144,20 @@ export function harnessOverheadResult(input: OverheadInput): ResultDraft {
   const harness = input.pairs.map((pair) => pair.harnessMsgsPerSec);
   const bare = input.pairs.map((pair) => pair.bareMsgsPerSec);
   const ratios = input.pairs.map((pair) => overheadRatioPercent(pair.harnessMsgsPerSec, pair.bareMsgsPerSec));
-  if (!isNonEmpty(harness) || !isNonEmpty(bare) || !isNonEmpty(ratios)) throw new RangeError('harness_overhead needs at least one pair of runs');
+  if (!isNonEmpty(harness) || !isNonEmpty(bare) || !isNonEmpty(ratios))
+    throw new RangeError('harness_overhead needs at least one pair of runs');
   const ratio = summarizeRates(ratios).median;
   return {
     name: 'harness_overhead',
     category: 'throughput',
-    parameters: { messages: input.messages, message_size_bytes: input.messageSizeBytes, mode: 'plain', threads: 1, worker_threads: 1, rounds: input.pairs.length },
+    parameters: {
+      messages: input.messages,
+      message_size_bytes: input.messageSizeBytes,
+      mode: 'plain',
+      threads: 1,
+      worker_threads: 1,
+      rounds: input.pairs.length,
+    },
     metrics: {
       ratio_percent: metric(ratio, '%', 'higher'),
       harness_msgs_per_sec: metric(summarizeRates(harness).median, 'msg/s', 'higher'),
@@ -148,12 +169,26 @@ export function harnessOverheadResult(input: OverheadInput): ResultDraft {
       harness_msgs_per_sec: harness.map(roundFigure),
       bare_msgs_per_sec: bare.map(roundFigure),
     },
-    targets: [{ metric: 'ratio_percent', comparator: '>', threshold: HARNESS_OVERHEAD_TARGET_PERCENT, unit: '%', met: ratio >= HARNESS_OVERHEAD_TARGET_PERCENT }],
+    targets: [
+      {
+        metric: 'ratio_percent',
+        comparator: '>',
+        threshold: HARNESS_OVERHEAD_TARGET_PERCENT,
+        unit: '%',
+        met: ratio >= HARNESS_OVERHEAD_TARGET_PERCENT,
+      },
+    ],
     notes: [
       `ratio_percent: the median over ${input.pairs.length} back-to-back pairs of harness rate / bare rate x 100 (the side that runs first alternates); target: at least ${HARNESS_OVERHEAD_TARGET_PERCENT}% (recorded, not asserted)`,
-      'same workload on both sides: one long-lived connection and channel, warmed up before the first timed run, plain publishes of the same size to the same queue, backpressure honoured with \'drain\', timed from the first publish to a synchronous round trip after the last',
+      "same workload on both sides: one long-lived connection and channel, warmed up before the first timed run, plain publishes of the same size to the same queue, backpressure honoured with 'drain', timed from the first publish to a synchronous round trip after the last",
       'harness: a piscina worker thread recording every publish in an HDR histogram; bare: scripts/bare-publish.js --serve in its own Node.js process, one timed run per request',
     ],
-    details: { pairs: input.pairs.map((pair) => ({ first: pair.first, harness_msgs_per_sec: roundFigure(pair.harnessMsgsPerSec), bare_msgs_per_sec: roundFigure(pair.bareMsgsPerSec) })) },
+    details: {
+      pairs: input.pairs.map((pair) => ({
+        first: pair.first,
+        harness_msgs_per_sec: roundFigure(pair.harnessMsgsPerSec),
+        bare_msgs_per_sec: roundFigure(pair.bareMsgsPerSec),
+      })),
+    },
   };
 }

@@ -8,6 +8,7 @@
  * caller's `finally` calls `close()`, which is safe to call twice and always stops the workers,
  * destroys the pool, deletes the queue and closes the admin connection.
  */
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { describeError, WorkerError } from '../errors';
@@ -99,7 +100,10 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     const settled = await settleWithin(tasks, boundMs);
     return settled.map((result, worker): PublishWorkerReport => {
       if (result.status === 'fulfilled') return result.value;
-      const fatal = result.status === 'rejected' ? `worker task rejected: ${redactText(describeError(result.reason))}` : `worker did not finish within ${boundMs} ms of the stop signal`;
+      const fatal =
+        result.status === 'rejected'
+          ? `worker task rejected: ${redactText(describeError(result.reason))}`
+          : `worker did not finish within ${boundMs} ms of the stop signal`;
       return { worker, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], fatal };
     });
   };
@@ -150,7 +154,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
     await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength, 'x-expires': 600_000 } });
 
-    pool = startThreadPool('publishWorker', workload.workerThreads);
+    pool = startThreadPool(path.join(__dirname, '../workers/publishWorker.ts'), workload.workerThreads);
     const started = pool;
     tasks = workload.assignments.map((assignment) =>
       started.run<PublishTask, PublishWorkerReport>({
@@ -171,7 +175,11 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     const startBoundMs = options.startBoundMs ?? 30_000 + workload.threads * 50;
     const ready = await board.waitFor(PublishControl.READY, workload.workerThreads, startBoundMs);
     if (!ready || board.flag(PublishControl.FAILED) > 0) {
-      throw await failure(ready ? 'publish workers failed to start' : `only ${board.flag(PublishControl.READY)} of ${workload.workerThreads} publish workers were ready within ${startBoundMs} ms`);
+      throw await failure(
+        ready
+          ? 'publish workers failed to start'
+          : `only ${board.flag(PublishControl.READY)} of ${workload.workerThreads} publish workers were ready within ${startBoundMs} ms`,
+      );
     }
   } catch (error) {
     await close().catch(() => undefined);
@@ -194,7 +202,11 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
       const complete = await board.waitFor(PublishControl.DONE, target, workload.roundBoundMs, PublishControl.FAILED);
       if (!complete) {
         const failed = board.flag(PublishControl.FAILED);
-        throw await failure(failed > 0 ? `${failed} publish worker(s) failed in round ${round}` : `round ${round} did not complete within ${workload.roundBoundMs} ms`);
+        throw await failure(
+          failed > 0
+            ? `${failed} publish worker(s) failed in round ${round}`
+            : `round ${round} did not complete within ${workload.roundBoundMs} ms`,
+        );
       }
       const parts = Array.from({ length: workload.workerThreads }, (_, worker) => board.readRound(worker));
       if (!isNonEmpty(parts)) throw new WorkerError('a publish session needs at least one worker thread');

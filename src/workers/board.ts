@@ -31,7 +31,6 @@ export const ThreadState = { STARTING: 0, READY: 1, DRAINING: 2, DETECTED: 3, RE
 export const CauseCode = { none: 0, connection_error: 1, connection_closed: 2, drain_deadline: 3 } as const;
 export const CAUSE_NAMES = ['none', 'connection_error', 'connection_closed', 'drain_deadline'] as const;
 
-
 export class ThreadBoard extends ControlWords {
   readonly threads: number;
   private readonly times: BigInt64Array;
@@ -39,7 +38,10 @@ export class ThreadBoard extends ControlWords {
 
   constructor(threadsOrBuffer: number | SharedArrayBuffer, threads?: number) {
     const threadCount = typeof threadsOrBuffer === 'number' ? threadsOrBuffer : (threads ?? 0);
-    super(typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(ThreadBoard.byteLength(threadCount)) : threadsOrBuffer, CONTROL_WORDS);
+    super(
+      typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(ThreadBoard.byteLength(threadCount)) : threadsOrBuffer,
+      CONTROL_WORDS,
+    );
     this.threads = threadCount;
     const timesOffset = CONTROL_WORDS * 4;
     this.times = new BigInt64Array(this.buffer, timesOffset, this.threads * TIME_SLOTS);
@@ -49,9 +51,6 @@ export class ThreadBoard extends ControlWords {
   static byteLength(threads: number): number {
     return CONTROL_WORDS * 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
   }
-
-
-
 
   setTime(thread: number, slot: number, ns: bigint): void {
     Atomics.store(this.times, thread * TIME_SLOTS + slot, ns);
@@ -72,5 +71,4 @@ export class ThreadBoard extends ControlWords {
   int(thread: number, slot: number): number {
     return Atomics.load(this.ints, thread * INT_SLOTS + slot);
   }
-
 }

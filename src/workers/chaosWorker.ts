@@ -36,7 +36,10 @@ export interface ChaosReport {
 
 /** A connection fault, or its aftermath on a channel: expected chaos, not a finding. */
 function isExpectedFault(error: unknown): boolean {
-  return error instanceof ClientFaultError || /closed|Channel ended|IllegalOperation|without a connection|did not come back|ECONNRESET/i.test(String(error));
+  return (
+    error instanceof ClientFaultError ||
+    /closed|Channel ended|IllegalOperation|without a connection|did not come back|ECONNRESET/i.test(String(error))
+  );
 }
 
 /** Small deterministic PRNG (mulberry32), so a failing chaos run can be replayed by seed. */
@@ -57,7 +60,11 @@ export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport>
   process.on('unhandledRejection', onUnhandled);
   process.on('uncaughtException', onUnhandled);
   const random = prng(task.seed);
-  const client = createClient(task.mode, { url: task.url, connectionName: task.connectionName, backoff: { initialDelayMs: 5, maxDelayMs: 200 } });
+  const client = createClient(task.mode, {
+    url: task.url,
+    connectionName: task.connectionName,
+    backoff: { initialDelayMs: 5, maxDelayMs: 200 },
+  });
   const operations: Record<string, number> = { drain: 0, publish: 0, round_trip: 0, kill: 0 };
   const unexpectedErrors: string[] = [];
   let faultsObserved = 0;

@@ -2,7 +2,12 @@
  * Waiting on a shared Int32 word across threads without blocking an event loop: the one loop
  * every board (recovery, throughput, realistic) uses.
  */
-type WaitAsync = (array: Int32Array, index: number, value: number, timeoutMs?: number) => { async: boolean; value: Promise<string> | string };
+type WaitAsync = (
+  array: Int32Array,
+  index: number,
+  value: number,
+  timeoutMs?: number,
+) => { async: boolean; value: Promise<string> | string };
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 /**
@@ -10,7 +15,14 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
  * false as soon as `control[abortIndex]` (e.g. STOP or FAILED) becomes non-zero, checked every
  * `sliceMs`.
  */
-export async function waitForWord(control: Int32Array, index: number, target: number, timeoutMs: number, abortIndex?: number, sliceMs = 50): Promise<boolean> {
+export async function waitForWord(
+  control: Int32Array,
+  index: number,
+  target: number,
+  timeoutMs: number,
+  abortIndex?: number,
+  sliceMs = 50,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const current = Atomics.load(control, index);

@@ -11,10 +11,13 @@ export interface ThreadPool {
   destroy(): Promise<void>;
 }
 
-/** Starts `threads` worker threads running `src/workers/<workerName>.ts`. */
-export function startThreadPool(workerName: string, threads: number): ThreadPool {
+/**
+ * Starts `threads` worker threads, each running the default export of the TypeScript module at
+ * `entryPath` (absolute, e.g. `path.join(__dirname, 'thread.ts')`) on the tasks it is given.
+ */
+export function startThreadPool(entryPath: string, threads: number): ThreadPool {
   const pool = new Piscina({
-    filename: workerFile(workerName),
+    filename: workerFile(entryPath),
     minThreads: threads,
     maxThreads: threads,
     // One task per thread, never queued behind another (extra tasks would wait silently).
@@ -36,14 +39,25 @@ export function startThreadPool(workerName: string, threads: number): ThreadPool
 }
 
 /** Like Promise.allSettled, but gives up waiting after `boundMs` (the rest count as hung). */
-export async function settleWithin<T>(promises: readonly Promise<T>[], boundMs: number): Promise<(PromiseSettledResult<T> | { status: 'hung' })[]> {
+export async function settleWithin<T>(
+  promises: readonly Promise<T>[],
+  boundMs: number,
+): Promise<(PromiseSettledResult<T> | { status: 'hung' })[]> {
   const results: (PromiseSettledResult<T> | { status: 'hung' })[] = promises.map(() => ({ status: 'hung' }));
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
-    Promise.allSettled(promises.map((promise, index) => promise.then(
-      (value) => { results[index] = { status: 'fulfilled', value }; },
-      (reason: unknown) => { results[index] = { status: 'rejected', reason }; },
-    ))),
+    Promise.allSettled(
+      promises.map((promise, index) =>
+        promise.then(
+          (value) => {
+            results[index] = { status: 'fulfilled', value };
+          },
+          (reason: unknown) => {
+            results[index] = { status: 'rejected', reason };
+          },
+        ),
+      ),
+    ),
     new Promise<void>((resolve) => {
       timer = setTimeout(resolve, boundMs);
     }),

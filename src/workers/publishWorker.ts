@@ -87,7 +87,7 @@ export default async function publishWorker(task: PublishTask): Promise<PublishW
     ...(fatal === undefined ? {} : { fatal }),
   });
 
-  let channels: AnyChannel[] = [];
+  let channels: AnyChannel[];
   try {
     try {
       model = await amqp.connect(task.url, { noDelay: true, timeout: task.connectTimeoutMs });
@@ -153,7 +153,13 @@ interface PublisherOutcome {
 }
 
 /** One logical publisher's round: `messagesPerThread` publishes on its own channel. */
-async function publishMessages(channel: AnyChannel, task: PublishTask, payload: Buffer, histogram: LatencyHistogram | undefined, noteError: (error: unknown) => void): Promise<PublisherOutcome> {
+async function publishMessages(
+  channel: AnyChannel,
+  task: PublishTask,
+  payload: Buffer,
+  histogram: LatencyHistogram | undefined,
+  noteError: (error: unknown) => void,
+): Promise<PublisherOutcome> {
   const outcome: PublisherOutcome = { published: 0, errors: 0 };
   for (let i = 0; i < task.messagesPerThread; i += 1) {
     const startedNs = nowNs();
@@ -214,7 +220,12 @@ function waitForDrain(channel: AnyChannel, boundMs: number): Promise<void> {
  * One synchronous round trip per channel: the broker has handled every frame sent before it.
  * Returns the number of channels whose round trip failed or did not return within the bound.
  */
-async function flush(channels: readonly AnyChannel[], queue: string, boundMs: number, noteError: (error: unknown) => void): Promise<number> {
+async function flush(
+  channels: readonly AnyChannel[],
+  queue: string,
+  boundMs: number,
+  noteError: (error: unknown) => void,
+): Promise<number> {
   let pending = channels.length;
   let failed = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -242,6 +253,8 @@ async function flush(channels: readonly AnyChannel[], queue: string, boundMs: nu
 class ChannelGoneError extends Error {}
 
 function isChannelGone(error: unknown): boolean {
-  return error instanceof ChannelGoneError || (error instanceof Error && (error.name === 'IllegalOperationError' || /closed/i.test(error.message)));
+  return (
+    error instanceof ChannelGoneError ||
+    (error instanceof Error && (error.name === 'IllegalOperationError' || /closed/i.test(error.message)))
+  );
 }
-

@@ -30,7 +30,11 @@ function bench(args: string[], env: Record<string, string>): Promise<Outcome> {
 }
 
 const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-const archivesIn = (dir: string) => fs.readdirSync(dir).filter((name) => /^run_.*\.json$/.test(name)).sort();
+const archivesIn = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((name) => /^run_.*\.json$/.test(name))
+    .sort();
 
 describe('bench run (end to end on a fake benchmark project)', () => {
   let root: string;
@@ -54,12 +58,24 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(archives).toHaveLength(2);
     const history = readJson<History>(path.join(out, 'benchmark_history.json'));
     expect(history.runs.map((run) => `${run.run_id}.json`)).toEqual(archives);
-    expect(readJson<RunArchive>(path.join(out, archives[1]!))).toMatchObject({ status: 'passed', marker_expression: 'benchmark', invoked_by: 'cli', jest_exit_code: 0, counts: { passed: 4, total: 4 } });
+    expect(readJson<RunArchive>(path.join(out, archives[1]!))).toMatchObject({
+      status: 'passed',
+      marker_expression: 'benchmark',
+      invoked_by: 'cli',
+      jest_exit_code: 0,
+      counts: { passed: 4, total: 4 },
+    });
     expectValid('run-archive.schema.json', readJson(path.join(out, archives[1]!)));
     expectValid('benchmark-history.schema.json', history);
 
     // The raw results of the second run only (the first run's were deleted before it).
-    expect(fs.readdirSync(env.BENCH_RAW_DIR!).filter((name) => !name.startsWith('.')).map((name) => name.replace(/_fake_.*/, '')).sort()).toEqual(['publish_throughput', 'recovery_after_reset_peer']);
+    expect(
+      fs
+        .readdirSync(env.BENCH_RAW_DIR!)
+        .filter((name) => !name.startsWith('.'))
+        .map((name) => name.replace(/_fake_.*/, ''))
+        .sort(),
+    ).toEqual(['publish_throughput', 'recovery_after_reset_peer']);
 
     const report = fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8');
     expect(report).toContain(`Compared with \`${history.runs[0]!.run_id}\``);
@@ -67,7 +83,9 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     // --compare prints the comparison in the terminal too.
     expect(second.stdout).toMatch(/comparison with run_\d{8}_\d{6}_[0-9a-f]{8}/);
     for (const chart of report.match(/\(chart-[a-z-]+\.svg\)/g) ?? []) {
-      expect(fs.readFileSync(path.join(out, chart.slice(1, -1)), 'utf8')).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>$/);
+      expect(fs.readFileSync(path.join(out, chart.slice(1, -1)), 'utf8')).toMatch(
+        /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>$/,
+      );
     }
 
     const junit = fs.readFileSync(path.join(out, 'junit.xml'), 'utf8');
@@ -76,7 +94,8 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(junit).toContain('<property name="target.error_detection_latency_ms" value="&lt; 10 ms: met"/>');
 
     // bench report: from disk alone, the same report (but for its generation time).
-    for (const file of fs.readdirSync(out).filter((name) => name === 'LATEST_REPORT.md' || name.endsWith('.svg'))) fs.rmSync(path.join(out, file));
+    for (const file of fs.readdirSync(out).filter((name) => name === 'LATEST_REPORT.md' || name.endsWith('.svg')))
+      fs.rmSync(path.join(out, file));
     const rebuilt = await bench(['report'], env);
     expect(rebuilt.code).toBe(0);
     const again = fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8');
@@ -84,9 +103,12 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(rebuilt.stdout).toContain(`archive     ${path.join(out, archives[1]!)}`);
 
     // A third, slower run with --threshold fails the command on the significant regression.
-    const slower = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '--threshold', '10'], { ...env, FAKE_BENCH_SCALE: '0.6' });
+    const slower = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '--threshold', '10'], {
+      ...env,
+      FAKE_BENCH_SCALE: '0.6',
+    });
     expect(slower.code).toBe(1);
-    expect(slower.stdout).toMatch(/threshold   \d+ significant regression\(s\) beyond 10%:/);
+    expect(slower.stdout).toMatch(/threshold {3}\d+ significant regression\(s\) beyond 10%:/);
     expect(slower.stdout).toMatch(/✗ publish_throughput\{.*\} Throughput \(msg\/s\) -50% \(p<0\.001\)/);
     expect(archivesIn(out)).toHaveLength(3);
 
@@ -94,29 +116,46 @@ describe('bench run (end to end on a fake benchmark project)', () => {
   }, 120_000);
 
   it('archives a failed run, masks the password in the failure, and exits 1', async () => {
-    const failed = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '-m', 'benchmark and not slow'], { ...env, FAKE_BENCH_FAIL: '1' });
+    const failed = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '-m', 'benchmark and not slow'], {
+      ...env,
+      FAKE_BENCH_FAIL: '1',
+    });
     expect(failed.code).toBe(1);
     const [archiveFile] = archivesIn(out);
     const archive = readJson<RunArchive>(path.join(out, archiveFile!));
-    expect(archive).toMatchObject({ status: 'failed', jest_exit_code: 1, marker_expression: 'benchmark and not slow', counts: { passed: 3, failed: 1 } });
+    expect(archive).toMatchObject({
+      status: 'failed',
+      jest_exit_code: 1,
+      marker_expression: 'benchmark and not slow',
+      counts: { passed: 3, failed: 1 },
+    });
     expect(archive.results).toHaveLength(2);
-    expect(archive.tests.find((test) => test.status === 'failed')?.failure_message).toContain('failed on purpose while talking to amqp://bench@127.0.0.1:5672');
+    expect(archive.tests.find((test) => test.status === 'failed')?.failure_message).toContain(
+      'failed on purpose while talking to amqp://bench@127.0.0.1:5672',
+    );
     expect(fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8')).toContain('**❌ failed**');
     expect(fs.readFileSync(path.join(out, 'junit.xml'), 'utf8')).toContain('<failure>');
     for (const file of fs.readdirSync(out)) expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain('hunter22x');
   }, 60_000);
 
-  it('--keep-results collects the earlier raw results with this run\'s; the old test outcome is never reused', async () => {
+  it("--keep-results collects the earlier raw results with this run's; the old test outcome is never reused", async () => {
     expect((await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker'], env)).code).toBe(0);
     const kept = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '--keep-results', '-t', 'test_publish'], env);
     expect(kept.code).toBe(0);
     const archive = readJson<RunArchive>(path.join(out, archivesIn(out)[1]!));
-    expect(archive.results.map((result) => result.name).sort()).toEqual(['publish_throughput', 'publish_throughput', 'recovery_after_reset_peer']);
+    expect(archive.results.map((result) => result.name).sort()).toEqual([
+      'publish_throughput',
+      'publish_throughput',
+      'recovery_after_reset_peer',
+    ]);
     expect(archive.counts).toMatchObject({ passed: 1, skipped: 3, total: 4 });
   }, 60_000);
 
   it('on Ctrl-C stops Jest, archives what was produced and exits 130', async () => {
-    const child = spawn('node', [BIN, 'run', '--jest-config', FAKE_CONFIG, '--no-broker'], { env: { ...process.env, ...env, FAKE_BENCH_HANG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [BIN, 'run', '--jest-config', FAKE_CONFIG, '--no-broker'], {
+      env: { ...process.env, ...env, FAKE_BENCH_HANG: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -152,11 +191,17 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(threshold.stderr.trim()).toBe('bench: --threshold must be a percentage of 0 or more (e.g. 10 or 10%); got "ten"');
     const template = await bench(['run', '--template', 'missing.hbs'], env);
     expect(template.code).toBe(2);
-    expect(template.stderr.trim()).toBe('bench: --template must be a Handlebars template file that exists (e.g. my-report.md.hbs); got "missing.hbs"');
+    expect(template.stderr.trim()).toBe(
+      'bench: --template must be a Handlebars template file that exists (e.g. my-report.md.hbs); got "missing.hbs"',
+    );
     const workers = await bench(['run', '-n', '0'], env);
-    expect(workers.stderr.trim()).toBe('bench: -n/--numprocesses must be a whole number of Jest workers, 1 or more (1 runs in band); got "0"');
+    expect(workers.stderr.trim()).toBe(
+      'bench: -n/--numprocesses must be a whole number of Jest workers, 1 or more (1 runs in band); got "0"',
+    );
     const runId = await bench(['report', '--run', 'latest'], env);
-    expect(runId.stderr.trim()).toBe('bench: --run must be a run id like run_20250131_235959_1a2b3c4d (see benchmark_history.json); got "latest"');
+    expect(runId.stderr.trim()).toBe(
+      'bench: --run must be a run id like run_20250131_235959_1a2b3c4d (see benchmark_history.json); got "latest"',
+    );
     const nothing = await bench(['report'], env);
     expect(nothing.code).toBe(1);
     expect(nothing.stderr.trim()).toBe(`bench: no archived run in ${out}; run \`npm run bench:quick\` first (or pass --output <dir>)`);
@@ -165,7 +210,19 @@ describe('bench run (end to end on a fake benchmark project)', () => {
 
   it('explains every option in --help', async () => {
     const help = await bench(['run', '--help'], env);
-    for (const option of ['-m, --markers <expression>', '--quick', '-t, --test-name <pattern>', '--keep-results', '-o, --output <dir>', '--compare', '--threshold <percent>', '--template <file>', '-n, --numprocesses <n>', '--run-in-band', '--jest-config <file>']) {
+    for (const option of [
+      '-m, --markers <expression>',
+      '--quick',
+      '-t, --test-name <pattern>',
+      '--keep-results',
+      '-o, --output <dir>',
+      '--compare',
+      '--threshold <percent>',
+      '--template <file>',
+      '-n, --numprocesses <n>',
+      '--run-in-band',
+      '--jest-config <file>',
+    ]) {
       expect(help.stdout).toContain(option);
     }
     expect(help.stdout).toContain('benchmark and not slow and not stress');

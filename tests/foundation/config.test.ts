@@ -54,7 +54,11 @@ describe('resolveConfig', () => {
     ['AMQP_URL', 'amqp://127.0.0.1:99999', /^AMQP_URL must be/],
     ['TOXIPROXY_URL', 'toxiproxy:8474', /^TOXIPROXY_URL must be an http:\/\/ URL/],
     ['BENCH_PROXY_LISTEN', '127.0.0.1', /^BENCH_PROXY_LISTEN must be host:port with a port from 1 to 65535/],
-    ['BENCH_PROXY_LISTEN', '127.0.0.1:70000', /^BENCH_PROXY_LISTEN must be host:port with a port from 1 to 65535 .*; got "127.0.0.1:70000"$/],
+    [
+      'BENCH_PROXY_LISTEN',
+      '127.0.0.1:70000',
+      /^BENCH_PROXY_LISTEN must be host:port with a port from 1 to 65535 .*; got "127.0.0.1:70000"$/,
+    ],
     ['BENCH_PROXY_UPSTREAM', '127.0.0.1:0', /^BENCH_PROXY_UPSTREAM must be host:port/],
     ['BENCH_PROXY_UPSTREAM', 'rabbit:port', /^BENCH_PROXY_UPSTREAM must be host:port/],
     ['BENCH_PROXY_NAME', 'my proxy', /^BENCH_PROXY_NAME must be a name of letters/],

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { editedCopy } from '../support/documents';
 import { parseDocument } from 'yaml';
 import { DEFAULTS, PROJECT_ROOT, parseHostPort } from '../../src/config';
 import { compileComposeValidator } from './composeSchema';
@@ -68,14 +69,13 @@ describe('compose.yaml: schema', () => {
 
   // The schema check is only worth something if it can fail: a few mistakes people make.
   it.each([
-    ['a misspelt health-check key', (file: any) => (file.services.rabbitmq.healthcheck.intervall = '5s')],
-    ['an unknown depends_on condition', (file: any) => (file.services.toxiproxy.depends_on.rabbitmq.condition = 'service_ready')],
-    ['a duration without a unit', (file: any) => (file.services.rabbitmq.healthcheck.interval = '5')],
-    ['a port mapping that is not one', (file: any) => (file.services.toxiproxy.ports = ['8474:eighty'])],
-    ['a service key Compose does not know', (file: any) => (file.services.rabbitmq.healthchecks = {})],
-  ])('rejects %s', (_label, mutate) => {
-    const broken = structuredClone(compose);
-    mutate(broken);
+    ['a misspelt health-check key', ['services', 'rabbitmq', 'healthcheck', 'intervall'], '5s'],
+    ['an unknown depends_on condition', ['services', 'toxiproxy', 'depends_on', 'rabbitmq', 'condition'], 'service_ready'],
+    ['a duration without a unit', ['services', 'rabbitmq', 'healthcheck', 'interval'], '5'],
+    ['a port mapping that is not one', ['services', 'toxiproxy', 'ports'], ['8474:eighty']],
+    ['a service key Compose does not know', ['services', 'rabbitmq', 'healthchecks'], {}],
+  ] as const)('rejects %s', (_label, keys, value) => {
+    const broken = editedCopy(compose, keys, value);
     const result = validateCompose(broken);
     expect(result.valid).toBe(false);
     expect(result.errors.length).toBeGreaterThan(0);
@@ -123,7 +123,12 @@ describe('compose.yaml: what the harness relies on', () => {
     expect(toxiproxy?.depends_on).toEqual({ rabbitmq: { condition: 'service_healthy' } });
     for (const [name, service] of Object.entries(compose.services)) {
       const needs = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
-      for (const other of needs) expect({ service: name, dependsOn: other, defined: other in compose.services }).toEqual({ service: name, dependsOn: other, defined: true });
+      for (const other of needs)
+        expect({ service: name, dependsOn: other, defined: other in compose.services }).toEqual({
+          service: name,
+          dependsOn: other,
+          defined: true,
+        });
     }
   });
 

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { editedCopy } from '../support/documents';
 import { parseDocument } from 'yaml';
 import { PROJECT_ROOT, proxiedAmqpUrl, resolveConfig } from '../../src/config';
 import { compileWorkflowValidator, type TemplateSchema } from './githubWorkflowSchema';
@@ -56,8 +57,10 @@ const stepIndex = (predicate: (step: Step) => boolean): number => job.steps.find
 const runStep = (pattern: RegExp): Step | undefined => job.steps.find((step) => step.run !== undefined && pattern.test(step.run));
 
 /** Docker's `--health-cmd "..."` out of a service's options string. */
-const healthCommand = (service: ServiceContainer | undefined): string | undefined => /--health-cmd\s+"([^"]+)"/.exec(service?.options ?? '')?.[1];
-const publishedPorts = (service: ServiceContainer | undefined): number[] => (service?.ports ?? []).map((port) => Number(String(port).split(':')[0]));
+const healthCommand = (service: ServiceContainer | undefined): string | undefined =>
+  /--health-cmd\s+"([^"]+)"/.exec(service?.options ?? '')?.[1];
+const publishedPorts = (service: ServiceContainer | undefined): number[] =>
+  (service?.ports ?? []).map((port) => Number(String(port).split(':')[0]));
 
 describe('benchmarks.yml: schema', () => {
   it("validates against GitHub's workflow schema", () => {
@@ -66,14 +69,13 @@ describe('benchmarks.yml: schema', () => {
 
   // The schema check is only worth something if it can fail: mistakes GitHub would reject.
   it.each([
-    ['a job without runs-on', (file: any) => delete file.jobs[Object.keys(file.jobs)[0]!]['runs-on']],
-    ['a misspelt step key', (file: any) => (Object.values<any>(file.jobs)[0].steps[0].usess = 'actions/checkout@v4')],
-    ['an unknown event', (file: any) => (file.on = { pull_requests: null })],
-    ['a misspelt event filter', (file: any) => (file.on.push = { branch: ['master'] })],
-    ['a timeout that is not a number', (file: any) => (Object.values<any>(file.jobs)[0]['timeout-minutes'] = 'thirty')],
-  ])('rejects %s', (_label, mutate) => {
-    const broken = structuredClone(workflow);
-    mutate(broken);
+    ['a job without runs-on', ['jobs', 0, 'runs-on'], undefined],
+    ['a misspelt step key', ['jobs', 0, 'steps', 0, 'usess'], 'actions/checkout@v4'],
+    ['an unknown event', ['on'], { pull_requests: null }],
+    ['a misspelt event filter', ['on', 'push'], { branch: ['master'] }],
+    ['a timeout that is not a number', ['jobs', 0, 'timeout-minutes'], 'thirty'],
+  ] as const)('rejects %s', (_label, keys, value) => {
+    const broken = editedCopy(workflow, keys, value);
     const result = validateWorkflow(broken);
     expect(result.valid).toBe(false);
     expect(result.errors.length).toBeGreaterThan(0);
@@ -133,7 +135,10 @@ describe('benchmarks.yml: the job', () => {
     const upload = job.steps.find((step) => step.uses?.startsWith('actions/upload-artifact@') === true)!;
     expect(upload.if).toBe('always()');
     expect(upload.with?.name).toBe('benchmark-report');
-    const paths = String(upload.with?.path).split('\n').map((line) => line.trim()).filter(Boolean);
+    const paths = String(upload.with?.path)
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     expect(paths).toEqual(expect.arrayContaining(['reports/benchmarks/LATEST_REPORT.md', 'reports/benchmarks/*.svg']));
   });
 });
@@ -151,13 +156,16 @@ describe('benchmarks.yml: agrees with the harness', () => {
 
   it('sets only variables the harness reads', () => {
     const configSource = fs.readFileSync(path.join(PROJECT_ROOT, 'src/config.ts'), 'utf8');
-    for (const name of Object.keys(job.env ?? {})) expect({ name, known: configSource.includes(`'${name}'`) }).toEqual({ name, known: true });
+    for (const name of Object.keys(job.env ?? {}))
+      expect({ name, known: configSource.includes(`'${name}'`) }).toEqual({ name, known: true });
   });
 
   it('runs npm scripts that exist', () => {
-    const scripts = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+      .scripts;
     for (const step of job.steps) {
-      for (const [, script] of (step.run ?? '').matchAll(/npm run ([\w:-]+)/g)) expect({ script, defined: script! in scripts }).toEqual({ script, defined: true });
+      for (const [, script] of (step.run ?? '').matchAll(/npm run ([\w:-]+)/g))
+        expect({ script, defined: script! in scripts }).toEqual({ script, defined: true });
     }
   });
 });

@@ -50,27 +50,43 @@ describe('marker expressions: selection', () => {
     ['(slow or stress) and not benchmark', { quick: false, slow: false, stress: false, slowStress: false, unmarked: false }],
     ['slow or stress', { quick: false, slow: true, stress: true, slowStress: true, unmarked: false }],
     ['not (slow or stress)', { quick: true, slow: false, stress: false, slowStress: false, unmarked: true }],
-  ] as const)('%s', (source, expected) => {
-    for (const [kind, markers] of Object.entries(kinds)) {
-      expect([kind, selects(source, markers)]).toEqual([kind, expected[kind as keyof typeof expected]]);
-    }
-  }, TIMEOUT_MS);
+  ] as const)(
+    '%s',
+    (source, expected) => {
+      for (const [kind, markers] of Object.entries(kinds)) {
+        expect([kind, selects(source, markers)]).toEqual([kind, expected[kind as keyof typeof expected]]);
+      }
+    },
+    TIMEOUT_MS,
+  );
 
-  test('(slow or stress) and not benchmark selects a slow test outside the benchmark marker', () => {
-    expect(selects('(slow or stress) and not benchmark', ['slow'])).toBe(true);
-    expect(selects('(slow or stress) and not benchmark', ['stress'])).toBe(true);
-  }, TIMEOUT_MS);
+  test(
+    '(slow or stress) and not benchmark selects a slow test outside the benchmark marker',
+    () => {
+      expect(selects('(slow or stress) and not benchmark', ['slow'])).toBe(true);
+      expect(selects('(slow or stress) and not benchmark', ['stress'])).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 
-  test.each([undefined, '', '   ', '\t\n'])('an absent or blank expression (%p) selects everything', (source) => {
-    expect(parseMarkerExpression(source)).toBeUndefined();
-    expect(evaluateMarkerExpression(parseMarkerExpression(source), [])).toBe(true);
-    expect(evaluateMarkerExpression(undefined, ['slow'])).toBe(true);
-  }, TIMEOUT_MS);
+  test.each([undefined, '', '   ', '\t\n'])(
+    'an absent or blank expression (%p) selects everything',
+    (source) => {
+      expect(parseMarkerExpression(source)).toBeUndefined();
+      expect(evaluateMarkerExpression(parseMarkerExpression(source), [])).toBe(true);
+      expect(evaluateMarkerExpression(undefined, ['slow'])).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 
-  test('whitespace around and between tokens does not matter', () => {
-    expect(formatMarkerExpression(parsed('  ( slow\tor stress )and not\nbenchmark '))).toBe('((slow or stress) and not benchmark)');
-    expect(formatMarkerExpression(parsed('not(slow)'))).toBe('not slow');
-  }, TIMEOUT_MS);
+  test(
+    'whitespace around and between tokens does not matter',
+    () => {
+      expect(formatMarkerExpression(parsed('  ( slow\tor stress )and not\nbenchmark '))).toBe('((slow or stress) and not benchmark)');
+      expect(formatMarkerExpression(parsed('not(slow)'))).toBe('not slow');
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('marker expressions: precedence (not > and > or, left-associative)', () => {
@@ -86,20 +102,32 @@ describe('marker expressions: precedence (not > and > or, left-associative)', ()
     ['not (slow and stress)', 'not (slow and stress)'],
     ['not not slow', 'not not slow'],
     ['((slow))', 'slow'],
-  ])('%s reads as %s', (source, shape) => {
-    expect(formatMarkerExpression(parsed(source))).toBe(shape);
-  }, TIMEOUT_MS);
+  ])(
+    '%s reads as %s',
+    (source, shape) => {
+      expect(formatMarkerExpression(parsed(source))).toBe(shape);
+    },
+    TIMEOUT_MS,
+  );
 
-  test('and binds tighter than or when evaluated', () => {
-    // slow or (stress and benchmark): true for a slow test without the other two.
-    expect(selects('slow or stress and benchmark', ['slow'])).toBe(true);
-    // (slow or stress) and benchmark would have been false.
-    expect(selects('(slow or stress) and benchmark', ['slow'])).toBe(false);
-  }, TIMEOUT_MS);
+  test(
+    'and binds tighter than or when evaluated',
+    () => {
+      // slow or (stress and benchmark): true for a slow test without the other two.
+      expect(selects('slow or stress and benchmark', ['slow'])).toBe(true);
+      // (slow or stress) and benchmark would have been false.
+      expect(selects('(slow or stress) and benchmark', ['slow'])).toBe(false);
+    },
+    TIMEOUT_MS,
+  );
 
-  test('the AST records where each marker name starts', () => {
-    expect(parsed('not  slow')).toEqual({ kind: 'not', operand: { kind: 'marker', name: 'slow', position: 5 } });
-  }, TIMEOUT_MS);
+  test(
+    'the AST records where each marker name starts',
+    () => {
+      expect(parsed('not  slow')).toEqual({ kind: 'not', operand: { kind: 'marker', name: 'slow', position: 5 } });
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('marker expressions: malformed', () => {
@@ -132,33 +160,57 @@ describe('marker expressions: malformed', () => {
     ['AND slow', 1, 'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow'],
     ['slow AND stress', 6, 'expected "and", "or" or the end of the expression, found marker "AND" (operators are lowercase: "and")'],
     ['integration', 1, 'unknown marker "integration"; known markers: benchmark, stress, slow'],
-  ])('%s: column %i, %s', (source, column, problem) => {
-    const error = parseError(source);
-    expect(error.message).toBe(`Invalid marker expression ${JSON.stringify(source)} (from BENCH_MARKERS) at column ${column}: ${problem}.`);
-    expect(error.position).toBe(column - 1);
-    expect(error.problem).toBe(problem);
-    expect(error.expression).toBe(source);
-  }, TIMEOUT_MS);
+  ])(
+    '%s: column %i, %s',
+    (source, column, problem) => {
+      const error = parseError(source);
+      expect(error.message).toBe(
+        `Invalid marker expression ${JSON.stringify(source)} (from BENCH_MARKERS) at column ${column}: ${problem}.`,
+      );
+      expect(error.position).toBe(column - 1);
+      expect(error.problem).toBe(problem);
+      expect(error.expression).toBe(source);
+    },
+    TIMEOUT_MS,
+  );
 
-  test('is a BenchError with code MARKER_EXPRESSION, a one-line message and a caret pointer', () => {
-    const error = parseError('benchmark and (');
-    expect(error).toBeInstanceOf(BenchError);
-    expect(error.code).toBe('MARKER_EXPRESSION');
-    expect(error.name).toBe('MarkerExpressionError');
-    expect(error.message).not.toContain('\n');
-    expect(describeError(error)).toBe(error.message);
-    expect(error.pointer).toBe('benchmark and (\n               ^');
-  }, TIMEOUT_MS);
+  test(
+    'is a BenchError with code MARKER_EXPRESSION, a one-line message and a caret pointer',
+    () => {
+      const error = parseError('benchmark and (');
+      expect(error).toBeInstanceOf(BenchError);
+      expect(error.code).toBe('MARKER_EXPRESSION');
+      expect(error.name).toBe('MarkerExpressionError');
+      expect(error.message).not.toContain('\n');
+      expect(describeError(error)).toBe(error.message);
+      expect(error.pointer).toBe('benchmark and (\n               ^');
+    },
+    TIMEOUT_MS,
+  );
 
-  test('names no origin when none is given', () => {
-    expect(() => parseMarkerExpression('(')).toThrow('Invalid marker expression "(" at column 2: expected a marker name, "not" or "(" after "(", found the end of the expression.');
-  }, TIMEOUT_MS);
+  test(
+    'names no origin when none is given',
+    () => {
+      expect(() => parseMarkerExpression('(')).toThrow(
+        'Invalid marker expression "(" at column 2: expected a marker name, "not" or "(" after "(", found the end of the expression.',
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  test('knownMarkers widens or lifts the marker check', () => {
-    expect(selects('stress', ['stress'])).toBe(true);
-    expect(evaluateMarkerExpression(parseMarkerExpression('integration or slow', { knownMarkers: [...MARKERS, 'integration'] }), ['integration'])).toBe(true);
-    expect(evaluateMarkerExpression(parseMarkerExpression('anything_goes', { knownMarkers: 'any' }), ['anything_goes'])).toBe(true);
-  }, TIMEOUT_MS);
+  test(
+    'knownMarkers widens or lifts the marker check',
+    () => {
+      expect(selects('stress', ['stress'])).toBe(true);
+      expect(
+        evaluateMarkerExpression(parseMarkerExpression('integration or slow', { knownMarkers: [...MARKERS, 'integration'] }), [
+          'integration',
+        ]),
+      ).toBe(true);
+      expect(evaluateMarkerExpression(parseMarkerExpression('anything_goes', { knownMarkers: 'any' }), ['anything_goes'])).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('docblock markers', () => {
@@ -176,9 +228,13 @@ describe('docblock markers', () => {
     ['unknown tags are not markers', '/** @flow @integration */\n', []],
     ['a repeated marker counts once, in MARKERS order', '/**\n * @slow @benchmark\n * @slow\n */\n', ['benchmark', 'slow']],
     ['an empty file', '', []],
-  ])('%s', (_case, source, markers) => {
-    expect(readDocblockMarkers(source)).toEqual(markers);
-  }, TIMEOUT_MS);
+  ])(
+    '%s',
+    (_case, source, markers) => {
+      expect(readDocblockMarkers(source)).toEqual(markers);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('describeSelection', () => {
@@ -186,7 +242,10 @@ describe('describeSelection', () => {
     [{ expression: undefined, selected: 12, total: 12 }, 'no marker expression: all 12 tests selected'],
     [{ expression: 'not slow', selected: 8, total: 12 }, 'marker expression "not slow" selects 8 of 12 tests; 4 reported as skipped'],
     [{ expression: 'benchmark', selected: 3, total: 3 }, 'marker expression "benchmark" selects all 3 tests'],
-    [{ expression: 'stress', selected: 0, total: 12 }, 'marker expression "stress" selects no tests (0 of 12); all 12 are reported as skipped'],
+    [
+      { expression: 'stress', selected: 0, total: 12 },
+      'marker expression "stress" selects no tests (0 of 12); all 12 are reported as skipped',
+    ],
     [{ expression: 'stress', selected: 0, total: 1 }, 'marker expression "stress" selects no tests (0 of 1); it is reported as skipped'],
     [{ expression: 'stress', selected: 0, total: 0 }, 'marker expression "stress": no tests found to select from'],
     [
@@ -197,7 +256,11 @@ describe('describeSelection', () => {
       { expression: 'slow', selected: 0, total: 2, scope: 'a.bench.ts', markers: [] },
       'a.bench.ts: marker expression "slow" selects no tests (0 of 2; file markers: none); all 2 are reported as skipped',
     ],
-  ])('%j', (summary, line) => {
-    expect(describeSelection(summary)).toBe(line);
-  }, TIMEOUT_MS);
+  ])(
+    '%j',
+    (summary, line) => {
+      expect(describeSelection(summary)).toBe(line);
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -8,9 +8,13 @@ describe('parseTcpAddress', () => {
     ['[::1]:0', { host: '::1', port: 0 }],
     ['localhost:5672', { host: 'localhost', port: 5672 }],
     ['', { host: undefined, port: 0 }],
-  ])('reads %s', (text, expected) => {
-    expect(parseTcpAddress(text)).toEqual(expected);
-  }, 5_000);
+  ])(
+    'reads %s',
+    (text, expected) => {
+      expect(parseTcpAddress(text)).toEqual(expected);
+    },
+    5_000,
+  );
 
   it.each([
     ['localhost', 'address localhost: missing port in address'],
@@ -18,9 +22,13 @@ describe('parseTcpAddress', () => {
     ['[::1', "address [::1: missing ']' in address"],
     ['host:http', 'lookup tcp/http: unknown port'],
     ['host:70000', 'address host:70000: invalid port'],
-  ])('refuses %s as Go does', (text, error) => {
-    expect(parseTcpAddress(text)).toEqual({ error });
-  }, 5_000);
+  ])(
+    'refuses %s as Go does',
+    (text, error) => {
+      expect(parseTcpAddress(text)).toEqual({ error });
+    },
+    5_000,
+  );
 
   it('prints bound addresses as Go prints listener.Addr()', () => {
     expect(formatBoundAddress({ address: '127.0.0.1', family: 'IPv4', port: 1 })).toBe('127.0.0.1:1');

@@ -35,18 +35,30 @@ export interface ApiAnswer {
   readonly contentType: string | null;
   readonly text: string;
   /** The parsed body (undefined when empty). */
-  readonly json: any; // any: test bodies are checked field by field against literal expectations
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked field by field against literals
+  readonly json: any;
 }
 
 /** One HTTP call; a string body is sent as is (to test malformed JSON). */
-export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get('content-type'), text, json: text === '' ? undefined : JSON.parse(text) };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    text,
+    json: text === '' ? undefined : JSON.parse(text),
+  };
 }
 
 export interface TcpPeer {
@@ -59,7 +71,10 @@ export interface TcpPeer {
 }
 
 /** A TCP server on 127.0.0.1:0; `onSocket` scripts its behaviour (default: echo). */
-export async function startPeer(resources: Resources, onSocket: (socket: Socket) => void = (socket) => socket.pipe(socket)): Promise<TcpPeer> {
+export async function startPeer(
+  resources: Resources,
+  onSocket: (socket: Socket) => void = (socket) => socket.pipe(socket),
+): Promise<TcpPeer> {
   const sockets: Socket[] = [];
   let taken = 0;
   const waiters: Array<(socket: Socket) => void> = [];

@@ -13,7 +13,17 @@ function ledger(...rows: [number, number, number, number][]): LedgerCounts {
 describe('accountDeliveries: at-least-once accounting over sequence numbers', () => {
   it('counts a clean run: every message once', () => {
     const account = accountDeliveries(ledger([1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 1, 0]), { baseline: 'confirmed' });
-    expect(account).toMatchObject({ published: 3, confirmed: 3, deliveredUnique: 3, deliveries: 3, duplicates: 0, lost: 0, unexplainedDuplicates: 0, phantom: 0, republished: 0 });
+    expect(account).toMatchObject({
+      published: 3,
+      confirmed: 3,
+      deliveredUnique: 3,
+      deliveries: 3,
+      duplicates: 0,
+      lost: 0,
+      unexplainedDuplicates: 0,
+      phantom: 0,
+      republished: 0,
+    });
   });
 
   it('reports a confirmed message that never arrived as lost, with its sequence number', () => {

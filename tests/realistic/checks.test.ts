@@ -44,7 +44,14 @@ describe('faultProblems', () => {
   });
 
   it('says when cycles are missing, failed, or hit nobody', () => {
-    expect(faultProblems(syntheticOutcome(), undefined, 3)).toEqual(['the reset cycles never ran', 'no consumer connection was reset and reconnected', 'no producer connection was reset and reconnected']);
-    expect(faultProblems(hit, { cycles: [], error: 'API down' }, 2)).toEqual(['reset cycles failed: API down', '0 of 2 reset cycles ran (the round ended first?)']);
+    expect(faultProblems(syntheticOutcome(), undefined, 3)).toEqual([
+      'the reset cycles never ran',
+      'no consumer connection was reset and reconnected',
+      'no producer connection was reset and reconnected',
+    ]);
+    expect(faultProblems(hit, { cycles: [], error: 'API down' }, 2)).toEqual([
+      'reset cycles failed: API down',
+      '0 of 2 reset cycles ran (the round ended first?)',
+    ]);
   });
 });

@@ -54,6 +54,8 @@ describe('planConsumers: consumers over a bounded worker pool', () => {
   it('says which bound is wrong', () => {
     expect(() => planConsumers(0, { maxThreads: 4, maxChannelsPerConnection: 1 })).toThrow('consumers must be a positive integer; got 0');
     expect(() => planConsumers(1, { maxThreads: 0, maxChannelsPerConnection: 1 })).toThrow('maxThreads must be a positive integer; got 0');
-    expect(() => planConsumers(1, { maxThreads: 1, maxChannelsPerConnection: 0.5 })).toThrow('maxChannelsPerConnection must be a positive integer; got 0.5');
+    expect(() => planConsumers(1, { maxThreads: 1, maxChannelsPerConnection: 0.5 })).toThrow(
+      'maxChannelsPerConnection must be a positive integer; got 0.5',
+    );
   });
 });

@@ -29,7 +29,14 @@ describe('startResetCycles', () => {
     const result = await cycles.done;
     expect(result.error).toBeUndefined();
     expect(result.cycles).toHaveLength(3);
-    expect(calls).toEqual(['add reset_peer', 'remove reset_peer_downstream', 'add reset_peer', 'remove reset_peer_downstream', 'add reset_peer', 'remove reset_peer_downstream']);
+    expect(calls).toEqual([
+      'add reset_peer',
+      'remove reset_peer_downstream',
+      'add reset_peer',
+      'remove reset_peer_downstream',
+      'add reset_peer',
+      'remove reset_peer_downstream',
+    ]);
     for (const cycle of result.cycles) expect(cycle.removedNs).toBeGreaterThan(cycle.injectedNs);
     const [first, second] = result.cycles;
     expect(Number(second!.injectedNs - first!.injectedNs) / 1e6).toBeGreaterThanOrEqual(25);

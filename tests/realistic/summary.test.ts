@@ -49,7 +49,11 @@ describe('workloadFigures', () => {
 
 describe('producerSlices', () => {
   it('gives every producer a disjoint share of every round and a share of its pace', () => {
-    const options = resolveWorkloadOptions({ directUrl: 'amqp://x', consumers: 1, rounds: [{ messages: 5 }, { messages: 4, ratePerSecond: 100 }] });
+    const options = resolveWorkloadOptions({
+      directUrl: 'amqp://x',
+      consumers: 1,
+      rounds: [{ messages: 5 }, { messages: 4, ratePerSecond: 100 }],
+    });
     expect(producerSlices(options.rounds, 2)).toEqual([
       [
         { round: 0, start: 0, count: 3, ratePerSecond: null },

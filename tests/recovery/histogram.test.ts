@@ -1,4 +1,11 @@
-import { createLatencyHistogram, decodeHistogram, encodeHistogram, mergeHistograms, recordLatencyNs, summarizeMs } from '../../src/measure/histogram';
+import {
+  createLatencyHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  mergeHistograms,
+  recordLatencyNs,
+  summarizeMs,
+} from '../../src/measure/histogram';
 
 describe('latency histograms', () => {
   it('records nanosecond latencies as microseconds and summarises in ms', () => {

@@ -71,14 +71,17 @@ describe('computeRecoveryMetrics', () => {
   it('flags a detection earlier than its fault moment instead of reporting a negative latency', () => {
     const events = [{ at_ns: String(T0 + 5n * MS), kind: 'reset_sent', client: '127.0.0.1:40000' }];
     const result = computeRecoveryMetrics(outcome([thread(0, 2, 100), thread(1, 6, 100)], events), 'reset_peer');
-    expect(result.samples.thread_detection_ms.every((value) => value >= 0)).toBe(true);
+    expect(result.samples.thread_detection_ms!.every((value) => value >= 0)).toBe(true);
     expect(result.metrics.threads_detected!.value).toBe(1);
     expect(result.details.clock_disagreements).toEqual(['thread 0 detected 3.000 ms before its fault moment']);
     expect(result.notes.some((note) => note.includes('clock disagreement'))).toBe(true);
   });
 
   it('counts threads that never detected or never recovered, and gives no full-recovery figure then', () => {
-    const result = computeRecoveryMetrics(outcome([thread(0, 5, 100), thread(1, null, null, { error: 'toxic was never removed' })]), 'network_partition');
+    const result = computeRecoveryMetrics(
+      outcome([thread(0, 5, 100), thread(1, null, null, { error: 'toxic was never removed' })]),
+      'network_partition',
+    );
     expect(result.metrics.threads_detected!.value).toBe(1);
     expect(result.metrics.threads_recovered!.value).toBe(1);
     expect(result.metrics.full_recovery_latency_ms!.value).toBeNull();

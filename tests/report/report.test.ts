@@ -4,7 +4,15 @@ import { buildRunArchive } from '../../src/results/archive';
 import { finalizeRun } from '../../src/results/pipeline';
 import { writeRawResult, type RawResult } from '../../src/results/rawResult';
 import { rebuildReport } from '../../src/results/reportOnly';
-import { formatDate, formatDeltaPercent, formatDuration, formatNumber, formatPValue, formatValue, humanizeMetricName } from '../../src/report/format';
+import {
+  formatDate,
+  formatDeltaPercent,
+  formatDuration,
+  formatNumber,
+  formatPValue,
+  formatValue,
+  humanizeMetricName,
+} from '../../src/report/format';
 import { markdownTable } from '../../src/report/markdown';
 import { estimateTextWidth, vegaTextWidth } from '../../src/report/textWidth';
 import { renderMarkdown, writeCharts } from '../../src/report/render';
@@ -66,17 +74,33 @@ describe('the Markdown report', () => {
   it('has every section, figures with units and separators, a comparison with deltas, linked SVG charts', async () => {
     const { out, runs } = await twoRuns(root);
     const report = `\n${fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8')}`;
-    for (const heading of ['# AMQP client benchmark report', '## Summary', '## Key metrics', '## Results by category', '### Throughput', '### Scalability', '### Recovery', '### Stability', '## Comparison with the previous run', '## Charts', '## Environment']) {
+    for (const heading of [
+      '# AMQP client benchmark report',
+      '## Summary',
+      '## Key metrics',
+      '## Results by category',
+      '### Throughput',
+      '### Scalability',
+      '### Recovery',
+      '### Stability',
+      '## Comparison with the previous run',
+      '## Charts',
+      '## Environment',
+    ]) {
       expect(report).toContain(`\n${heading}\n`);
     }
-    expect(report).toContain('| Peak publish throughput | 100 threads · 100 msgs/thread · 256 B · plain | 73,200 msg/s | —          | —      |');
+    expect(report).toContain(
+      '| Peak publish throughput | 100 threads · 100 msgs/thread · 256 B · plain | 73,200 msg/s | —          | —      |',
+    );
     expect(report).toMatch(/\| TCP RST detection +\| 10 threads · manual +\| 1.75 ms +\| < 10 ms +\| ✅ met +\|/);
     expect(report).toMatch(/\| Full recovery +\| 10 threads · manual +\| 350 ms +\| < 5,000 ms +\| ✅ met +\|/);
     expect(report).toContain('Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC).');
     expect(report).toContain('**Fingerprints differ**');
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
     // Throughput +20% on 5 rounds each side: p = 0.008 (exact), better.
-    expect(report).toMatch(/\| publish_throughput \(10 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +52,000 msg\/s \| +62,400 msg\/s \| +\+20% +\| p=0\.008 \(n=5\+5\) +\| ✅ better/);
+    expect(report).toMatch(
+      /\| publish_throughput \(10 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +52,000 msg\/s \| +62,400 msg\/s \| +\+20% +\| p=0\.008 \(n=5\+5\) +\| ✅ better/,
+    );
     expect(report).toContain('Threshold: significant regressions beyond 10% fail the run.');
     expect(runs[1]!.comparison?.previous_run_id).toBe('run_20250131_120000_abcd1234');
     expect(report).toContain('![Publish throughput by publisher threads](chart-throughput-by-threads.svg)');
@@ -90,7 +114,13 @@ describe('the Markdown report', () => {
 
   it('never writes the broker password, wherever it hides', async () => {
     const leaky = realisticResults(1.2).map((result, index) =>
-      index === 0 ? { ...result, notes: ['connected to amqp://bench:hunter22@10.0.0.5:5672/vh', 'password hunter22 in plain text'], details: { url: 'amqps://bench:hunter22@host' } } : result,
+      index === 0
+        ? {
+            ...result,
+            notes: ['connected to amqp://bench:hunter22@10.0.0.5:5672/vh', 'password hunter22 in plain text'],
+            details: { url: 'amqps://bench:hunter22@host' },
+          }
+        : result,
     );
     const { out } = await twoRuns(root, leaky);
     for (const file of fs.readdirSync(out)) {
@@ -106,7 +136,10 @@ describe('the Markdown report', () => {
       category: 'proxy',
       test_id: 'benchmarks/bench_proxy.bench.ts::TestProxy::test_proxy_overhead',
       parameters: { payload_bytes: 1024 },
-      metrics: { added_latency_p50_ms: { value: 0.0421, unit: 'ms', direction: 'lower' }, bytes_forwarded: { value: 123456789, unit: 'bytes', direction: 'none' } },
+      metrics: {
+        added_latency_p50_ms: { value: 0.0421, unit: 'ms', direction: 'lower' },
+        bytes_forwarded: { value: 123456789, unit: 'bytes', direction: 'none' },
+      },
       notes: ['a|pipe in a note'],
     });
     const archive = buildRunArchive({
@@ -118,13 +151,32 @@ describe('the Markdown report', () => {
       invokedBy: 'jest-reporter',
       jestExitCode: null,
       interrupted: false,
-      tests: [{ test_id: 'benchmarks/bench_proxy.bench.ts::TestProxy::test_proxy_overhead', full_name: 'TestProxy test_proxy_overhead', status: 'failed', duration_ms: 10, failure_message: 'boom\nstack' }],
+      tests: [
+        {
+          test_id: 'benchmarks/bench_proxy.bench.ts::TestProxy::test_proxy_overhead',
+          full_name: 'TestProxy test_proxy_overhead',
+          status: 'failed',
+          duration_ms: 10,
+          failure_message: 'boom\nstack',
+        },
+      ],
       suiteErrors: [],
       results: [unknown],
       invalidResultFiles: [{ file: 'bad.json', error: 'not valid JSON' }],
       warnings: [],
     });
-    const view = buildReportView({ archive, archiveFile: 'run.json', historyRuns: [], comparison: null, comparisonNote: 'First run in the history: nothing to compare with yet.', thresholdPercent: null, regressions: [], charts: [], generatedAt: new Date('2025-01-31T12:01:00Z'), warnings: [] });
+    const view = buildReportView({
+      archive,
+      archiveFile: 'run.json',
+      historyRuns: [],
+      comparison: null,
+      comparisonNote: 'First run in the history: nothing to compare with yet.',
+      thresholdPercent: null,
+      regressions: [],
+      charts: [],
+      generatedAt: new Date('2025-01-31T12:01:00Z'),
+      warnings: [],
+    });
     const markdown = renderMarkdown(view);
     expect(markdown).toContain('### Proxy overhead');
     expect(markdown).toMatch(/\| Added latency p50 \| 0\.0421 ms +\|/);
@@ -141,19 +193,52 @@ describe('the Markdown report', () => {
   it('uses a replacement template, and names a broken one', () => {
     const template = path.join(root, 'mine.md.hbs');
     fs.writeFileSync(template, '# {{run.run_id}} {{summary.passed}}/{{summary.total}} {{#each charts}}{{file}}{{/each}}\n');
-    const archive = buildRunArchive({ environment: environment(), startedAt: new Date('2025-01-31T12:00:00Z'), finishedAt: new Date('2025-01-31T12:00:10Z'), markerExpression: null, testNameFilter: null, invokedBy: 'cli', jestExitCode: 0, interrupted: false, tests: [], suiteErrors: [], results: [], invalidResultFiles: [], warnings: [] });
-    const view = buildReportView({ archive, archiveFile: 'run.json', historyRuns: [], comparison: null, comparisonNote: null, thresholdPercent: null, regressions: [], charts: [{ id: 'x', title: 'X', caption: '', file: 'chart-x.svg' }], generatedAt: new Date(), warnings: [] });
+    const archive = buildRunArchive({
+      environment: environment(),
+      startedAt: new Date('2025-01-31T12:00:00Z'),
+      finishedAt: new Date('2025-01-31T12:00:10Z'),
+      markerExpression: null,
+      testNameFilter: null,
+      invokedBy: 'cli',
+      jestExitCode: 0,
+      interrupted: false,
+      tests: [],
+      suiteErrors: [],
+      results: [],
+      invalidResultFiles: [],
+      warnings: [],
+    });
+    const view = buildReportView({
+      archive,
+      archiveFile: 'run.json',
+      historyRuns: [],
+      comparison: null,
+      comparisonNote: null,
+      thresholdPercent: null,
+      regressions: [],
+      charts: [{ id: 'x', title: 'X', caption: '', file: 'chart-x.svg' }],
+      generatedAt: new Date(),
+      warnings: [],
+    });
     expect(renderMarkdown(view, template)).toBe('# run_20250131_120000_abcd1234 0/0 chart-x.svg\n');
     fs.writeFileSync(template, '{{#each charts}} never closed');
-    expect(() => renderMarkdown(view, template)).toThrow(new RegExp(`report template ${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed: Parse error`));
-    expect(() => renderMarkdown(view, path.join(root, 'missing.hbs'))).toThrow(/cannot be read .*; pass an existing \.hbs file to --template/);
+    expect(() => renderMarkdown(view, template)).toThrow(
+      new RegExp(`report template ${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed: Parse error`),
+    );
+    expect(() => renderMarkdown(view, path.join(root, 'missing.hbs'))).toThrow(
+      /cannot be read .*; pass an existing \.hbs file to --template/,
+    );
   });
 
   it('removes charts of an earlier report that this one has no data for', async () => {
     const out = path.join(root, 'out');
     fs.mkdirSync(out);
     fs.writeFileSync(path.join(out, 'chart-consumer-scalability.svg'), '<svg/>');
-    const outcome = await writeCharts(out, realisticResults().filter((result) => result.name === 'publish_throughput'), []);
+    const outcome = await writeCharts(
+      out,
+      realisticResults().filter((result) => result.name === 'publish_throughput'),
+      [],
+    );
     expect(outcome.charts.map((chart) => chart.file)).toEqual(['chart-throughput-by-threads.svg', 'chart-latency-percentiles.svg']);
     expect(fs.readdirSync(out).sort()).toEqual(['chart-latency-percentiles.svg', 'chart-throughput-by-threads.svg']);
   });
@@ -170,12 +255,20 @@ describe('the Markdown report', () => {
 
     fs.writeFileSync(path.join(out, 'benchmark_history.json'), '{ truncated');
     const warnings: string[] = [];
-    const fromArchives = await rebuildReport({ reportsDir: out, runId: 'run_20250131_120000_abcd1234', thresholdPercent: null, secrets: [], warn: (message) => warnings.push(message) });
+    const fromArchives = await rebuildReport({
+      reportsDir: out,
+      runId: 'run_20250131_120000_abcd1234',
+      thresholdPercent: null,
+      secrets: [],
+      warn: (message) => warnings.push(message),
+    });
     expect(fromArchives.archive.run_id).toBe('run_20250131_120000_abcd1234');
     expect(fromArchives.comparison).toBeNull();
     expect(warnings[0]).toMatch(/^the history did not parse \(not valid JSON/);
     expect(fs.readFileSync(path.join(out, 'benchmark_history.json'), 'utf8')).toBe('{ truncated');
-    await expect(rebuildReport({ reportsDir: path.join(root, 'empty'), thresholdPercent: null, secrets: [] })).rejects.toThrow(/no archived run in .*; run `npm run bench:quick` first/);
+    await expect(rebuildReport({ reportsDir: path.join(root, 'empty'), thresholdPercent: null, secrets: [] })).rejects.toThrow(
+      /no archived run in .*; run `npm run bench:quick` first/,
+    );
   }, 60_000);
 });
 
@@ -197,7 +290,12 @@ describe('formatting', () => {
     expect([formatDeltaPercent(12.34), formatDeltaPercent(-4.26), formatDeltaPercent(null)]).toEqual(['+12%', '-4.3%', '—']);
     expect([formatPValue(0.0079), formatPValue(0.0004), formatPValue(null)]).toEqual(['p=0.008', 'p<0.001', '—']);
     expect(formatDate('2025-01-31T23:59:59.999Z')).toBe('2025-01-31 23:59:59 UTC');
-    expect([formatDuration(850), formatDuration(12_340), formatDuration(252_000), formatDuration(3_720_000)]).toEqual(['850 ms', '12.3 s', '4 min 12 s', '1 h 02 min']);
+    expect([formatDuration(850), formatDuration(12_340), formatDuration(252_000), formatDuration(3_720_000)]).toEqual([
+      '850 ms',
+      '12.3 s',
+      '4 min 12 s',
+      '1 h 02 min',
+    ]);
     expect(formatNumber(-1234.5)).toBe('-1,235');
     expect(humanizeMetricName('error_detection_latency_ms')).toBe('Error detection latency');
     expect(humanizeMetricName('throughput_mb_per_sec')).toBe('Throughput (MB/s)');
@@ -209,6 +307,15 @@ describe('formatting', () => {
   });
 
   it('builds Markdown tables with escaped cells and aligned numbers', () => {
-    expect(markdownTable(['Name', 'Value'], [['a|b', '1'], ['c', '10,000']], [false, true])).toBe(['| Name | Value  |', '| ---- | -----: |', '| a\\|b | 1      |', '| c    | 10,000 |'].join('\n'));
+    expect(
+      markdownTable(
+        ['Name', 'Value'],
+        [
+          ['a|b', '1'],
+          ['c', '10,000'],
+        ],
+        [false, true],
+      ),
+    ).toBe(['| Name | Value  |', '| ---- | -----: |', '| a\\|b | 1      |', '| c    | 10,000 |'].join('\n'));
   });
 });

@@ -15,9 +15,27 @@ const failedOutcome: JestOutcome = {
   updated_at: '2025-01-31T12:04:00.000Z',
   complete: true,
   tests: [
-    { test_id: 'benchmarks/bench_throughput.bench.ts::TestThroughput::test_publish_throughput[10-100-plain]', full_name: 'TestThroughput test_publish_throughput[10-100-plain]', status: 'passed', duration_ms: 4000, failure_message: null },
-    { test_id: 'benchmarks/bench_recovery_latency.bench.ts::TestRecoveryLatency::test_recovery_after_reset_peer[10]', full_name: 'TestRecoveryLatency test_recovery_after_reset_peer[10]', status: 'failed', duration_ms: 9000, failure_message: 'expect(received).toBe(expected)\nthreads_recovered 9 != 10 at amqp://guest:hunter22@127.0.0.1:25672' },
-    { test_id: 'benchmarks/bench_recovery_latency.bench.ts::TestRecoveryLatency::test_recovery_after_reset_peer[50]', full_name: 'TestRecoveryLatency test_recovery_after_reset_peer[50]', status: 'skipped', duration_ms: null, failure_message: null },
+    {
+      test_id: 'benchmarks/bench_throughput.bench.ts::TestThroughput::test_publish_throughput[10-100-plain]',
+      full_name: 'TestThroughput test_publish_throughput[10-100-plain]',
+      status: 'passed',
+      duration_ms: 4000,
+      failure_message: null,
+    },
+    {
+      test_id: 'benchmarks/bench_recovery_latency.bench.ts::TestRecoveryLatency::test_recovery_after_reset_peer[10]',
+      full_name: 'TestRecoveryLatency test_recovery_after_reset_peer[10]',
+      status: 'failed',
+      duration_ms: 9000,
+      failure_message: 'expect(received).toBe(expected)\nthreads_recovered 9 != 10 at amqp://guest:hunter22@127.0.0.1:25672',
+    },
+    {
+      test_id: 'benchmarks/bench_recovery_latency.bench.ts::TestRecoveryLatency::test_recovery_after_reset_peer[50]',
+      full_name: 'TestRecoveryLatency test_recovery_after_reset_peer[50]',
+      status: 'skipped',
+      duration_ms: null,
+      failure_message: null,
+    },
   ],
   suite_errors: [{ file: 'benchmarks/bench_race_conditions.bench.ts', message: 'Cannot find module x' }],
 };
@@ -40,7 +58,10 @@ describe('collecting raw results', () => {
     expect(collected.results.map((result) => result.name).sort()).toEqual(['publish_throughput', 'recovery_after_reset_peer']);
     expect(collected.invalid).toEqual([
       { file: 'broken_1.json', error: expect.stringMatching(/^not valid JSON/) },
-      { file: 'wrong_1.json', error: 'category must be one of throughput, scalability, recovery, stability, resilience, proxy' },
+      {
+        file: 'wrong_1.json',
+        error: '/category must be equal to one of the allowed values (throughput, scalability, recovery, stability, resilience, proxy)',
+      },
     ]);
   });
 
@@ -58,7 +79,9 @@ describe('key metrics', () => {
   it('picks peak throughput and every recovery figure, each against its target', () => {
     const metrics = extractKeyMetrics(realisticResults());
     const byId = (id: string) => metrics.filter((metric) => metric.id === id);
-    expect(byId('peak_publish_throughput')).toMatchObject([{ value: 61_000, parameters: { threads: 100, mode: 'plain' }, target: null, met: null }]);
+    expect(byId('peak_publish_throughput')).toMatchObject([
+      { value: 61_000, parameters: { threads: 100, mode: 'plain' }, target: null, met: null },
+    ]);
     expect(byId('rst_detection').map((metric) => [metric.parameters.threads, metric.value, metric.met])).toEqual([
       [10, 2.1, true],
       [50, 6.5, true],
@@ -69,9 +92,18 @@ describe('key metrics', () => {
 
   it('uses the target a result declares over the seed default, and misses show', () => {
     const strict = { ...recoveryResult('recovery_after_reset_peer', 10, 'manual', 12, 400) };
-    const declared = { ...strict, targets: [{ metric: 'error_detection_latency_ms', comparator: '<' as const, threshold: 15, unit: 'ms', met: true }] };
-    expect(extractKeyMetrics([strict]).find((metric) => metric.id === 'rst_detection')).toMatchObject({ met: false, target: { threshold: 10 } });
-    expect(extractKeyMetrics([declared]).find((metric) => metric.id === 'rst_detection')).toMatchObject({ met: true, target: { threshold: 15 } });
+    const declared = {
+      ...strict,
+      targets: [{ metric: 'error_detection_latency_ms', comparator: '<' as const, threshold: 15, unit: 'ms', met: true }],
+    };
+    expect(extractKeyMetrics([strict]).find((metric) => metric.id === 'rst_detection')).toMatchObject({
+      met: false,
+      target: { threshold: 10 },
+    });
+    expect(extractKeyMetrics([declared]).find((metric) => metric.id === 'rst_detection')).toMatchObject({
+      met: true,
+      target: { threshold: 15 },
+    });
   });
 });
 
@@ -104,7 +136,10 @@ describe('run archive', () => {
     expect(path.basename(first.filePath)).toBe('run_20250131_120000_abcd1234.json');
     expect(path.basename(second.filePath)).toBe('run_20250131_120000_abcd1234_2.json');
     expect(second.archive.run_id).toBe('run_20250131_120000_abcd1234_2');
-    expect(listRunArchives(dir).map((file) => path.basename(file))).toEqual(['run_20250131_120000_abcd1234.json', 'run_20250131_120000_abcd1234_2.json']);
+    expect(listRunArchives(dir).map((file) => path.basename(file))).toEqual([
+      'run_20250131_120000_abcd1234.json',
+      'run_20250131_120000_abcd1234_2.json',
+    ]);
     expect(readRunArchive(first.filePath).run_id).toBe('run_20250131_120000_abcd1234');
   });
 
@@ -126,7 +161,9 @@ describe('run archive', () => {
   it('marks a run stopped by a signal as interrupted, and kept results of another fingerprint', () => {
     const archive = buildRunArchive({ ...input, interrupted: true, results: [rawResult({ name: 'old', fingerprint: 'ffff0000' })] });
     expect(archive.status).toBe('interrupted');
-    expect(archive.warnings).toEqual(['1 raw result(s) carry another fingerprint than this run (abcd1234): ffff0000; kept from an earlier run?']);
+    expect(archive.warnings).toEqual([
+      '1 raw result(s) carry another fingerprint than this run (abcd1234): ffff0000; kept from an earlier run?',
+    ]);
   });
 });
 

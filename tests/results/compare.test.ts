@@ -1,23 +1,38 @@
 import * as hdr from 'hdr-histogram-js';
-import { compareEnvironments, compareRuns, countVerdicts, regressionsBeyond, resultKey, type ComparableRun } from '../../src/results/compare';
+import {
+  compareEnvironments,
+  compareRuns,
+  countVerdicts,
+  regressionsBeyond,
+  resultKey,
+  type ComparableRun,
+} from '../../src/results/compare';
 import { histogramCandidates, samplesForMetric } from '../../src/results/samples';
 import { environment, publishResult, rawResult, recoveryResult } from './helpers';
 
-const runOf = (runId: string, results: ComparableRun['results'], env: Record<string, unknown> = environment() as unknown as Record<string, unknown>): ComparableRun => ({
+const runOf = (
+  runId: string,
+  results: ComparableRun['results'],
+  env: Record<string, unknown> = environment() as unknown as Record<string, unknown>,
+): ComparableRun => ({
   run_id: runId,
   started_at: '2025-01-31T12:00:00.000Z',
   environment: env,
   results,
 });
 
-const metricOf = (comparison: ReturnType<typeof compareRuns>, key: string, metric: string) => comparison.matched.find((result) => result.key === key)!.metrics.find((m) => m.metric === metric)!;
+const metricOf = (comparison: ReturnType<typeof compareRuns>, key: string, metric: string) =>
+  comparison.matched.find((result) => result.key === key)!.metrics.find((m) => m.metric === metric)!;
 
 describe('compareRuns', () => {
   const before = runOf('run_a', [
     rawResult({
       name: 'publish_throughput',
       parameters: { threads: 10, mode: 'plain' },
-      metrics: { throughput_msgs_per_sec: { value: 3, unit: 'msg/s', direction: 'higher' }, publish_latency_p99_ms: { value: 3, unit: 'ms', direction: 'lower' } },
+      metrics: {
+        throughput_msgs_per_sec: { value: 3, unit: 'msg/s', direction: 'higher' },
+        publish_latency_p99_ms: { value: 3, unit: 'ms', direction: 'lower' },
+      },
       samples: { throughput_msgs_per_sec: [1, 2, 3, 4, 5], publish_latency_p99_ms: [1, 2, 3, 4, 5] },
     }),
   ]);
@@ -27,7 +42,10 @@ describe('compareRuns', () => {
         name: 'publish_throughput',
         // Same parameters in another order: still the same result.
         parameters: { mode: 'plain', threads: 10 },
-        metrics: { throughput_msgs_per_sec: { value: rates[2]!, unit: 'msg/s', direction: 'higher' }, publish_latency_p99_ms: { value: latencies[2]!, unit: 'ms', direction: 'lower' } },
+        metrics: {
+          throughput_msgs_per_sec: { value: rates[2]!, unit: 'msg/s', direction: 'higher' },
+          publish_latency_p99_ms: { value: latencies[2]!, unit: 'ms', direction: 'lower' },
+        },
         samples: { throughput_msgs_per_sec: rates, publish_latency_p99_ms: latencies },
       }),
     ]);
@@ -54,15 +72,28 @@ describe('compareRuns', () => {
   });
 
   it('shows a change without samples but does not judge it', () => {
-    const old = runOf('run_a', [rawResult({ name: 'x', metrics: { m_ms: { value: 10, unit: 'ms', direction: 'lower' }, n: { value: 5, unit: 'count', direction: 'none' } } })]);
-    const now = runOf('run_b', [rawResult({ name: 'x', metrics: { m_ms: { value: 12, unit: 'ms', direction: 'lower' }, n: { value: 6, unit: 'count', direction: 'none' } } })]);
+    const old = runOf('run_a', [
+      rawResult({
+        name: 'x',
+        metrics: { m_ms: { value: 10, unit: 'ms', direction: 'lower' }, n: { value: 5, unit: 'count', direction: 'none' } },
+      }),
+    ]);
+    const now = runOf('run_b', [
+      rawResult({
+        name: 'x',
+        metrics: { m_ms: { value: 12, unit: 'ms', direction: 'lower' }, n: { value: 6, unit: 'count', direction: 'none' } },
+      }),
+    ]);
     const comparison = compareRuns(old, now);
     expect(metricOf(comparison, 'x{}', 'm_ms')).toMatchObject({ delta_percent: 20, p_value: null, verdict: 'unknown' });
     expect(metricOf(comparison, 'x{}', 'n').verdict).toBe('n/a');
   });
 
   it('lists results only one run has', () => {
-    const comparison = compareRuns(runOf('a', [rawResult({ name: 'gone' }), rawResult({ name: 'both' })]), runOf('b', [rawResult({ name: 'both' }), rawResult({ name: 'new', parameters: { threads: 50 } })]));
+    const comparison = compareRuns(
+      runOf('a', [rawResult({ name: 'gone' }), rawResult({ name: 'both' })]),
+      runOf('b', [rawResult({ name: 'both' }), rawResult({ name: 'new', parameters: { threads: 50 } })]),
+    );
     expect(comparison.added).toEqual(['new{threads=50}']);
     expect(comparison.removed).toEqual(['gone{}']);
     expect(comparison.matched.map((result) => result.key)).toEqual(['both{}']);
@@ -71,7 +102,9 @@ describe('compareRuns', () => {
   it('fails the threshold only on a significant regression beyond it', () => {
     // Throughput down 90% with p = 0.0079: beyond 10%, not beyond 95%.
     const worse = compareRuns(before, after([0.1, 0.2, 0.3, 0.4, 0.5], [1, 2, 3, 4, 5]));
-    expect(regressionsBeyond(worse, 10).map((regression) => [regression.result, regression.metric.metric])).toEqual([[key, 'throughput_msgs_per_sec']]);
+    expect(regressionsBeyond(worse, 10).map((regression) => [regression.result, regression.metric.metric])).toEqual([
+      [key, 'throughput_msgs_per_sec'],
+    ]);
     expect(regressionsBeyond(worse, 95)).toEqual([]);
     // A regression without significance never fails it.
     const noisy = compareRuns(before, after([1, 2, 2.5, 3, 4], [1, 2, 3, 4, 5]));
@@ -81,7 +114,11 @@ describe('compareRuns', () => {
   it('compares real-shaped recovery results on their per-thread samples', () => {
     const old = runOf('a', [recoveryResult('recovery_after_reset_peer', 10, 'manual', 2, 400)]);
     const now = runOf('b', [recoveryResult('recovery_after_reset_peer', 10, 'manual', 4, 400)]);
-    const p50 = metricOf(compareRuns(old, now), resultKey({ name: 'recovery_after_reset_peer', parameters: { threads: 10, mode: 'manual' } }), 'detection_latency_p50_ms');
+    const p50 = metricOf(
+      compareRuns(old, now),
+      resultKey({ name: 'recovery_after_reset_peer', parameters: { threads: 10, mode: 'manual' } }),
+      'detection_latency_p50_ms',
+    );
     // Both samples above 8: the normal approximation, as scipy chooses.
     expect(p50).toMatchObject({ verdict: 'worse', n_previous: 10, n_current: 10, test: 'asymptotic' });
   });
@@ -90,7 +127,11 @@ describe('compareRuns', () => {
 describe('environment differences', () => {
   it('lists each differing field with both values, ignoring capture time', () => {
     const previous = environment() as unknown as Record<string, unknown>;
-    const current = environment({ node_version: 'v22.1.0', fingerprint: '99999999', captured_at: '2030-01-01T00:00:00.000Z' }) as unknown as Record<string, unknown>;
+    const current = environment({
+      node_version: 'v22.1.0',
+      fingerprint: '99999999',
+      captured_at: '2030-01-01T00:00:00.000Z',
+    }) as unknown as Record<string, unknown>;
     expect(compareEnvironments(previous, current)).toEqual([
       { field: 'node_version', previous: 'v20.20.2', current: 'v22.1.0' },
       { field: 'fingerprint', previous: 'abcd1234', current: '99999999' },
@@ -100,14 +141,19 @@ describe('environment differences', () => {
   });
 
   it('compares only the fields both sides recorded (a history entry keeps fewer)', () => {
-    expect(compareEnvironments({ fingerprint: 'abcd1234', node_version: 'v20' }, environment() as unknown as Record<string, unknown>)).toEqual([{ field: 'node_version', previous: 'v20', current: 'v20.20.2' }]);
+    expect(
+      compareEnvironments({ fingerprint: 'abcd1234', node_version: 'v20' }, environment() as unknown as Record<string, unknown>),
+    ).toEqual([{ field: 'node_version', previous: 'v20', current: 'v20.20.2' }]);
   });
 });
 
 describe('samples behind a metric', () => {
   it('finds samples under the metric name or its stem', () => {
     expect(histogramCandidates('publish_latency_p99_ms')).toEqual(['publish_latency_p99_ms', 'publish_latency_ms', 'publish_latency']);
-    expect(samplesForMetric({ samples: { thread_detection_ms: [1, 2] } }, 'thread_detection_p95_ms')).toEqual({ values: [1, 2], source: 'samples:thread_detection_ms' });
+    expect(samplesForMetric({ samples: { thread_detection_ms: [1, 2] } }, 'thread_detection_p95_ms')).toEqual({
+      values: [1, 2],
+      source: 'samples:thread_detection_ms',
+    });
     expect(samplesForMetric({ samples: { other: [1] } }, 'thread_detection_p95_ms')).toBeUndefined();
   });
 
@@ -123,7 +169,10 @@ describe('samples behind a metric', () => {
     const withHistogram = (values: number[]) => {
       const h = hdr.build({ numberOfSignificantValueDigits: 3, useWebAssembly: false });
       values.forEach((value) => h.recordValue(value));
-      return { ...publishOld, histograms: { publish_latency: { encoded: hdr.encodeIntoCompressedBase64(h), unit: 'us', count: values.length } } };
+      return {
+        ...publishOld,
+        histograms: { publish_latency: { encoded: hdr.encodeIntoCompressedBase64(h), unit: 'us', count: values.length } },
+      };
     };
     const slow = Array.from({ length: 50 }, (_, i) => 2000 + i * 10);
     const fast = Array.from({ length: 50 }, (_, i) => 1000 + i * 10);
@@ -131,6 +180,8 @@ describe('samples behind a metric', () => {
     const comparison = compareRuns(runOf('a', [withHistogram(fast)]), runOf('b', [withHistogram(slow)]));
     const p99 = comparison.matched[0]!.metrics.find((metric) => metric.metric === 'publish_latency_p99_ms')!;
     expect(p99).toMatchObject({ p_value: null, test: null });
-    expect(samplesForMetric({ histograms: { publish_latency: encoded } }, 'publish_latency_p50_ms', undefined, { includeHistograms: false })).toBeUndefined();
+    expect(
+      samplesForMetric({ histograms: { publish_latency: encoded } }, 'publish_latency_p50_ms', undefined, { includeHistograms: false }),
+    ).toBeUndefined();
   });
 });

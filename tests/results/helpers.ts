@@ -109,7 +109,7 @@ export function recoveryResult(name: string, threads: number, mode: string, dete
       detection_latency_p95_ms: metric(detectionMs * 1.9, 'ms', 'lower'),
     },
     samples: { detection_latency_p50_ms: perThread },
-    notes: ['detection timed from the proxy\'s RST moment'],
+    notes: ["detection timed from the proxy's RST moment"],
   });
 }
 
@@ -130,7 +130,11 @@ export function realisticResults(scale = 1): RawResult[] {
       name: 'race_conditions_kill_cycles',
       category: 'stability',
       parameters: { cycles: 200 },
-      metrics: { deadlocks: metric(0, 'count', 'lower'), leaked_connections: metric(0, 'count', 'lower'), cycle_time_p50_ms: metric(35 / scale, 'ms', 'lower') },
+      metrics: {
+        deadlocks: metric(0, 'count', 'lower'),
+        leaked_connections: metric(0, 'count', 'lower'),
+        cycle_time_p50_ms: metric(35 / scale, 'ms', 'lower'),
+      },
     }),
   ];
 }

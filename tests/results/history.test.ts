@@ -1,15 +1,11 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { buildRunArchive } from '../../src/results/archive';
 import { acquireFileLock, withFileLock } from '../../src/results/fileLock';
 import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, readHistory, type History } from '../../src/results/history';
 import { resultKey } from '../../src/results/compare';
-import { writeFileAtomic } from '../../src/results/rawResult';
+import { writeFileAtomic } from '../../src/io/atomicFile';
 import { environment, realisticResults, tempDir } from './helpers';
-
-const run = promisify(execFile);
 
 function entry(runId: string) {
   const archive = buildRunArchive({
@@ -74,7 +70,10 @@ describe('history', () => {
     // A second corrupt file in the same millisecond gets its own name.
     fs.writeFileSync(historyPath(dir), '[]');
     const again = appendToHistory(dir, entry('run_20250131_130000_abcd1234'), { now: () => new Date('2025-02-01T08:09:10.123Z') });
-    expect(again.corrupt).toEqual({ reason: 'not a JSON object', movedTo: path.join(dir, 'benchmark_history.corrupt-20250201T080910_123Z_2.json') });
+    expect(again.corrupt).toEqual({
+      reason: 'not a JSON object',
+      movedTo: path.join(dir, 'benchmark_history.corrupt-20250201T080910_123Z_2.json'),
+    });
     expect(fs.readFileSync(again.corrupt!.movedTo!, 'utf8')).toBe('[]');
   });
 
@@ -90,16 +89,6 @@ describe('history', () => {
     expect(() => appendToHistory(dir, entry('run_20250131_120000_abcd1234'))).toThrow(/schema_version 99, newer than this harness \(1\)/);
     expect(JSON.parse(fs.readFileSync(historyPath(dir), 'utf8')).schema_version).toBe(99);
   });
-
-  it('two processes appending 20 entries each at once leave 40 entries', async () => {
-    const script = path.join(__dirname, 'fixtures', 'append-history.js');
-    await Promise.all(['1', '2'].map((writer) => run('node', [script, dir, writer, '20'], { timeout: 60_000 })));
-    const history = readHistory(dir);
-    expect(history.corrupt).toBeUndefined();
-    expect(history.history.runs).toHaveLength(40);
-    expect(new Set(history.history.runs.map((run) => run.run_id)).size).toBe(40);
-    expect(fs.existsSync(`${historyPath(dir)}.lock`)).toBe(false);
-  }, 90_000);
 });
 
 describe('atomic writes', () => {
@@ -128,30 +117,30 @@ describe('file lock', () => {
   it('waits for the holder, then names it when the wait times out', () => {
     const lock = path.join(dir, 'x.lock');
     const release = acquireFileLock(lock);
-    expect(() => acquireFileLock(lock, { timeoutMs: 100 })).toThrow(new RegExp(`could not lock .*x\\.lock within 100 ms; held by pid ${process.pid}`));
+    expect(() => acquireFileLock(lock, { timeoutMs: 100 })).toThrow(
+      new RegExp(`could not lock .*x\\.lock within 100 ms; held by pid ${process.pid}`),
+    );
     release();
     expect(withFileLock(lock, () => 'ran')).toBe('ran');
     expect(fs.existsSync(lock)).toBe(false);
   });
 
-  it('breaks a lock left by a process that is gone', async () => {
-    const lock = path.join(dir, 'x.lock');
-    const { stdout } = await run('node', ['-e', 'process.stdout.write(String(process.pid))']);
-    fs.writeFileSync(lock, JSON.stringify({ pid: Number(stdout), hostname: require('node:os').hostname(), acquired_at: new Date().toISOString(), token: 'dead' }));
-    expect(withFileLock(lock, () => 'ran', { timeoutMs: 2000 })).toBe('ran');
-  });
-
   it('breaks a lock older than staleAfterMs even when its pid lives', () => {
     const lock = path.join(dir, 'x.lock');
-    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, hostname: 'elsewhere', acquired_at: '2000-01-01T00:00:00.000Z', token: 'old' }));
+    fs.writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, hostname: 'elsewhere', acquired_at: '2000-01-01T00:00:00.000Z', token: 'old' }),
+    );
     expect(withFileLock(lock, () => 'ran', { timeoutMs: 2000 })).toBe('ran');
   });
 
   it('releases the lock when the action throws', () => {
     const lock = path.join(dir, 'x.lock');
-    expect(() => withFileLock(lock, () => {
-      throw new Error('boom');
-    })).toThrow('boom');
+    expect(() =>
+      withFileLock(lock, () => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     expect(fs.existsSync(lock)).toBe(false);
   });
 });

@@ -1,6 +1,17 @@
-import { erfc, isNonEmpty, mannWhitneyU, median, normalSurvival, quantile, rankWithTies, type NonEmptyArray } from '../../src/measure/statistics';
+import {
+  erfc,
+  isNonEmpty,
+  mannWhitneyU,
+  median,
+  normalSurvival,
+  quantile,
+  sortSamples,
+  rankWithTies,
+  type NonEmptyArray,
+} from '../../src/measure/statistics';
 
-const seq = (n: number, step: number, offset: number): NonEmptyArray<number> => Array.from({ length: n }, (_, i) => i * step + offset) as unknown as NonEmptyArray<number>;
+const seq = (n: number, step: number, offset: number): NonEmptyArray<number> =>
+  Array.from({ length: n }, (_, i) => i * step + offset) as unknown as NonEmptyArray<number>;
 
 // Reference values: scipy 1.17 `scipy.stats.mannwhitneyu(x, y)` (two-sided, method='auto',
 // use_continuity=True), printed with repr() by hand.
@@ -8,7 +19,14 @@ describe('mannWhitneyU matches scipy.stats.mannwhitneyu', () => {
   it.each<[string, NonEmptyArray<number>, NonEmptyArray<number>, number, number, 'exact' | 'asymptotic']>([
     ['fully separated, exact', [1, 2, 3, 4, 5], [6, 7, 8, 9, 10], 0, 0.007936507936507936, 'exact'],
     ['mixed, exact', [19, 22, 16, 29, 24], [20, 11, 17, 12], 17, 0.1111111111111111, 'exact'],
-    ['ties, normal approximation with tie correction', [1, 2, 2, 3, 4, 5, 6, 7, 8, 9], [3, 4, 5, 5, 6, 10, 11, 12, 13, 14, 15], 24.5, 0.03417126108245327, 'asymptotic'],
+    [
+      'ties, normal approximation with tie correction',
+      [1, 2, 2, 3, 4, 5, 6, 7, 8, 9],
+      [3, 4, 5, 5, 6, 10, 11, 12, 13, 14, 15],
+      24.5,
+      0.03417126108245327,
+      'asymptotic',
+    ],
     ['both samples above 8, normal approximation', seq(12, 1.1, 0), seq(15, 1.1, 3.05), 45, 0.02990263602980263, 'asymptotic'],
     ['one sample of 3 against 20, exact', [0.5, 7.5, 3.2], seq(20, 0.7, 0), 17, 0.2676453980801807, 'exact'],
     ['everything tied: no evidence', [5, 5, 5], [5, 5, 5, 5], 6, 1, 'asymptotic'],
@@ -66,13 +84,25 @@ describe('normal distribution', () => {
 
 describe('quantiles (numpy linear interpolation)', () => {
   it('interpolates between order statistics', () => {
-    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
-    expect(quantile([4, 1, 3, 2], 0.95)).toBeCloseTo(3.85, 12);
+    expect(quantile(sortSamples([1, 2, 3, 4])!, 0.5)).toBe(2.5);
+    expect(quantile(sortSamples([4, 1, 3, 2])!, 0.95)).toBeCloseTo(3.85, 12);
     expect(median([7])).toBe(7);
   });
 
+  it('sorts once, keeps the ends at q = 0 and q = 1', () => {
+    const sorted = sortSamples([4, 1, 3, 2])!;
+    expect([...sorted]).toEqual([1, 2, 3, 4]);
+    expect(quantile(sorted, 0)).toBe(1);
+    expect(quantile(sorted, 1)).toBe(4);
+    expect(quantile(sortSamples([7])!, 0.95)).toBe(7);
+  });
+
+  it('has no samples to give when nothing finite was recorded', () => {
+    expect(sortSamples([null, undefined, Number.NaN])).toBeNull();
+  });
+
   it('rejects q outside [0, 1] and narrows empty arrays away', () => {
-    expect(() => quantile([1], 1.5)).toThrow('quantile q must be within [0, 1]; got 1.5');
+    expect(() => quantile(sortSamples([1])!, 1.5)).toThrow('quantile q must be within [0, 1]; got 1.5');
     expect(isNonEmpty([])).toBe(false);
   });
 });

@@ -65,11 +65,21 @@ describe('resolvePublishWorkload', () => {
 
   it('names the bad field and what it expects', () => {
     expect(() => resolvePublishWorkload({ threads: -1, messagesPerThread: 10 })).toThrow(ConfigError);
-    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 0 })).toThrow('messagesPerThread must be a whole number of at least 1; got "0"');
-    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, messageSizeBytes: -1 })).toThrow('messageSizeBytes must be a whole number of at least 0; got "-1"');
-    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, mode: 'fast' as never })).toThrow('mode must be one of plain, confirm; got "fast"');
-    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, rounds: 0 })).toThrow('rounds must be a whole number of at least 1; got "0"');
-    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, warmupRounds: -1 })).toThrow('warmupRounds must be a whole number of at least 0; got "-1"');
+    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 0 })).toThrow(
+      'messagesPerThread must be a whole number of at least 1; got "0"',
+    );
+    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, messageSizeBytes: -1 })).toThrow(
+      'messageSizeBytes must be a whole number of at least 0; got "-1"',
+    );
+    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, mode: 'fast' as never })).toThrow(
+      'mode must be one of plain, confirm; got "fast"',
+    );
+    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, rounds: 0 })).toThrow(
+      'rounds must be a whole number of at least 1; got "0"',
+    );
+    expect(() => resolvePublishWorkload({ threads: 10, messagesPerThread: 10, warmupRounds: -1 })).toThrow(
+      'warmupRounds must be a whole number of at least 0; got "-1"',
+    );
   });
 });
 

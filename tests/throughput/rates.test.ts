@@ -43,7 +43,7 @@ describe('round rates', () => {
 });
 
 describe('PublishBoard', () => {
-  it('hands a worker\'s round figures to the main thread through shared memory', () => {
+  it("hands a worker's round figures to the main thread through shared memory", () => {
     const main = new PublishBoard(3);
     const worker = new PublishBoard(3, main.buffer);
     worker.writeRound(2, { startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1 });
@@ -68,7 +68,19 @@ describe('PublishBoard', () => {
 });
 
 function round(n: number, msgsPerSec: number, warmup = false): RoundOutcome {
-  return { round: n, warmup, startedNs: 0n, completedNs: 1n, durationMs: 1000 / msgsPerSec * 40, published: 40, errors: 0, expected: 40, received: 40, msgsPerSec, mbPerSec: (msgsPerSec * 256) / 1e6 };
+  return {
+    round: n,
+    warmup,
+    startedNs: 0n,
+    completedNs: 1n,
+    durationMs: (1000 / msgsPerSec) * 40,
+    published: 40,
+    errors: 0,
+    expected: 40,
+    received: 40,
+    msgsPerSec,
+    mbPerSec: (msgsPerSec * 256) / 1e6,
+  };
 }
 
 describe('publishThroughputResult', () => {
@@ -85,7 +97,14 @@ describe('publishThroughputResult', () => {
     const result = publishThroughputResult(outcome);
     expect(result.name).toBe('publish_throughput');
     expect(result.category).toBe('throughput');
-    expect(result.parameters).toEqual({ threads: 2, messages_per_thread: 20, message_size_bytes: 256, mode: 'plain', rounds: 3, worker_threads: 2 });
+    expect(result.parameters).toEqual({
+      threads: 2,
+      messages_per_thread: 20,
+      message_size_bytes: 256,
+      mode: 'plain',
+      rounds: 3,
+      worker_threads: 2,
+    });
     expect(result.metrics.throughput_msgs_per_sec).toEqual({ value: 20_000, unit: 'msg/s', direction: 'higher' });
     expect(result.metrics.throughput_mb_per_sec).toEqual({ value: 5.12, unit: 'MB/s', direction: 'higher' });
     expect(result.samples?.throughput_msgs_per_sec).toEqual([30_000, 10_000, 20_000]);
@@ -99,21 +118,35 @@ describe('publishThroughputResult', () => {
   });
 
   it('says what the latency means in confirm mode', () => {
-    const confirm = publishThroughputResult({ ...outcome, workload: resolvePublishWorkload({ threads: 2, messagesPerThread: 20, rounds: 3, mode: 'confirm' }) });
+    const confirm = publishThroughputResult({
+      ...outcome,
+      workload: resolvePublishWorkload({ threads: 2, messagesPerThread: 20, rounds: 3, mode: 'confirm' }),
+    });
     expect(confirm.notes?.join('\n')).toMatch(/from publish\(\) to the broker's confirm/);
   });
 
   it('counts errors of every round and every worker that gave up', () => {
     const failing: PublishThroughputOutcome = {
       ...outcome,
-      rounds: [{ ...round(1, 1000, true), errors: 2 }, { ...round(2, 10_000), errors: 1 }],
-      report: { workers: [{ worker: 0, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], fatal: 'connection closed' }], histogram, errorSamples: [] },
+      rounds: [
+        { ...round(1, 1000, true), errors: 2 },
+        { ...round(2, 10_000), errors: 1 },
+      ],
+      report: {
+        workers: [
+          { worker: 0, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], fatal: 'connection closed' },
+        ],
+        histogram,
+        errorSamples: [],
+      },
     };
     expect(publishThroughputResult(failing).metrics.errors?.value).toBe(4);
   });
 
   it('refuses an outcome without a measured round', () => {
-    expect(() => publishThroughputResult({ ...outcome, rounds: [round(1, 1000, true)] })).toThrow('publish_throughput needs at least one measured round');
+    expect(() => publishThroughputResult({ ...outcome, rounds: [round(1, 1000, true)] })).toThrow(
+      'publish_throughput needs at least one measured round',
+    );
   });
 });
 
@@ -138,7 +171,12 @@ describe('harnessOverheadResult', () => {
   });
 
   it('records a missed target without failing', () => {
-    const result = harnessOverheadResult({ messages: 1, messageSizeBytes: 256, errors: 0, pairs: [{ first: 'harness', harnessMsgsPerSec: 80, bareMsgsPerSec: 100 }] });
+    const result = harnessOverheadResult({
+      messages: 1,
+      messageSizeBytes: 256,
+      errors: 0,
+      pairs: [{ first: 'harness', harnessMsgsPerSec: 80, bareMsgsPerSec: 100 }],
+    });
     expect(result.metrics.ratio_percent?.value).toBe(80);
     expect(result.targets?.[0]?.met).toBe(false);
   });

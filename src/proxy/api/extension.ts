@@ -57,7 +57,10 @@ function connectionJson(record: ConnectionRecord): Record<string, unknown> {
 function sinceParam(request: ApiRequest): bigint | undefined {
   const raw = request.query.get('since');
   if (raw === null) return undefined;
-  if (!/^\d{1,20}$/.test(raw)) throw apiErrors.badQuery(`since must be nanoseconds of process.hrtime.bigint() as a decimal integer (e.g. since=1234567890); got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,20}$/.test(raw))
+    throw apiErrors.badQuery(
+      `since must be nanoseconds of process.hrtime.bigint() as a decimal integer (e.g. since=1234567890); got ${JSON.stringify(raw)}`,
+    );
   return BigInt(raw);
 }
 

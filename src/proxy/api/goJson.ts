@@ -81,7 +81,12 @@ export function decodeBool(object: JsonObject | undefined, key: string, goField:
   throw typeMismatch(value, goField, 'bool');
 }
 
-export function decodeFloat(object: JsonObject | undefined, key: string, goField: string, goType: 'float32' | 'float64'): number | undefined {
+export function decodeFloat(
+  object: JsonObject | undefined,
+  key: string,
+  goField: string,
+  goType: 'float32' | 'float64',
+): number | undefined {
   const value = fieldValue(object, key);
   if (value === undefined || typeof value === 'number') return value;
   throw typeMismatch(value, goField, goType);

@@ -15,7 +15,8 @@ function proxyParam(request: ApiRequest, context: ApiContext): Proxy {
   return context.collection.get(request.params.proxy ?? '');
 }
 
-export const proxyIndex: Handler = (_request, { collection }) => ok(Object.fromEntries(collection.list().map((proxy) => [proxy.name, proxy])));
+export const proxyIndex: Handler = (_request, { collection }) =>
+  ok(Object.fromEntries(collection.list().map((proxy) => [proxy.name, proxy])));
 
 export const proxyCreate: Handler = (request, { collection }) =>
   collection.exclusive(async () => {

@@ -24,7 +24,10 @@ async function answer(request: IncomingMessage, context: ApiContext): Promise<Ap
     // Toxiproxy refuses browsers so that a web page cannot drive the API (CSRF).
     if ((request.headers['user-agent'] ?? '').startsWith('Mozilla/')) throw apiErrors.browserRefused();
     const text = await readBody(request);
-    return await match.handler({ method, params: match.params, query: new URLSearchParams(rawQuery), json: () => parseJsonBody(text) }, context);
+    return await match.handler(
+      { method, params: match.params, query: new URLSearchParams(rawQuery), json: () => parseJsonBody(text) },
+      context,
+    );
   } catch (error) {
     const body = toApiErrorBody(error);
     return { status: body.status, body };

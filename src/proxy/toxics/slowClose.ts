@@ -24,10 +24,13 @@ export const slowCloseToxic: ToxicDefinition<SlowCloseAttributes> = {
       heldBytes: 0,
       onData: (chunk) => context.push(chunk),
       onEnd() {
-        pendingClose = context.setTimer(() => {
-          context.record('slow_close_fired', { delay_ms: delayMs });
-          close();
-        }, Math.max(0, delayMs));
+        pendingClose = context.setTimer(
+          () => {
+            context.record('slow_close_fired', { delay_ms: delayMs });
+            close();
+          },
+          Math.max(0, delayMs),
+        );
       },
       update(attributes) {
         delayMs = attributes.delay; // a close already waiting keeps its delay

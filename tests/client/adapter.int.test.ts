@@ -65,7 +65,11 @@ describe.each(RECOVERY_MODES)('amqplib client in %s mode (real broker)', (mode) 
 
 describe('manual mode reconnect bound', () => {
   it('gives up with a clear error when the broker cannot be reached within the deadline', async () => {
-    const client = createClient('manual', { url: 'amqp://guest:guest@127.0.0.1:1', connectTimeoutMs: 200, backoff: { initialDelayMs: 20, maxDelayMs: 50 } });
+    const client = createClient('manual', {
+      url: 'amqp://guest:guest@127.0.0.1:1',
+      connectTimeoutMs: 200,
+      backoff: { initialDelayMs: 20, maxDelayMs: 50 },
+    });
     try {
       await expect(client.start()).rejects.toThrow(/ECONNREFUSED/);
       await expect(client.ensureConnection(300)).rejects.toThrow(/could not reconnect within 300 ms: .*ECONNREFUSED/);

@@ -39,7 +39,13 @@ describe('POST /proxies', () => {
     const answer = await call(api.url, 'POST', '/proxies', { name: 'rabbit', listen: '127.0.0.1:0', upstream: upstream.address });
     expect(answer.status).toBe(201);
     expect(answer.contentType).toBe('application/json');
-    expect(answer.json).toEqual({ name: 'rabbit', listen: expect.stringMatching(/^127\.0\.0\.1:\d+$/), upstream: upstream.address, enabled: true, toxics: [] });
+    expect(answer.json).toEqual({
+      name: 'rabbit',
+      listen: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      upstream: upstream.address,
+      enabled: true,
+      toxics: [],
+    });
     expect(portOf(answer.json.listen)).toBeGreaterThan(0);
     expect(await isListening(portOf(answer.json.listen))).toBe(true);
   }, 10_000);
@@ -52,13 +58,23 @@ describe('POST /proxies', () => {
   }, 10_000);
 
   it('keeps a disabled proxy unbound, with listen as given', async () => {
-    const answer = await call(api.url, 'POST', '/proxies', { name: 'off', listen: '127.0.0.1:0', upstream: upstream.address, enabled: false });
+    const answer = await call(api.url, 'POST', '/proxies', {
+      name: 'off',
+      listen: '127.0.0.1:0',
+      upstream: upstream.address,
+      enabled: false,
+    });
     expect(answer.status).toBe(201);
     expect(answer.json).toMatchObject({ listen: '127.0.0.1:0', enabled: false });
   }, 10_000);
 
   it('ignores unknown fields and matches field names case-insensitively, as Go does', async () => {
-    const answer = await call(api.url, 'POST', '/proxies', { NAME: 'caps', Listen: '127.0.0.1:0', upstream: upstream.address, colour: 'blue' });
+    const answer = await call(api.url, 'POST', '/proxies', {
+      NAME: 'caps',
+      Listen: '127.0.0.1:0',
+      upstream: upstream.address,
+      colour: 'blue',
+    });
     expect(answer.status).toBe(201);
     expect(answer.json).toMatchObject({ name: 'caps' });
     expect(answer.json).not.toHaveProperty('colour');
@@ -66,17 +82,29 @@ describe('POST /proxies', () => {
 
   it.each([
     ['an empty body', '', 'bad request body: EOF'],
-    ['a number for name', { name: 5, upstream: 'x:1' }, 'bad request body: json: cannot unmarshal number 5 into Go struct field Proxy.name of type string'],
-    ['a string for enabled', { name: 'a', upstream: 'x:1', enabled: 'yes' }, 'bad request body: json: cannot unmarshal string into Go struct field Proxy.enabled of type bool'],
+    [
+      'a number for name',
+      { name: 5, upstream: 'x:1' },
+      'bad request body: json: cannot unmarshal number 5 into Go struct field Proxy.name of type string',
+    ],
+    [
+      'a string for enabled',
+      { name: 'a', upstream: 'x:1', enabled: 'yes' },
+      'bad request body: json: cannot unmarshal string into Go struct field Proxy.enabled of type bool',
+    ],
     ['an array body', [], 'bad request body: json: cannot unmarshal array into Go value of type toxiproxy.Proxy'],
     ['no name', { upstream: 'x:1' }, 'missing required field: name'],
     ['no upstream', { name: 'a' }, 'missing required field: upstream'],
     ['an empty name', { name: '', upstream: 'x:1' }, 'missing required field: name'],
-  ])('answers 400 for %s', async (_case, body, message) => {
-    const answer = await call(api.url, 'POST', '/proxies', body);
-    expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({ error: message, status: 400 });
-  }, 10_000);
+  ])(
+    'answers 400 for %s',
+    async (_case, body, message) => {
+      const answer = await call(api.url, 'POST', '/proxies', body);
+      expect(answer.status).toBe(400);
+      expect(answer.json).toEqual({ error: message, status: 400 });
+    },
+    10_000,
+  );
 
   it('answers 400 "bad request body: ..." for malformed JSON', async () => {
     const answer = await call(api.url, 'POST', '/proxies', '{"name": ');
@@ -116,19 +144,23 @@ describe('GET /proxies/{proxy}', () => {
 });
 
 describe('POST and PATCH /proxies/{proxy}', () => {
-  it.each(['POST', 'PATCH'])('%s enabled=false closes the listener and every open connection; true listens again on the same port', async (method) => {
-    const port = await createProxy(api.url, 'flip', upstream.address);
-    const client = await connect(resources, port);
-    const disabled = await call(api.url, method, '/proxies/flip', { enabled: false });
-    expect(disabled.status).toBe(200);
-    expect(disabled.json).toMatchObject({ name: 'flip', enabled: false, listen: `127.0.0.1:${port}`, upstream: upstream.address });
-    await client.waitForClose();
-    expect(await isListening(port)).toBe(false);
+  it.each(['POST', 'PATCH'])(
+    '%s enabled=false closes the listener and every open connection; true listens again on the same port',
+    async (method) => {
+      const port = await createProxy(api.url, 'flip', upstream.address);
+      const client = await connect(resources, port);
+      const disabled = await call(api.url, method, '/proxies/flip', { enabled: false });
+      expect(disabled.status).toBe(200);
+      expect(disabled.json).toMatchObject({ name: 'flip', enabled: false, listen: `127.0.0.1:${port}`, upstream: upstream.address });
+      await client.waitForClose();
+      expect(await isListening(port)).toBe(false);
 
-    const enabled = await call(api.url, method, '/proxies/flip', { enabled: true });
-    expect(enabled.json).toMatchObject({ enabled: true, listen: `127.0.0.1:${port}` });
-    expect(await isListening(port)).toBe(true);
-  }, 15_000);
+      const enabled = await call(api.url, method, '/proxies/flip', { enabled: true });
+      expect(enabled.json).toMatchObject({ enabled: true, listen: `127.0.0.1:${port}` });
+      expect(await isListening(port)).toBe(true);
+    },
+    15_000,
+  );
 
   it('keeps omitted fields, and restarts (closing connections) when the upstream changes', async () => {
     const port = await createProxy(api.url, 'moving', upstream.address);
@@ -149,7 +181,10 @@ describe('POST and PATCH /proxies/{proxy}', () => {
     expect((await call(api.url, 'PATCH', '/proxies/absent', '{bad')).json).toEqual({ error: 'proxy not found', status: 404 });
     await createProxy(api.url, 'typed', upstream.address);
     const answer = await call(api.url, 'PATCH', '/proxies/typed', { enabled: 1 });
-    expect(answer.json).toEqual({ error: 'bad request body: json: cannot unmarshal number 1 into Go struct field Proxy.enabled of type bool', status: 400 });
+    expect(answer.json).toEqual({
+      error: 'bad request body: json: cannot unmarshal number 1 into Go struct field Proxy.enabled of type bool',
+      status: 400,
+    });
   }, 10_000);
 
   it('answers 500 when the new listen address cannot be bound, leaving the proxy disabled', async () => {

@@ -72,7 +72,11 @@ describe('data path', () => {
     expect(record.bytes_upstream).toBeLessThan(24 * 1024 * 1024);
     expect(client.socket.writableLength).toBeGreaterThan(32 * 1024 * 1024);
     upstreamSocket?.resume();
-    await eventually(async () => (await call(api.url, 'GET', '/proxies/stuck/connections')).json.connections[0].bytes_upstream === 64 * 1024 * 1024, 20_000, 'data did not resume');
+    await eventually(
+      async () => (await call(api.url, 'GET', '/proxies/stuck/connections')).json.connections[0].bytes_upstream === 64 * 1024 * 1024,
+      20_000,
+      'data did not resume',
+    );
   }, 40_000);
 
   it('holds a fast sender back through TCP when a bandwidth toxic throttles it', async () => {

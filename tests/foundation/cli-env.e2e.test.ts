@@ -17,9 +17,10 @@ describe('bench env (the command a user runs)', () => {
   });
 
   it('stops with one clear line and exit code 2 on a bad setting', async () => {
-    const failure = await run('node', [BIN, 'env'], { timeout: 30_000, env: { ...process.env, BENCH_PROXY_LISTEN: '127.0.0.1:99999' } }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const failure = await run('node', [BIN, 'env'], {
+      timeout: 30_000,
+      env: { ...process.env, BENCH_PROXY_LISTEN: '127.0.0.1:99999' },
+    }).catch((error: { code: number; stderr: string }) => error);
     expect('code' in failure && failure.code).toBe(2);
     expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([
       'bench: BENCH_PROXY_LISTEN must be host:port with a port from 1 to 65535 (e.g. 127.0.0.1:25672); got "127.0.0.1:99999"',

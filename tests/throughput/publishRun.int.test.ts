@@ -68,11 +68,16 @@ describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode 
     // Warm-up publishes stay out of the histogram.
     expect(outcome.report.histogram.totalCount).toBe(120);
 
-    const written = recordResult(publishThroughputResult(outcome));
+    const written: ReturnType<typeof recordResult> = recordResult(publishThroughputResult(outcome));
+    expect(written.name).toBe('publish_throughput');
     const files = fs.readdirSync(rawDir).filter((file) => file.startsWith('publish_throughput_'));
-    const onDisk = files.map((file) => JSON.parse(fs.readFileSync(path.join(rawDir, file), 'utf8')) as typeof written).find((result) => result.parameters.mode === mode);
+    const onDisk = files
+      .map((file) => JSON.parse(fs.readFileSync(path.join(rawDir, file), 'utf8')) as typeof written)
+      .find((result) => result.parameters.mode === mode);
     expect(onDisk).toBeDefined();
-    expect(onDisk!.test_id).toMatch(/^tests\/throughput\/publishRun\.test\.ts::/);
+    expect(onDisk!.test_id).toBe(
+      `tests/throughput/publishRun.int.test.ts::a tiny publish session in ${mode} mode (real broker)::delivers every message of every round to the queue and records a complete raw result`,
+    );
     expect(Object.keys(onDisk!.metrics).sort()).toEqual(
       [
         'errors',
@@ -85,18 +90,29 @@ describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode 
         'throughput_msgs_per_sec',
       ].sort(),
     );
-    for (const [name, metric] of Object.entries(onDisk!.metrics)) expect({ name, value: typeof metric.value }).toEqual({ name, value: 'number' });
+    for (const [name, metric] of Object.entries(onDisk!.metrics))
+      expect({ name, value: typeof metric.value }).toEqual({ name, value: 'number' });
     expect(onDisk!.metrics.messages_total!.value).toBe(120);
     expect(onDisk!.samples!.throughput_msgs_per_sec).toHaveLength(3);
     expect(onDisk!.histograms!.publish_latency!.count).toBe(120);
-    expect(onDisk!.parameters).toEqual({ threads: 2, messages_per_thread: 20, message_size_bytes: 256, mode, rounds: 3, worker_threads: 2 });
+    expect(onDisk!.parameters).toEqual({
+      threads: 2,
+      messages_per_thread: 20,
+      message_size_bytes: 256,
+      mode,
+      rounds: 3,
+      worker_threads: 2,
+    });
     expect(measuredRounds(outcome)).toHaveLength(3);
   }, 60_000);
 });
 
 describe('a publish session', () => {
   it('deletes its queue on close, and close() can be called twice', async () => {
-    const session = await openPublishSession({ url, workload: resolvePublishWorkload({ threads: 1, messagesPerThread: 5, rounds: 1, warmupRounds: 0 }) });
+    const session = await openPublishSession({
+      url,
+      workload: resolvePublishWorkload({ threads: 1, messagesPerThread: 5, rounds: 1, warmupRounds: 0 }),
+    });
     try {
       expect(await queueExists(session.queue)).toBe(true);
       const round = await session.runRound();
@@ -141,7 +157,10 @@ describe('the bare publish script', () => {
     try {
       const channel = await connection.createChannel();
       // Not exclusive: the script publishes from its own connection.
-      const { queue } = await channel.assertQueue(`amqp-bench.test.bare.${process.pid}.${Date.now()}`, { durable: false, arguments: { 'x-expires': 60_000 } });
+      const { queue } = await channel.assertQueue(`amqp-bench.test.bare.${process.pid}.${Date.now()}`, {
+        durable: false,
+        arguments: { 'x-expires': 60_000 },
+      });
       try {
         await body(queue, async () => (await channel.checkQueue(queue)).messageCount);
       } finally {
@@ -173,8 +192,15 @@ describe('the bare publish script', () => {
 
   it('runs on its own: one JSON line per timed round', async () => {
     await withQueue(async (queue, count) => {
-      const stdout = execFileSync(process.execPath, [BARE_PUBLISH_SCRIPT, '--queue', queue, '--messages', '50', '--warmup', '10', '--rounds', '2'], { env: { ...process.env, AMQP_URL: url }, timeout: 30_000 }).toString();
-      const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { round: number; messages: number });
+      const stdout = execFileSync(
+        process.execPath,
+        [BARE_PUBLISH_SCRIPT, '--queue', queue, '--messages', '50', '--warmup', '10', '--rounds', '2'],
+        { env: { ...process.env, AMQP_URL: url }, timeout: 30_000 },
+      ).toString();
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { round: number; messages: number });
       expect(lines.map((line) => [line.round, line.messages])).toEqual([
         [1, 50],
         [2, 50],
@@ -183,13 +209,17 @@ describe('the bare publish script', () => {
     });
   }, 30_000);
 
-  it('fails with the script\'s own message when the queue does not exist', async () => {
-    await expect(startBarePublisher({ url, queue: `amqp-bench.missing.${process.pid}`, messages: 1, messageSizeBytes: 1, timeoutMs: 30_000 })).rejects.toThrow(/bare-publish exited: bare-publish: .*NOT_FOUND/);
+  it("fails with the script's own message when the queue does not exist", async () => {
+    await expect(
+      startBarePublisher({ url, queue: `amqp-bench.missing.${process.pid}`, messages: 1, messageSizeBytes: 1, timeoutMs: 30_000 }),
+    ).rejects.toThrow(/bare-publish exited: bare-publish: .*NOT_FOUND/);
   }, 30_000);
 
   it('rejects a record line without every figure', () => {
     expect(() => parseBareRecord('hello')).toThrow('bare-publish printed a line that is not JSON: "hello"');
-    expect(() => parseBareRecord('{"messages":1}')).toThrow('bare-publish output needs a finite non-negative number in "message_size_bytes"; got undefined');
+    expect(() => parseBareRecord('{"messages":1}')).toThrow(
+      'bare-publish output needs a finite non-negative number in "message_size_bytes"; got undefined',
+    );
   });
 });
 
@@ -207,6 +237,8 @@ describe('the harness-overhead comparison', () => {
     expect(outcome.errors).toBe(0);
     const result = harnessOverheadResult(outcome);
     expect(result.samples?.ratio_percent).toHaveLength(2);
-    expect(result.targets?.[0]?.met).toBe(typeof result.metrics.ratio_percent?.value === 'number' && result.metrics.ratio_percent.value >= 90);
+    expect(result.targets?.[0]?.met).toBe(
+      typeof result.metrics.ratio_percent?.value === 'number' && result.metrics.ratio_percent.value >= 90,
+    );
   }, 60_000);
 });

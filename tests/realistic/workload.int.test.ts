@@ -47,8 +47,17 @@ describe('runWorkload against the real broker', () => {
     });
     const startedMs = Date.now();
     await expect(
-      runWorkload({ directUrl, consumerUrl: `amqp://guest:guest@127.0.0.1:${closedPort}`, consumers: 2, rounds: [{ messages: 1 }], connectBoundMs: 300, startupBoundMs: 5000 }),
-    ).rejects.toThrow(/only 0 of 2 consumers started within 5000 ms: consumer thread 0: could not \(re\)connect within 300 ms: .*ECONNREFUSED/);
+      runWorkload({
+        directUrl,
+        consumerUrl: `amqp://guest:guest@127.0.0.1:${closedPort}`,
+        consumers: 2,
+        rounds: [{ messages: 1 }],
+        connectBoundMs: 300,
+        startupBoundMs: 5000,
+      }),
+    ).rejects.toThrow(
+      /only 0 of 2 consumers started within 5000 ms: consumer thread 0: could not \(re\)connect within 300 ms: .*ECONNREFUSED/,
+    );
     expect(Date.now() - startedMs).toBeLessThan(20_000);
   }, 60_000);
 
@@ -67,7 +76,11 @@ describe('runWorkload against the real broker', () => {
       server = await startProxyServer({ host: '127.0.0.1', port: 0 });
       const client = new ToxiproxyClient(server.url);
       const upstream = new URL(directUrl);
-      const entry = await client.createProxy({ name: 'realistic-test', listen: '127.0.0.1:0', upstream: `${upstream.hostname}:${upstream.port || 5672}` });
+      const entry = await client.createProxy({
+        name: 'realistic-test',
+        listen: '127.0.0.1:0',
+        upstream: `${upstream.hostname}:${upstream.port || 5672}`,
+      });
       const proxiedUrl = new URL(directUrl);
       proxiedUrl.port = entry.listen.slice(entry.listen.lastIndexOf(':') + 1);
       return { proxy: { client, name: 'realistic-test' }, proxiedUrl: proxiedUrl.toString() };
@@ -126,7 +139,10 @@ describe('runWorkload against the real broker', () => {
       });
       expect(outcome.rounds).toEqual([expect.objectContaining({ drained: false })]);
       expect(outcome.errors).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^consumer thread 0: connection lost: (connection|channel)/), expect.stringMatching(/^round 0: .* \(a thread failed\)$/)]),
+        expect.arrayContaining([
+          expect.stringMatching(/^consumer thread 0: connection lost: (connection|channel)/),
+          expect.stringMatching(/^round 0: .* \(a thread failed\)$/),
+        ]),
       );
       expect(Date.now() - startedMs).toBeLessThan(15_000);
     }, 60_000);

@@ -74,7 +74,10 @@ describe('POST /populate', () => {
   }, 10_000);
 
   it('checks every entry first: 400 naming the entry, nothing created', async () => {
-    const answer = await call(api.url, 'POST', '/populate', [{ name: 'ok', listen: '127.0.0.1:0', upstream: upstream.address }, { name: 'no-upstream' }]);
+    const answer = await call(api.url, 'POST', '/populate', [
+      { name: 'ok', listen: '127.0.0.1:0', upstream: upstream.address },
+      { name: 'no-upstream' },
+    ]);
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ error: 'missing required field: upstream at proxy 2', status: 400 });
     expect((await call(api.url, 'GET', '/proxies')).json).toEqual({});
@@ -105,11 +108,15 @@ describe('routing and hostile input', () => {
     ['GET', '/nothing-here'],
     ['GET', '/proxies/a/b/c/d/e'],
     ['GET', '/proxies/'],
-  ])('%s %s is 404', async (method, path) => {
-    const answer = await call(api.url, method, path);
-    expect(answer.status).toBe(404);
-    expect(answer.json.status).toBe(404);
-  }, 10_000);
+  ])(
+    '%s %s is 404',
+    async (method, path) => {
+      const answer = await call(api.url, method, path);
+      expect(answer.status).toBe(404);
+      expect(answer.json.status).toBe(404);
+    },
+    10_000,
+  );
 
   it.each([
     ['PUT', '/proxies'],
@@ -117,11 +124,15 @@ describe('routing and hostile input', () => {
     ['GET', '/reset'],
     ['GET', '/populate'],
     ['PUT', '/proxies/x/toxics/y'],
-  ])('%s %s is 405', async (method, path) => {
-    const answer = await call(api.url, method, path);
-    expect(answer.status).toBe(405);
-    expect(answer.json.status).toBe(405);
-  }, 10_000);
+  ])(
+    '%s %s is 405',
+    async (method, path) => {
+      const answer = await call(api.url, method, path);
+      expect(answer.status).toBe(405);
+      expect(answer.json.status).toBe(405);
+    },
+    10_000,
+  );
 
   it('refuses a browser (User-Agent starting Mozilla/) with 403', async () => {
     const answer = await call(api.url, 'GET', '/proxies', undefined, { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64)' });
@@ -130,7 +141,9 @@ describe('routing and hostile input', () => {
   }, 10_000);
 
   it('survives garbage: huge bodies, bad escapes, deep JSON, then still answers', async () => {
-    expect((await call(api.url, 'POST', '/proxies', 'x'.repeat(2 * 1024 * 1024))).json.error).toBe('bad request body: http: request body too large');
+    expect((await call(api.url, 'POST', '/proxies', 'x'.repeat(2 * 1024 * 1024))).json.error).toBe(
+      'bad request body: http: request body too large',
+    );
     expect((await call(api.url, 'GET', '/proxies/%E0%A4%A')).status).toBe(400);
     expect((await call(api.url, 'POST', '/proxies', '['.repeat(100_000))).status).toBe(400);
     expect((await call(api.url, 'POST', '/proxies', 'null')).json.error).toBe('missing required field: name');
@@ -148,7 +161,9 @@ describe('routing and hostile input', () => {
 
   it('serves the same proxy name only once under concurrent creation', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => call(api.url, 'POST', '/proxies', { name: 'race', listen: '127.0.0.1:0', upstream: upstream.address })),
+      Array.from({ length: 5 }, () =>
+        call(api.url, 'POST', '/proxies', { name: 'race', listen: '127.0.0.1:0', upstream: upstream.address }),
+      ),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409]);
   }, 10_000);

@@ -1,6 +1,16 @@
+import net from 'node:net';
 import amqp from 'amqplib';
 import { ProxyError } from '../../src/errors';
-import { removeActiveToxics, removeAllToxics, toxicLatency, toxicResetPeer, toxicTimeout, ToxiproxyClient, withToxic, type ProxyTarget } from '../../src/faults';
+import {
+  removeActiveToxics,
+  removeAllToxics,
+  toxicLatency,
+  toxicResetPeer,
+  toxicTimeout,
+  ToxiproxyClient,
+  withToxic,
+  type ProxyTarget,
+} from '../../src/faults';
 import { checkBroker } from '../../src/faults/brokerCheck';
 import { ensureProxyEntry } from '../../src/faults/proxyEntry';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
@@ -13,7 +23,11 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
   beforeAll(async () => {
     server = await startProxyServer({ host: '127.0.0.1', port: 0 });
     const client = new ToxiproxyClient(server.url);
-    const entry = await ensureProxyEntry(client, { proxyName: 'helpers', proxyListen: { host: '127.0.0.1', port: 0 } as never, proxyUpstream: { host: '127.0.0.1', port: 5672 } });
+    const entry = await ensureProxyEntry(client, {
+      proxyName: 'helpers',
+      proxyListen: { host: '127.0.0.1', port: 0 },
+      proxyUpstream: { host: '127.0.0.1', port: 5672 },
+    });
     proxy = entry.target;
     proxiedUrl = `amqp://guest:guest@${entry.listen}`;
   });
@@ -58,7 +72,9 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
     const connection = await amqp.connect(proxiedUrl, { timeout: 5000 });
     const channel = await connection.createChannel();
     const { queue } = await channel.assertQueue('', { exclusive: true });
-    const failed = new Promise<{ error: Error; atNs: bigint }>((resolve) => connection.on('error', (error: Error) => resolve({ error, atNs: process.hrtime.bigint() })));
+    const failed = new Promise<{ error: Error; atNs: bigint }>((resolve) =>
+      connection.on('error', (error: Error) => resolve({ error, atNs: process.hrtime.bigint() })),
+    );
     connection.on('close', () => undefined);
     const toxic = await toxicResetPeer(proxy, 0);
     channel.sendToQueue(queue, Buffer.from('trigger')); // the broker's answer is the next downstream data
@@ -75,7 +91,11 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
     await proxy.client.addToxic(proxy.name, { type: 'latency', name: 'leftover', attributes: { latency: 1 } });
     await proxy.client.updateProxy(proxy.name, { enabled: false });
     const lines: string[] = [];
-    const state = await ensureProxyEntry(proxy.client, { proxyName: proxy.name, proxyListen: { host: '127.0.0.1', port: 1 }, proxyUpstream: { host: '127.0.0.1', port: 5672 } }, (line) => lines.push(line));
+    const state = await ensureProxyEntry(
+      proxy.client,
+      { proxyName: proxy.name, proxyListen: { host: '127.0.0.1', port: 1 }, proxyUpstream: { host: '127.0.0.1', port: 5672 } },
+      (line) => lines.push(line),
+    );
     expect(state.created).toBe(false);
     expect(state.leftoverToxicsRemoved).toBe(1);
     expect((await proxy.client.getProxy(proxy.name)).enabled).toBe(true);
@@ -103,7 +123,9 @@ describe('broker check (globalSetup)', () => {
     const error = await checkBroker('amqp://guest:secret@127.0.0.1:1', 3000).catch((caught: unknown) => caught as Error);
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/^RabbitMQ did not answer at amqp:\/\/guest@127\.0\.0\.1:1 \(.*ECONNREFUSED.*\); start it with `rabbitmq-server -detached`/);
+    expect((error as Error).message).toMatch(
+      /^RabbitMQ did not answer at amqp:\/\/guest@127\.0\.0\.1:1 \(.*ECONNREFUSED.*\); start it with `rabbitmq-server -detached`/,
+    );
     expect((error as Error).message).not.toContain('secret');
   });
 
@@ -113,11 +135,11 @@ describe('broker check (globalSetup)', () => {
 });
 
 describe('proxy entry when the configured listen port is taken', () => {
-  it('listens on a free port instead and says so (25672 is RabbitMQ\'s inter-node port here)', async () => {
+  it("listens on a free port instead and says so (25672 is RabbitMQ's inter-node port here)", async () => {
     const server = await startProxyServer({ host: '127.0.0.1', port: 0 });
-    const blocker = require('node:net').createServer() as import('node:net').Server;
+    const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    const takenPort = (blocker.address() as import('node:net').AddressInfo).port;
+    const takenPort = (blocker.address() as net.AddressInfo).port;
     try {
       const lines: string[] = [];
       const state = await ensureProxyEntry(
@@ -128,7 +150,9 @@ describe('proxy entry when the configured listen port is taken', () => {
       expect(state.created).toBe(true);
       expect(state.listen).toMatch(/^127\.0\.0\.1:\d+$/);
       expect(state.listen).not.toBe(`127.0.0.1:${takenPort}`);
-      expect(lines).toEqual([expect.stringMatching(new RegExp(`^fault proxy: 127\\.0\\.0\\.1:${takenPort} is taken .*listens on ${state.listen} instead`))]);
+      expect(lines).toEqual([
+        expect.stringMatching(new RegExp(`^fault proxy: 127\\.0\\.0\\.1:${takenPort} is taken .*listens on ${state.listen} instead`)),
+      ]);
     } finally {
       blocker.close();
       await server.close();

@@ -3,7 +3,19 @@
  * Times are process.hrtime.bigint() nanoseconds as decimal strings.
  */
 import type { ProxyServer } from '../../src/proxy';
-import { addToxic, call, connect, createProxy, eventually, Resources, sleep, startApi, startPeer, type TcpPeer } from './helpers';
+import {
+  addToxic,
+  call,
+  connect,
+  createProxy,
+  eventually,
+  Resources,
+  sleep,
+  startApi,
+  startPeer,
+  type ApiAnswer,
+  type TcpPeer,
+} from './helpers';
 
 const resources = new Resources();
 let api: ProxyServer;
@@ -17,7 +29,7 @@ beforeEach(async () => {
 });
 afterEach(() => resources.closeAll());
 
-async function events(query = ''): Promise<any[]> {
+async function events(query = ''): Promise<ApiAnswer['json'][]> {
   const answer = await call(api.url, 'GET', `/proxies/p/events${query}`);
   expect(answer.status).toBe(200);
   return answer.json.events;
@@ -150,7 +162,15 @@ describe('GET /proxies/{proxy}/connections', () => {
     client.socket.write('12345');
     await client.waitForBytes(5);
     let [open] = (await call(api.url, 'GET', '/proxies/p/connections')).json.connections;
-    expect(open).toMatchObject({ id: expect.any(Number), client: expect.stringMatching(/^127\.0\.0\.1:\d+$/), upstream: echo.address, closed_at_ns: null, close_reason: null, bytes_upstream: 5, bytes_downstream: 5 });
+    expect(open).toMatchObject({
+      id: expect.any(Number),
+      client: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      upstream: echo.address,
+      closed_at_ns: null,
+      close_reason: null,
+      bytes_upstream: 5,
+      bytes_downstream: 5,
+    });
     expect(BigInt(open.opened_at_ns)).toBeGreaterThan(before);
     expect(BigInt(open.upstream_connected_at_ns)).toBeGreaterThanOrEqual(BigInt(open.opened_at_ns));
     client.socket.end();

@@ -103,67 +103,107 @@ function expectRan(run: ChildRun, passed: readonly string[]): void {
 }
 
 describe('marker selection in a real Jest run', () => {
-  test('no expression runs every test; only test.skip is skipped', () => {
-    const run = runJest(undefined);
-    expectRan(run, ALL_TESTS.filter((title) => title !== 'test_user_skipped'));
-    expect(run.stderr).not.toContain('marker expression');
-  }, TEST_TIMEOUT_MS);
+  test(
+    'no expression runs every test; only test.skip is skipped',
+    () => {
+      const run = runJest(undefined);
+      expectRan(
+        run,
+        ALL_TESTS.filter((title) => title !== 'test_user_skipped'),
+      );
+      expect(run.stderr).not.toContain('marker expression');
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('"not slow" skips file-level, test-level and row-level slow tests', () => {
-    const run = runJest('not slow');
-    expectRan(run, [
-      'test_fast',
-      'test_it_plain',
-      'test_publish[10-100]',
-      'test_plain_each[1]',
-      'test_plain_each[2]',
-      'test_nested',
-      'test_index[1]-b',
-      'test_stress_a',
-      'test_stress_concurrent',
-      'test_template[1-2]',
-      'test_template[3-4]',
-      'test_unmarked',
-    ]);
-    expect(run.stderr).toContain(
-      'tests/markers/fixtures/slowTagged.fixture.ts: marker expression "not slow" selects no tests (0 of 1; file markers: @slow); it is reported as skipped',
-    );
-  }, TEST_TIMEOUT_MS);
+  test(
+    '"not slow" skips file-level, test-level and row-level slow tests',
+    () => {
+      const run = runJest('not slow');
+      expectRan(run, [
+        'test_fast',
+        'test_it_plain',
+        'test_publish[10-100]',
+        'test_plain_each[1]',
+        'test_plain_each[2]',
+        'test_nested',
+        'test_index[1]-b',
+        'test_stress_a',
+        'test_stress_concurrent',
+        'test_template[1-2]',
+        'test_template[3-4]',
+        'test_unmarked',
+      ]);
+      expect(run.stderr).toContain(
+        'tests/markers/fixtures/slowTagged.fixture.ts: marker expression "not slow" selects no tests (0 of 1; file markers: @slow); it is reported as skipped',
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('"stress" runs only the stress file and says once per file when a file selects nothing', () => {
-    const run = runJest('stress');
-    expectRan(run, ['test_stress_a', 'test_stress_concurrent', 'test_stress_slow', 'test_template[1-2]', 'test_template[3-4]']);
-    const note = 'tests/markers/fixtures/benchmark.fixture.ts: marker expression "stress" selects no tests (0 of 12; file markers: @benchmark); all 12 are reported as skipped';
-    expect(run.stderr.split(note)).toHaveLength(2);
-    expect(run.stderr).toContain('unmarked.fixture.ts: marker expression "stress" selects no tests (0 of 1; file markers: none)');
-    expect(run.stderr).not.toContain('stress.fixture.ts: marker expression');
-  }, TEST_TIMEOUT_MS);
+  test(
+    '"stress" runs only the stress file and says once per file when a file selects nothing',
+    () => {
+      const run = runJest('stress');
+      expectRan(run, ['test_stress_a', 'test_stress_concurrent', 'test_stress_slow', 'test_template[1-2]', 'test_template[3-4]']);
+      const note =
+        'tests/markers/fixtures/benchmark.fixture.ts: marker expression "stress" selects no tests (0 of 12; file markers: @benchmark); all 12 are reported as skipped';
+      expect(run.stderr.split(note)).toHaveLength(2);
+      expect(run.stderr).toContain('unmarked.fixture.ts: marker expression "stress" selects no tests (0 of 1; file markers: none)');
+      expect(run.stderr).not.toContain('stress.fixture.ts: marker expression');
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('the quick selection "benchmark and not slow and not stress"', () => {
-    const run = runJest('benchmark and not slow and not stress');
-    expectRan(run, ['test_fast', 'test_it_plain', 'test_publish[10-100]', 'test_plain_each[1]', 'test_plain_each[2]', 'test_nested', 'test_index[1]-b']);
-  }, TEST_TIMEOUT_MS);
+  test(
+    'the quick selection "benchmark and not slow and not stress"',
+    () => {
+      const run = runJest('benchmark and not slow and not stress');
+      expectRan(run, [
+        'test_fast',
+        'test_it_plain',
+        'test_publish[10-100]',
+        'test_plain_each[1]',
+        'test_plain_each[2]',
+        'test_nested',
+        'test_index[1]-b',
+      ]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('"(slow or stress) and not benchmark" reaches a slow file without @benchmark', () => {
-    const run = runJest('(slow or stress) and not benchmark');
-    expectRan(run, ['test_d']);
-  }, TEST_TIMEOUT_MS);
+  test(
+    '"(slow or stress) and not benchmark" reaches a slow file without @benchmark',
+    () => {
+      const run = runJest('(slow or stress) and not benchmark');
+      expectRan(run, ['test_d']);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('a malformed expression fails every file with the message, and the run exits non-zero', () => {
-    const run = runJest('benchmark and (');
-    expect(run.status).not.toBe(0);
-    expect(run.json.numRuntimeErrorTestSuites).toBe(4);
-    expect(run.json.numTotalTests).toBe(0);
-    expect(run.stderr).toContain(
-      'MarkerExpressionError: Invalid marker expression "benchmark and (" (from BENCH_MARKERS) at column 16: expected a marker name, "not" or "(" after "(", found the end of the expression.',
-    );
-    expect(run.stderr).toMatch(/( +)benchmark and \(\n\1 {15}\^/);
-  }, TEST_TIMEOUT_MS);
+  test(
+    'a malformed expression fails every file with the message, and the run exits non-zero',
+    () => {
+      const run = runJest('benchmark and (');
+      expect(run.status).not.toBe(0);
+      expect(run.json.numRuntimeErrorTestSuites).toBe(4);
+      expect(run.json.numTotalTests).toBe(0);
+      expect(run.stderr).toContain(
+        'MarkerExpressionError: Invalid marker expression "benchmark and (" (from BENCH_MARKERS) at column 16: expected a marker name, "not" or "(" after "(", found the end of the expression.',
+      );
+      expect(run.stderr).toMatch(/( +)benchmark and \(\n\1 {15}\^/);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('an unknown marker name fails the run instead of selecting nothing', () => {
-    const run = runJest('not stres');
-    expect(run.status).not.toBe(0);
-    expect(run.json.numRuntimeErrorTestSuites).toBe(4);
-    expect(run.stderr).toContain('unknown marker "stres" (did you mean "stress"?)');
-  }, TEST_TIMEOUT_MS);
+  test(
+    'an unknown marker name fails the run instead of selecting nothing',
+    () => {
+      const run = runJest('not stres');
+      expect(run.status).not.toBe(0);
+      expect(run.json.numRuntimeErrorTestSuites).toBe(4);
+      expect(run.stderr).toContain('unknown marker "stres" (did you mean "stress"?)');
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -73,7 +73,9 @@ describe('AMQP through the proxy', () => {
 
   it('closes an idle connection under a timeout toxic (FIN: "Unexpected close")', async () => {
     const connection = await open(proxiedUrl);
-    const closed = new Promise<{ error: unknown; atMs: number }>((resolve) => connection.on('close', (error) => resolve({ error, atMs: performance.now() })));
+    const closed = new Promise<{ error: unknown; atMs: number }>((resolve) =>
+      connection.on('close', (error) => resolve({ error, atMs: performance.now() })),
+    );
     const startedMs = performance.now();
     await addToxic(api.url, 'rabbitmq', { type: 'timeout', attributes: { timeout: 500 } });
     const { error, atMs } = await withTimeout(closed, 10_000, 'connection not closed');

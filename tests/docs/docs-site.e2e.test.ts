@@ -24,7 +24,9 @@ const docsInstalled = fs.existsSync(path.join(DOCS, 'node_modules', 'vitepress',
 const BUILD_TIMEOUT_MS = 120_000;
 
 if (!docsInstalled) {
-  process.stderr.write('tests/docs: skipped, the docs group is not installed (docs/node_modules is missing); run `npm ci --prefix docs` to include the docs site in npm test\n');
+  process.stderr.write(
+    'tests/docs: skipped, the docs group is not installed (docs/node_modules is missing); run `npm ci --prefix docs` to include the docs site in npm test\n',
+  );
 }
 
 /** The build's environment: no test-only NODE_ENV, no report folder of the caller's. */
@@ -41,7 +43,12 @@ async function build(command: string, args: string[], cwd: string): Promise<stri
     return stdout + stderr;
   } catch (error) {
     const failure = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${failure.message}\n${failure.stdout ?? ''}\n${failure.stderr ?? ''}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${cwd}:\n${failure.message}\n${failure.stdout ?? ''}\n${failure.stderr ?? ''}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -174,7 +181,8 @@ describeIfDocs('the docs site: what is copied in at build time', () => {
 
   beforeAll(async () => {
     // A scratch project: a copy of docs/ (sharing its dependencies), a schema, and a report with a chart.
-    const leftOut = /^(?:node_modules|\.vitepress[/\\](?:dist|cache)|public[/\\](?:results|schemas))(?:[/\\]|$)|(?:^|[/\\])_generated(?:[/\\]|$)/;
+    const leftOut =
+      /^(?:node_modules|\.vitepress[/\\](?:dist|cache)|public[/\\](?:results|schemas))(?:[/\\]|$)|(?:^|[/\\])_generated(?:[/\\]|$)/;
     fs.cpSync(DOCS, path.join(scratch, 'docs'), { recursive: true, filter: (source) => !leftOut.test(path.relative(DOCS, source)) });
     fs.symlinkSync(path.join(DOCS, 'node_modules'), path.join(scratch, 'docs', 'node_modules'), 'dir');
     fs.mkdirSync(path.join(scratch, 'schemas'));
@@ -183,7 +191,8 @@ describeIfDocs('the docs site: what is copied in at build time', () => {
       JSON.stringify({
         $schema: 'http://json-schema.org/draft-07/schema#',
         title: 'Fixture raw result',
-        description: 'A schema written by the docs test, for reports/.test-output/<name>_<pid>.json and run_<YYYYmmdd_HHMMSS>_<fingerprint>[_<n>].json.',
+        description:
+          'A schema written by the docs test, for reports/.test-output/<name>_<pid>.json and run_<YYYYmmdd_HHMMSS>_<fingerprint>[_<n>].json.',
         type: 'object',
         required: ['schema_version'],
         properties: {
@@ -195,7 +204,10 @@ describeIfDocs('the docs site: what is copied in at build time', () => {
     );
     const reports = path.join(scratch, 'reports', 'benchmarks');
     fs.mkdirSync(reports, { recursive: true });
-    fs.writeFileSync(path.join(reports, 'chart-recovery-by-scenario.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>\n');
+    fs.writeFileSync(
+      path.join(reports, 'chart-recovery-by-scenario.svg'),
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>\n',
+    );
     fs.writeFileSync(
       path.join(reports, 'LATEST_REPORT.md'),
       [
@@ -268,12 +280,19 @@ describe('the link check itself', () => {
     const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'amqp-bench-links-'));
     try {
       fs.mkdirSync(path.join(dist, 'guide'));
-      fs.writeFileSync(path.join(dist, 'index.html'), '<h1 id="top">Home</h1><a href="/guide/a.html#part">ok</a><a href="./guide/b.html">missing page</a><img src="/chart.svg">');
+      fs.writeFileSync(
+        path.join(dist, 'index.html'),
+        '<h1 id="top">Home</h1><a href="/guide/a.html#part">ok</a><a href="./guide/b.html">missing page</a><img src="/chart.svg">',
+      );
       fs.writeFileSync(
         path.join(dist, 'guide', 'a.html'),
         '<h2 id="part">Part</h2><a href="../index.html#top">ok</a><a href="#nowhere">missing id</a><a href="https://example.invalid/x">external</a><a href="/">home</a>',
       );
-      expect(brokenLinks(dist).map((broken) => `${broken.page} ${broken.link}`).sort()).toEqual(['guide/a.html #nowhere', 'index.html ./guide/b.html', 'index.html /chart.svg']);
+      expect(
+        brokenLinks(dist)
+          .map((broken) => `${broken.page} ${broken.link}`)
+          .sort(),
+      ).toEqual(['guide/a.html #nowhere', 'index.html ./guide/b.html', 'index.html /chart.svg']);
     } finally {
       fs.rmSync(dist, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RawResult } from '../../src/results/rawResult';
 import { freePort } from '../support/ports';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -22,11 +23,11 @@ const SMOKE_TESTS = [
   'test_publish_throughput\\[10x100-256B-confirm\\]',
 ];
 
-function readJsonFiles(dir: string, prefix: string): Record<string, any>[] {
+function readJsonFiles(dir: string, prefix: string): RawResult[] {
   return fs
     .readdirSync(dir)
     .filter((name) => name.startsWith(prefix) && name.endsWith('.json'))
-    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')));
+    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as RawResult);
 }
 
 describe('smoke: the benchmark path end to end', () => {
@@ -64,13 +65,21 @@ describe('smoke: the benchmark path end to end', () => {
   });
 
   it('recovery: every thread detected the fault and recovered, with every metric recorded', () => {
-    const results = [...readJsonFiles(path.join(workDir, 'raw'), 'recovery_after_reset_peer'), ...readJsonFiles(path.join(workDir, 'raw'), 'recovery_after_network_partition')];
+    const results = [
+      ...readJsonFiles(path.join(workDir, 'raw'), 'recovery_after_reset_peer'),
+      ...readJsonFiles(path.join(workDir, 'raw'), 'recovery_after_network_partition'),
+    ];
     expect(results).toHaveLength(2);
     for (const result of results) {
-      for (const metric of ['error_detection_latency_ms', 'error_propagation_latency_ms', 'full_recovery_latency_ms', 'recovery_after_removal_ms']) {
-        expect(result.metrics[metric].value).toBeGreaterThanOrEqual(0);
+      for (const metric of [
+        'error_detection_latency_ms',
+        'error_propagation_latency_ms',
+        'full_recovery_latency_ms',
+        'recovery_after_removal_ms',
+      ]) {
+        expect(result.metrics[metric]?.value).toBeGreaterThanOrEqual(0);
       }
-      expect([result.metrics.threads_detected.value, result.metrics.threads_recovered.value]).toEqual([10, 10]);
+      expect([result.metrics.threads_detected?.value, result.metrics.threads_recovered?.value]).toEqual([10, 10]);
       expect(result.fingerprint).toMatch(/^[0-9a-f]{8}$/);
     }
   });
@@ -78,12 +87,12 @@ describe('smoke: the benchmark path end to end', () => {
   it('resilience summary, stability and throughput results are written', () => {
     const raw = path.join(workDir, 'raw');
     const [summary] = readJsonFiles(raw, 'network_resilience_summary');
-    expect(summary!.metrics.partition_threads_recovered.value).toBe(10);
+    expect(summary!.metrics.partition_threads_recovered!.value).toBe(10);
     const [cycles] = readJsonFiles(raw, 'kill_recover_cycles');
-    expect(cycles!.metrics.leaked_connections.value).toBe(0);
+    expect(cycles!.metrics.leaked_connections!.value).toBe(0);
     const throughput = readJsonFiles(raw, 'publish_throughput');
     expect(throughput.map((result) => result.parameters.mode).sort()).toEqual(['confirm', 'plain']);
-    for (const result of throughput) expect(result.metrics.throughput_msgs_per_sec.value).toBeGreaterThan(0);
+    for (const result of throughput) expect(result.metrics.throughput_msgs_per_sec!.value).toBeGreaterThan(0);
   });
 
   it('archives the run, appends the history and writes the report and junit.xml, with no password in any file', () => {

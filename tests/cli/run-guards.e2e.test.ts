@@ -22,14 +22,19 @@ describe('bench run guards (nothing runs, nothing is deleted)', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('rejects a malformed marker expression before starting Jest, with the column marked', async () => {
-    const result = await bench(['run', '-m', 'benchmark and (', '--no-broker'], { BENCH_RAW_DIR: path.join(dir, 'raw'), BENCH_REPORTS_DIR: path.join(dir, 'out') });
+    const result = await bench(['run', '-m', 'benchmark and (', '--no-broker'], {
+      BENCH_RAW_DIR: path.join(dir, 'raw'),
+      BENCH_REPORTS_DIR: path.join(dir, 'out'),
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^bench: Invalid marker expression "benchmark and \(" \(from -m\/--markers\) at column 16: expected a marker name/);
+    expect(result.stderr).toMatch(
+      /^bench: Invalid marker expression "benchmark and \(" \(from -m\/--markers\) at column 16: expected a marker name/,
+    );
     expect(result.stderr).toContain('               ^');
     expect(result.stdout).not.toMatch(/jest --selectProjects/);
   });
 
-  it('refuses a second run on the same raw-results folder and leaves the first one\'s results alone', async () => {
+  it("refuses a second run on the same raw-results folder and leaves the first one's results alone", async () => {
     const raw = path.join(dir, 'raw');
     fs.mkdirSync(raw, { recursive: true });
     fs.writeFileSync(path.join(raw, 'recovery_after_reset_peer_x.json'), '{}');
@@ -37,7 +42,9 @@ describe('bench run guards (nothing runs, nothing is deleted)', () => {
     try {
       const result = await bench(['run', '--quick', '--no-broker'], { BENCH_RAW_DIR: raw, BENCH_REPORTS_DIR: path.join(dir, 'out') });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/^bench: another bench run is using .*raw .*; wait for it to finish, or give this run its own folders with BENCH_RAW_DIR and BENCH_REPORTS_DIR/);
+      expect(result.stderr).toMatch(
+        /^bench: another bench run is using .*raw .*; wait for it to finish, or give this run its own folders with BENCH_RAW_DIR and BENCH_REPORTS_DIR/,
+      );
       expect(fs.existsSync(path.join(raw, 'recovery_after_reset_peer_x.json'))).toBe(true);
     } finally {
       release();

@@ -1,0 +1,63 @@
+/**
+ * The JSON schemas in schemas/ are the contract of every file the harness writes and reads back.
+ * They are checked here, with ajv, at run time: a raw result is what the schema says, nothing
+ * else decides (the TypeScript types are generated from the same schema, src/results/schemaTypes.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import { PROJECT_ROOT } from '../config';
+import type { Category } from './rawResult';
+
+export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');
+const SCHEMA_ID_BASE = 'https://amqp-bench.schemas/';
+
+export type SchemaFile =
+  'raw-result.schema.json' | 'run-archive.schema.json' | 'benchmark-history.schema.json' | 'jest-outcome.schema.json';
+
+let ajv: Ajv2020 | undefined;
+
+/** Ajv with every schema of schemas/ (compiled once per process); date-time checked by Date.parse. */
+export function schemaRegistry(): Ajv2020 {
+  if (ajv) return ajv;
+  const registry = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  registry.addFormat('date-time', (value: string) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)));
+  for (const file of fs.readdirSync(SCHEMAS_DIR).filter((name) => name.endsWith('.schema.json'))) {
+    registry.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, file), 'utf8')) as object);
+  }
+  ajv = registry;
+  return registry;
+}
+
+function validatorOf(file: SchemaFile): ValidateFunction {
+  const validate = schemaRegistry().getSchema(`${SCHEMA_ID_BASE}${file}`);
+  if (!validate) throw new Error(`no schema ${file} in ${SCHEMAS_DIR}`);
+  return validate;
+}
+
+/** Why `value` does not follow `file`'s schema (one line per problem, at most five), or undefined when it does. */
+export function schemaProblem(file: SchemaFile, value: unknown): string | undefined {
+  const validate = validatorOf(file);
+  if (validate(value)) return undefined;
+  return describeSchemaErrors(validate.errors ?? []);
+}
+
+/** Ajv's errors as short text: `/metrics/x/direction must be equal to one of the allowed values (higher, lower, none)`. */
+export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
+  const lines = errors.slice(0, 5).map((error) => {
+    const where = error.instancePath === '' ? 'the document' : error.instancePath;
+    const allowed = Array.isArray((error.params as { allowedValues?: unknown }).allowedValues)
+      ? ` (${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')})`
+      : '';
+    return `${where} ${error.message ?? 'is invalid'}${allowed}`;
+  });
+  return lines.join('; ') + (errors.length > 5 ? `; and ${errors.length - 5} more` : '');
+}
+
+/** The categories a raw result may have, in the schema's order (the report's section order). */
+export function resultCategories(): readonly Category[] {
+  const schema = schemaRegistry().getSchema(`${SCHEMA_ID_BASE}raw-result.schema.json`)?.schema as {
+    properties: { category: { enum: Category[] } };
+  };
+  return schema.properties.category.enum;
+}
