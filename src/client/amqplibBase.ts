@@ -55,7 +55,7 @@ export abstract class AmqplibClientBase implements ClientUnderTest {
   }
 
   destroyConnection(reason: string): void {
-    this.inbox.fail(`connection destroyed: ${reason}`, 'drain_deadline');
+    this.inbox.fail(`connection destroyed: ${reason}`, 'deadline');
     // With an error, or amqplib never learns of a socket destroyed on this side.
     socketOf(this.model)?.destroy(new Error(`connection destroyed by the client: ${reason}`));
   }

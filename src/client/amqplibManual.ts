@@ -2,13 +2,14 @@
  * amqplib in `manual` mode: plain connections, and the harness's own reconnect loop
  * (bounded exponential backoff) in `ensureConnection`.
  */
+import { classifyFault } from './faults';
 import amqp from 'amqplib';
 import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
 import { backoffDelayMs } from './backoff';
 import { closeBounded, connectionUrl, declareConsumer, socketOf } from './amqplibTopology';
 import { AmqplibClientBase } from './amqplibBase';
-import { DEFAULT_BACKOFF, type BackoffOptions, type ClientOptions, type DetectionCause, type EnsureResult } from './types';
+import { DEFAULT_BACKOFF, type BackoffOptions, type ClientOptions, type FaultKind, type EnsureResult } from './types';
 
 export class AmqplibManualClient extends AmqplibClientBase {
   readonly mode = 'manual';
@@ -61,8 +62,7 @@ export class AmqplibManualClient extends AmqplibClientBase {
     if (old) socketOf(old)?.destroy();
     const sink = {
       deliver: (body: Buffer) => generation === this.generation && this.inbox.deliver(body),
-      fail: (message: string, cause: DetectionCause, error?: unknown) =>
-        generation === this.generation && this.inbox.fail(message, cause, error),
+      fail: (message: string, kind: FaultKind, error?: unknown) => generation === this.generation && this.inbox.fail(message, kind, error),
     };
 
     const model = await amqp.connect(connectionUrl(this.options.url, this.options.heartbeatSeconds ?? 0), {
@@ -72,8 +72,10 @@ export class AmqplibManualClient extends AmqplibClientBase {
     });
     this.inbox.reset();
     // Times are taken inside these listeners: that is the moment the client learned of the fault.
-    model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, 'connection_error', error));
-    model.on('close', (error?: Error) => sink.fail(`connection closed${error ? `: ${error.message}` : ''}`, 'connection_closed', error));
+    model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, classifyFault(error), error));
+    model.on('close', (error?: Error) =>
+      sink.fail(`connection closed${error ? `: ${error.message}` : ''}`, error ? classifyFault(error) : 'closed', error),
+    );
     try {
       this.topology = await declareConsumer(model, sink, this.options.fanoutExchange, this.options.queueName);
       this.model = model;

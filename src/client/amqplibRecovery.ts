@@ -4,12 +4,13 @@
  * the channel and re-declares and re-consumes, since amqplib restores only the connection.
  * `ensureConnection` waits for that to finish.
  */
+import { classifyFault } from './faults';
 import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
 import { TimeoutError } from '../errors';
 import { nowNs } from '../measure/clock';
 import { closeBounded, connectionUrl, declareConsumer, socketOf, type Topology } from './amqplibTopology';
 import { AmqplibClientBase } from './amqplibBase';
-import { DEFAULT_BACKOFF, type EnsureResult } from './types';
+import { DEFAULT_BACKOFF, type EnsureResult, type FaultKind } from './types';
 
 export class AmqplibRecoveryClient extends AmqplibClientBase {
   readonly mode = 'amqplib-recovery';
@@ -35,8 +36,10 @@ export class AmqplibRecoveryClient extends AmqplibClientBase {
       },
     });
     this.recovering = recovering;
-    recovering.on('error', (error: Error) => this.inbox.fail(`connection error: ${error.message}`, 'connection_error', error));
-    recovering.on('disconnect', (error: Error) => this.inbox.fail(`connection lost: ${error.message}`, 'connection_closed', error));
+    recovering.on('error', (error: Error) => this.inbox.fail(`connection error: ${error.message}`, classifyFault(error), error));
+    recovering.on('disconnect', (error: Error) =>
+      this.inbox.fail(`connection lost: ${error.message}`, error ? classifyFault(error) : 'closed', error),
+    );
     recovering.on('reconnect-scheduled', () => {
       this.attemptsSinceFault += 1;
     });
@@ -73,11 +76,10 @@ export class AmqplibRecoveryClient extends AmqplibClientBase {
   private async setup(model: ChannelModel): Promise<void> {
     const sink = {
       deliver: (body: Buffer) => this.model === model && this.inbox.deliver(body),
-      fail: (message: string, cause: 'connection_error' | 'connection_closed' | 'drain_deadline', error?: unknown) =>
-        this.model === model && this.inbox.fail(message, cause, error),
+      fail: (message: string, kind: FaultKind, error?: unknown) => this.model === model && this.inbox.fail(message, kind, error),
     };
     // The underlying connection's 'error' fires before amqplib's 'disconnect': time it here.
-    model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, 'connection_error', error));
+    model.on('error', (error: Error) => sink.fail(`connection error: ${error.message}`, classifyFault(error), error));
     const topology = await declareConsumer(model, sink, this.options.fanoutExchange, this.options.queueName);
     this.ready = { model, topology };
     this.readyWaiter?.();

@@ -3,14 +3,15 @@
  * one, re-consumed, or else a fresh server-named exclusive one, so a re-declare never races the
  * broker's cleanup of the old), bound to the fanout exchange, consumed with no-ack into the inbox.
  */
+import { classifyFault } from './faults';
 import type { Socket } from 'node:net';
 import type { Channel, ChannelModel } from 'amqplib';
-import type { DetectionCause } from './types';
+import type { FaultKind } from './types';
 
 /** Where a connection's events go; the owner ignores them once the connection is replaced. */
 export interface ConsumerSink {
   deliver(body: Buffer): void;
-  fail(message: string, cause: DetectionCause, error?: unknown): void;
+  fail(message: string, kind: FaultKind, error?: unknown): void;
 }
 
 export interface Topology {
@@ -26,7 +27,7 @@ export async function declareConsumer(
 ): Promise<Topology> {
   const channel = await model.createChannel();
   // A channel-level error (e.g. a 404) would otherwise be an unhandled 'error' event.
-  channel.on('error', (error: Error) => sink.fail(`channel error: ${error.message}`, 'connection_error', error));
+  channel.on('error', (error: Error) => sink.fail(`channel error: ${error.message}`, classifyFault(error), error));
   const { queue } = queueName
     ? await channel.assertQueue(queueName, { exclusive: false, autoDelete: false, durable: false, arguments: { 'x-expires': 60_000 } })
     : await channel.assertQueue('', { exclusive: true, autoDelete: true });

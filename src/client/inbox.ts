@@ -4,7 +4,7 @@
  * fault's detection time is when the socket event fired, not when a drain got round to it.
  */
 import { nowNs } from '../measure/clock';
-import { ClientFaultError, DrainTimeoutError, type DetectionCause, type DrainResult } from './types';
+import { ClientFaultError, DrainTimeoutError, type FaultKind, type DrainResult } from './types';
 
 interface Waiter {
   wake(): void;
@@ -22,9 +22,9 @@ export class DeliveryInbox {
   }
 
   /** Records the first fault of the current connection; later ones are the same failure. */
-  fail(message: string, cause: DetectionCause, error?: unknown): void {
+  fail(message: string, kind: FaultKind, error?: unknown): void {
     if (this.fault) return;
-    this.fault = new ClientFaultError(message, nowNs(), cause, { cause: error });
+    this.fault = new ClientFaultError(message, nowNs(), kind, { cause: error });
     this.waiter?.wake();
   }
 

@@ -3,12 +3,12 @@
  * AMQP library, implement `ClientUnderTest` for it and register a factory in `src/client/index.ts`.
  */
 import { BenchError } from '../errors';
+import type { FaultKind } from './faults';
 
 /** How the client gets its connection back after a fault. */
 export type RecoveryMode = 'manual' | 'amqplib-recovery';
 
-/** How a thread noticed the fault. */
-export type DetectionCause = 'connection_error' | 'connection_closed' | 'drain_deadline';
+export { FAULT_KINDS, FAULT_KIND_LABELS, classifyFault, type FaultKind } from './faults';
 
 export interface BackoffOptions {
   /** First retry delay. @default 10 */
@@ -82,15 +82,15 @@ export interface ClientUnderTest {
   close(): Promise<void>;
 }
 
-/** The connection failed; `detectedNs` is when the client first learned of it. */
+/** The connection failed; `detectedNs` is when the client first learned of it, `kind` what it learned. */
 export class ClientFaultError extends BenchError {
   readonly detectedNs: bigint;
-  readonly cause_: DetectionCause;
+  readonly kind: FaultKind;
 
-  constructor(message: string, detectedNs: bigint, cause: DetectionCause, options?: { cause?: unknown }) {
+  constructor(message: string, detectedNs: bigint, kind: FaultKind, options?: { cause?: unknown }) {
     super('CLIENT_FAULT', message, options);
     this.detectedNs = detectedNs;
-    this.cause_ = cause;
+    this.kind = kind;
   }
 }
 

@@ -8,7 +8,7 @@
  * consuming until told to stop -> close. Every wait is bounded; the thread never blocks its
  * event loop (Atomics.waitAsync), so amqplib keeps reading its socket throughout.
  */
-import { createClient, ClientFaultError, DrainTimeoutError, type BackoffOptions, type DetectionCause, type RecoveryMode } from '../client';
+import { createClient, ClientFaultError, DrainTimeoutError, type BackoffOptions, type FaultKind, type RecoveryMode } from '../client';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
 import { redactText } from '../redact';
@@ -68,7 +68,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
     if (!(await board.waitFor(Control.GO, 1, task.phaseBoundMs))) return fail('barrier never opened');
     board.setInt(me, IntSlot.STATE, ThreadState.DRAINING);
 
-    let detection: { ns: bigint; cause: DetectionCause } | undefined;
+    let detection: { ns: bigint; cause: FaultKind } | undefined;
     while (!detection && board.flag(Control.STOP) === 0) {
       try {
         const { deliveries } = await client.drainEvents(task.drainTimeoutMs);
@@ -76,7 +76,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
         board.setTime(me, TimeSlot.LAST_DELIVERY, nowNs());
       } catch (error) {
         if (error instanceof ClientFaultError) {
-          detection = { ns: error.detectedNs, cause: error.cause_ };
+          detection = { ns: error.detectedNs, cause: error.kind };
         } else if (error instanceof DrainTimeoutError) {
           if (board.flag(Control.INJECTED) === 0) {
             falseAlarms += 1;
@@ -85,7 +85,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
           }
           // Silence after the injection: this client gives up on the link, as a real one would.
           client.destroyConnection('drain deadline passed');
-          detection = { ns: error.detectedNs, cause: 'drain_deadline' };
+          detection = { ns: error.detectedNs, cause: 'deadline' };
         } else {
           throw error;
         }

@@ -9,7 +9,7 @@ function thread(index: number, detectedMs: number | null, recoveredMs: number | 
     threadIndex: index,
     readyNs: T0 - 1000n * MS,
     detectedNs: detectedMs === null ? null : T0 + BigInt(Math.round(detectedMs * 1000)) * 1000n,
-    detectionCause: detectedMs === null ? 'none' : 'connection_error',
+    detectionCause: detectedMs === null ? 'none' : 'reset',
     recoveryStartedNs: null,
     recoveredNs: recoveredMs === null ? null : T0 + BigInt(recoveredMs) * MS,
     faultedLocalPort: 40000 + index,

@@ -1,0 +1,41 @@
+/**
+ * What a client learned when its connection failed, as a kind a reader can act on: the same
+ * names for every library, so results say which fault was measured (a reset is not a close).
+ */
+
+/**
+ * - `reset`: the peer reset the TCP connection (RST; `ECONNRESET`);
+ * - `closed`: the peer closed it without an AMQP close (FIN; amqplib "Unexpected close");
+ * - `broker_closed`: the broker closed the connection with an AMQP close (e.g. 320 CONNECTION_FORCED on shutdown);
+ * - `heartbeat`: missed heartbeats;
+ * - `deadline`: silence until the client's own deadline passed (a drain deadline), no socket event;
+ * - `error`: anything else (the message says what).
+ */
+export const FAULT_KINDS = ['reset', 'closed', 'broker_closed', 'heartbeat', 'deadline', 'error'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** How a report names each kind. */
+export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
+  reset: 'RST (ECONNRESET)',
+  closed: 'FIN (connection closed)',
+  broker_closed: 'closed by the broker (AMQP close)',
+  heartbeat: 'missed heartbeats',
+  deadline: 'silence (client deadline)',
+  error: 'other error',
+};
+
+/**
+ * The kind of a failure reported by a Node socket or by a client library built on one: by the
+ * error's code first (`ECONNRESET`, `EPIPE`), then by what AMQP libraries say in words.
+ */
+export function classifyFault(error: unknown): FaultKind {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error ?? '');
+  if (code === 'ECONNRESET' || /ECONNRESET|reset by peer/i.test(message)) return 'reset';
+  if (code === 'EPIPE' || code === 'ECONNABORTED') return 'reset';
+  if (/heartbeat/i.test(message)) return 'heartbeat';
+  if (code === 320 || code === 'CONNECTION_FORCED' || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message))
+    return 'broker_closed';
+  if (/unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message)) return 'closed';
+  return 'error';
+}

@@ -1,0 +1,24 @@
+import { classifyFault } from '../../src/client/faults';
+
+describe('fault kinds', () => {
+  it.each([
+    ['a socket reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'reset'],
+    ['a write into a reset socket', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), 'reset'],
+    ["amqplib's FIN", new Error('Unexpected close'), 'closed'],
+    ['missed heartbeats', new Error('Heartbeat timeout'), 'heartbeat'],
+    [
+      'a broker shutting down',
+      Object.assign(
+        new Error(
+          'Connection closed: 320 (CONNECTION-FORCED) with message "CONNECTION_FORCED - broker forced connection closure with reason \'shutdown\'"',
+        ),
+        { code: 320 },
+      ),
+      'broker_closed',
+    ],
+    ['anything else', new Error('Channel closed by server: 404 (NOT-FOUND)'), 'error'],
+    ['not even an error', undefined, 'error'],
+  ])('names %s', (_label, error, kind) => {
+    expect(classifyFault(error)).toBe(kind);
+  });
+});
