@@ -8,6 +8,8 @@
  *   properties, passwords masked, written atomically), then, on a plain `jest` run, the whole
  *   pipeline (archive, history, comparison, report). Under the run script
  *   (BENCH_PIPELINE_OWNER=cli) the script does the pipeline after Jest exits, Ctrl-C or not.
+ * - a run that executed no benchmark test writes none of it (the last junit.xml, report, charts
+ *   and history stay); on a plain `jest` run it says so in one line and fails the run.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,15 @@ import type { Config } from '@jest/types';
 import { getConfig } from '../src/config';
 import { describeError } from '../src/errors';
 import { junitPropertiesFor } from '../src/results/junitProperties';
-import { type JestOutcome, type SuiteError, type TestOutcome, type TestStatus, writeOutcome } from '../src/results/outcome';
+import {
+  countTests,
+  testsRun,
+  type JestOutcome,
+  type SuiteError,
+  type TestOutcome,
+  type TestStatus,
+  writeOutcome,
+} from '../src/results/outcome';
 import type { RawResult } from '../src/results/rawResult';
 import { redactDeep, redactSecrets, secretsOf } from '../src/redact';
 import { testIdIn } from '../src/results/testMatch';
@@ -122,6 +132,16 @@ export default class BenchmarkReporter implements Reporter {
     const benchmarkResults = results.testResults.filter((result) => result.displayName?.name === this.options.project);
     if (!this.active && benchmarkResults.length === 0) return;
     this.saveOutcome(true);
+    const nothingRan = nothingRanLine(this.currentOutcome(true), this.freshResultCount());
+    if (nothingRan !== null) {
+      // The run script says this itself, with what it puts back; a plain `jest` run hears it here,
+      // and fails: a run that executed no test must never look like one that passed.
+      if (this.options.pipelineOwner === 'reporter') {
+        this.lastError = new Error(`benchmark reporter: ${nothingRan}`);
+        process.stderr.write(`[bench] ${nothingRan}\n`);
+      }
+      return;
+    }
     try {
       if (this.options.junit) await this.writeJunit(contexts, results, benchmarkResults);
       if (this.options.pipelineOwner === 'reporter') await this.runPipeline(results);
@@ -189,6 +209,11 @@ export default class BenchmarkReporter implements Reporter {
     process.stderr.write(`${parts.join(' · ')}\n`);
   }
 
+  /** Raw results written since this run started. */
+  private freshResultCount(): number {
+    return collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: this.startedAt.getTime() - 1000 }).results.length;
+  }
+
   private newResults(): RawResult[] {
     const collected = collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: this.startedAt.getTime() - 1000 });
     const fresh = collected.results.filter((_, index) => !this.seenResultFiles.has(collected.files[index]!));
@@ -232,11 +257,11 @@ export default class BenchmarkReporter implements Reporter {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
     const { captureEnvironment } = require('../src/environment') as typeof Environment;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
-    const { finalizeRun } = require('../src/results/pipeline') as typeof Pipeline;
+    const { completeRun } = require('../src/results/pipeline') as typeof Pipeline;
     const config = getConfig();
     const startedAt = new Date(results.startTime || this.startedAt.getTime());
     const environment = await captureEnvironment({ amqpUrl: config.amqpUrl });
-    const outcome = await finalizeRun({
+    const completion = await completeRun({
       environment,
       startedAt,
       finishedAt: new Date(),
@@ -253,12 +278,29 @@ export default class BenchmarkReporter implements Reporter {
       thresholdPercent: null,
       secrets: this.secrets,
     });
+    // onRunComplete checked this already; the pipeline guards it all the same.
+    if (completion.kind === 'nothing-ran') return;
+    const outcome = completion.finalized;
     process.stderr.write(
       `[bench] archived ${outcome.archive.results.length} result(s) in ${outcome.archivePath}\n` +
         (outcome.reportPath ? `[bench] report: ${outcome.reportPath}\n` : ''),
     );
     if (outcome.historyError || outcome.reportError) throw new Error(outcome.historyError ?? outcome.reportError ?? '');
   }
+}
+
+/**
+ * For a run that executed no benchmark test and wrote no raw result: one line saying so and that
+ * nothing was written; null for any other run (pure).
+ */
+export function nothingRanLine(outcome: JestOutcome, freshResults: number): string | null {
+  const counts = countTests(outcome.tests, outcome.suite_errors);
+  if (testsRun(counts) > 0 || freshResults > 0) return null;
+  const why =
+    counts.failed_suites > 0
+      ? `${counts.failed_suites} benchmark file(s) could not run`
+      : `the selection (BENCH_MARKERS, -t) matched no test (skipped: ${counts.skipped + counts.todo})`;
+  return `no benchmark ran: ${why}; nothing archived, junit.xml, the report, its charts and the history are unchanged`;
 }
 
 function stripAnsi(text: string): string {

@@ -1,9 +1,12 @@
 /**
- * `bench run`: the full run, in the seed's order: capture the environment, delete old raw
- * results, run Jest's benchmark project, collect the raw results, archive the run, append to the
- * history, compare with the previous run, write the report; then a one-screen summary.
- * Exit codes: 0 all passed; 1 a test failed, nothing ran, or a regression beyond --threshold;
- * 2 bad option; 130 interrupted (what was produced is archived all the same).
+ * `bench run`: the full run, in the seed's order: the preflight (nothing is touched until it
+ * passes), capture the environment, set old raw results aside, run Jest's benchmark project,
+ * collect the raw results, archive the run, append to the history, compare with the previous
+ * run, write the report; then a one-screen summary. A run that executed no test writes nothing
+ * and puts the old raw results back.
+ * Exit codes: 0 all passed; 1 a test failed, a preflight check failed, nothing ran, or a
+ * regression beyond --threshold; 2 bad option; 130 interrupted (what was produced is archived
+ * all the same).
  */
 import { BenchError, describeError } from '../errors';
 import { acquireFileLock } from '../results/fileLock';
@@ -12,13 +15,14 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { getConfig, PROJECT_ROOT } from '../config';
 import { captureEnvironment } from '../environment';
-import { clearRawResults } from '../results/collect';
-import { outcomePath } from '../results/outcome';
-import { finalizeRun } from '../results/pipeline';
-import { secretsOf } from '../redact';
+import { runPreflight } from '../preflight';
+import { outcomePath, testsRun } from '../results/outcome';
+import { completeRun } from '../results/pipeline';
+import { redactUrl, secretsOf } from '../redact';
 import { runJest } from './jestProcess';
+import { setAsidePreviousResults } from './previousResults';
 import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
-import { formatComparison, formatSummary } from './summary';
+import { formatComparison, formatNothingRan, formatSummary } from './summary';
 
 /** Jest project the benchmarks live in (jest.config.ts). */
 export const BENCHMARK_PROJECT = 'benchmark';
@@ -49,12 +53,19 @@ export function registerRunCommand(program: Command): void {
     .option('--template <file>', 'Handlebars template for the Markdown report (default src/report/templates/report.md.hbs)')
     .option('-n, --numprocesses <n>', 'Jest workers running benchmark files at once (1 = in band, as jest.config.ts sets by default)')
     .option('--run-in-band', 'run every benchmark file in the Jest process itself (same as -n 1)')
-    .addOption(new Option('--jest-config <file>', 'Jest config to use instead of jest.config.ts (it must define a "benchmark" project)'))
+    .addOption(
+      new Option(
+        '--jest-config <file>',
+        'Jest config to use instead of jest.config.ts (it must define a "benchmark" project; its own globalSetup checks the broker and proxy it needs)',
+      ),
+    )
     .option('--no-broker', 'do not ask the broker its version for the environment record')
     .addHelpText(
       'after',
       `
-Order: environment -> delete old raw results -> jest --selectProjects ${BENCHMARK_PROJECT} -> collect -> archive -> history -> compare -> report.
+Order: preflight -> environment -> set old raw results aside -> jest --selectProjects ${BENCHMARK_PROJECT} -> collect -> archive -> history -> compare -> report.
+The preflight (marker expression, output folders, broker, fault proxy API) touches nothing; a failure is one line, exit 1 (2 for a bad option).
+A run that executed no test archives nothing, keeps the last report and history, and puts the old raw results back (exit 1).
 Ctrl-C stops Jest and still archives what it produced (exit code 130).
 
 Examples:
@@ -77,6 +88,24 @@ export async function runBenchmarks(
   options: RunOptions,
   log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<number> {
+  const config = getConfig();
+  // Before anything is created, deleted or started: a failure here leaves the disk as it was.
+  const preflight = await runPreflight({
+    folders: [
+      { path: options.rawResultsDir, setting: 'BENCH_RAW_DIR' },
+      { path: options.reportsDir, setting: options.reportsDirSetting },
+    ],
+    // Another Jest config brings its own globalSetup, which checks what its benchmarks need.
+    services: options.jestConfigPath ? null : config,
+  });
+  if (preflight.proxy) {
+    log(
+      `bench: preflight passed: RabbitMQ ${preflight.brokerVersion ?? '(version not said)'} at ${redactUrl(config.amqpUrl)}; ` +
+        (preflight.proxy.state === 'toxiproxy'
+          ? `Toxiproxy API ${preflight.proxy.version} at ${config.proxyApiUrl}`
+          : `nothing listens at ${config.proxyApiUrl}, the embedded proxy will start there`),
+    );
+  }
   fs.mkdirSync(options.rawResultsDir, { recursive: true });
   let release: () => void;
   try {
@@ -104,12 +133,13 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
   log(
     `bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`,
   );
-  if (!options.keepResults) {
-    const deleted = clearRawResults(options.rawResultsDir);
-    if (deleted > 0) log(`bench: deleted ${deleted} old raw result file(s) from ${shown(options.rawResultsDir)}`);
-  }
   // Old results may be kept, an old test outcome never: it would be taken for this run's.
-  fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
+  if (options.keepResults) fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
+  const previous = options.keepResults ? null : setAsidePreviousResults(options.rawResultsDir);
+  if (previous && previous.count > 0)
+    log(
+      `bench: set ${previous.count} old raw result file(s) aside in ${shown(options.rawResultsDir)} (deleted once a benchmark has run, put back if none does)`,
+    );
 
   const args = [
     ...(options.jestConfigPath ? ['--config', options.jestConfigPath] : []),
@@ -119,27 +149,33 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
     '--passWithNoTests',
   ];
   log(`bench: jest --selectProjects ${BENCHMARK_PROJECT} ${args.join(' ')} (markers "${options.markerExpression}")`);
-  const jest = await runJest({
-    project: BENCHMARK_PROJECT,
-    args,
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      BENCH_PIPELINE_OWNER: 'cli',
-      BENCH_MARKERS: options.markerExpression,
-      BENCH_RAW_DIR: options.rawResultsDir,
-      BENCH_REPORTS_DIR: options.reportsDir,
-      BENCH_FINGERPRINT: environment.fingerprint,
-    },
-    onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
-  });
+  let jest;
+  try {
+    jest = await runJest({
+      project: BENCHMARK_PROJECT,
+      args,
+      cwd: PROJECT_ROOT,
+      env: {
+        ...process.env,
+        BENCH_PIPELINE_OWNER: 'cli',
+        BENCH_MARKERS: options.markerExpression,
+        BENCH_RAW_DIR: options.rawResultsDir,
+        BENCH_REPORTS_DIR: options.reportsDir,
+        BENCH_FINGERPRINT: environment.fingerprint,
+      },
+      onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
+    });
+  } catch (error) {
+    previous?.restore();
+    throw error;
+  }
   const finishedAt = new Date();
 
   // From here on the run is being saved: a Ctrl-C must not cut that short.
   const holdOn = () => log('bench: saving the run, one moment');
   process.on('SIGINT', holdOn);
   try {
-    const finalized = await finalizeRun({
+    const completion = await completeRun({
       environment,
       startedAt,
       finishedAt,
@@ -155,15 +191,27 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
       secrets,
       warn: (message) => log(`bench: warning: ${message}`),
     });
-    const { archive } = finalized;
-    const ran = archive.counts.passed + archive.counts.failed + archive.counts.failed_suites;
-    if (ran === 0 && archive.results.length === 0 && !jest.interrupted) {
+    if (completion.kind === 'nothing-ran') {
+      previous?.restore();
       log(
-        jest.exitCode !== 0
-          ? `bench: Jest failed before any benchmark ran (exit code ${jest.exitCode ?? jest.signal}); its output above says why`
-          : `bench: no benchmark ran: markers "${options.markerExpression}"${options.testNameFilter ? ` and -t "${options.testNameFilter}"` : ''} selected no test (skipped: ${archive.counts.skipped})`,
+        formatNothingRan({
+          nothingRan: completion.nothingRan,
+          jestExitCode: jest.exitCode,
+          jestSignal: jest.signal,
+          interrupted: jest.interrupted,
+          markerExpression: options.markerExpression,
+          testNameFilter: options.testNameFilter,
+          reportsDir: options.reportsDir,
+          rawResultsDir: options.rawResultsDir,
+          restoredResults: previous?.count ?? 0,
+          cwd: process.cwd(),
+        }).trimEnd(),
       );
+      return jest.interrupted ? 130 : 1;
     }
+    previous?.discard();
+    const { finalized } = completion;
+    const { archive } = finalized;
     if (options.compare && finalized.comparison) log(formatComparison(finalized.comparison));
     else if (options.compare) log(`bench: nothing to compare with: ${finalized.comparisonNote ?? 'no previous run'}`);
     log(
@@ -182,7 +230,8 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
       }),
     );
     if (jest.interrupted) return 130;
-    if (archive.status !== 'passed' || ran === 0) return 1;
+    // Results without a single executed test (Jest's outcome lost): not a run that passed.
+    if (archive.status !== 'passed' || testsRun(archive.counts) === 0) return 1;
     if (finalized.historyError || finalized.reportError || finalized.regressions.length > 0) return 1;
     return 0;
   } finally {

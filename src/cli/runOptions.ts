@@ -35,6 +35,8 @@ export interface RunOptions {
   readonly testNameFilter: string | null;
   readonly keepResults: boolean;
   readonly reportsDir: string;
+  /** The setting that chose `reportsDir`, named when it cannot be written. */
+  readonly reportsDirSetting: '-o/--output' | 'BENCH_REPORTS_DIR';
   readonly rawResultsDir: string;
   /** Print the full comparison in the terminal (the report always has it). */
   readonly compare: boolean;
@@ -60,6 +62,7 @@ export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, c
     testNameFilter: input.testName?.trim() || null,
     keepResults: input.keepResults === true,
     reportsDir: input.output ? path.resolve(cwd, input.output) : config.reportsDir,
+    reportsDirSetting: input.output ? '-o/--output' : 'BENCH_REPORTS_DIR',
     rawResultsDir: config.rawResultsDir,
     compare: input.compare === true || input.threshold !== undefined,
     thresholdPercent: parseThreshold(input.threshold),

@@ -3,8 +3,9 @@ import { BrokerError, describeError } from '../errors';
 import { redactUrl } from '../redact';
 
 /**
- * Fails fast (within `boundMs`, never hangs) with one line naming the URL and how to start
- * RabbitMQ, when the broker does not complete an AMQP handshake.
+ * Fails fast (within `boundMs`, never hangs) with one line naming the URL and what to do, when
+ * the broker does not complete an AMQP handshake; resolves with the broker's version.
+ * @throws BrokerError: not reachable (how to start RabbitMQ), login refused, or vhost refused
  */
 export async function checkBroker(amqpUrl: string, boundMs = 8000): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -25,11 +26,17 @@ export async function checkBroker(amqpUrl: string, boundMs = 8000): Promise<stri
       (late) => late.close().catch(() => undefined),
       () => undefined,
     );
-    throw new BrokerError(
-      `RabbitMQ did not answer at ${redactUrl(amqpUrl)} (${describeError(error)}); start it with \`rabbitmq-server -detached\` or \`docker compose -f compose.yaml up -d rabbitmq\`, or point AMQP_URL at a running broker`,
-      { cause: error },
-    );
+    throw new BrokerError(brokerProblem(redactUrl(amqpUrl), describeError(error)), { cause: error });
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A broker that answered but said no needs other advice than one that is not running. */
+function brokerProblem(url: string, reason: string): string {
+  if (/ACCESS.REFUSED/.test(reason))
+    return `RabbitMQ at ${url} refused the login (${reason.replace(/ with message .*/, '')}); check the user and password in AMQP_URL`;
+  if (/Expected ConnectionOpenOk/.test(reason))
+    return `RabbitMQ at ${url} closed the connection while opening it (${reason}); check that the vhost in AMQP_URL exists and the user may use it`;
+  return `RabbitMQ did not answer at ${url} (${reason}); start it with \`rabbitmq-server -detached\` or \`docker compose -f compose.yaml up -d rabbitmq\`, or point AMQP_URL at a running broker`;
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PROJECT_ROOT, type BenchConfig } from '../config';
 import { ProxyError } from '../errors';
 import { sleep } from '../measure/clock';
+import { probeProxyApi, proxyProbeError, type ProxyApiProbe } from '../preflight/proxyProbe';
 import { ToxiproxyClient } from './toxiproxyClient';
 
 export interface ProxyApiHandle {
@@ -16,6 +17,9 @@ export interface ProxyApiHandle {
   readonly pid: number | undefined;
   stop(): Promise<void>;
 }
+
+/** How long the embedded proxy may take to answer after its process started (esbuild transpiles it first). */
+const EMBEDDED_START_BOUND_MS = 15_000;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -35,30 +39,25 @@ export async function proxyApiAnswers(apiUrl: string, timeoutMs = 700): Promise<
 }
 
 /**
- * Uses the API at `config.proxyApiUrl` when it answers; otherwise (mode `auto`, loopback URL)
- * starts the embedded proxy there and says so in one line on stderr.
- * @throws ProxyError when nothing answers and nothing may or can be started
+ * Uses the Toxiproxy API at `config.proxyApiUrl` when one answers; when nothing at all listens
+ * there (mode `auto`, loopback URL) starts the embedded proxy there and says so in one line on
+ * stderr. Anything else that answers (not a Toxiproxy API, a wedged one, no answer) is an error:
+ * never start the embedded proxy on a port something else holds.
+ * @param probe what the preflight already found at the URL (asked again when not given)
+ * @throws ProxyError (one line) when no usable API answers and none may or can be started
  */
 export async function ensureProxyApi(
   config: Pick<BenchConfig, 'proxyApiUrl' | 'embeddedProxy'>,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  probe?: ProxyApiProbe,
 ): Promise<ProxyApiHandle> {
   const client = new ToxiproxyClient(config.proxyApiUrl);
-  if (await proxyApiAnswers(config.proxyApiUrl)) return { client, started: false, pid: undefined, stop: async () => undefined };
+  const found = probe ?? (await probeProxyApi(config.proxyApiUrl));
+  const problem = proxyProbeError(found, config, isLoopbackUrl(config.proxyApiUrl));
+  if (problem) throw problem;
+  if (found.state === 'toxiproxy') return { client, started: false, pid: undefined, stop: async () => undefined };
 
   const url = new URL(config.proxyApiUrl);
-  if (config.embeddedProxy === 'never') {
-    throw new ProxyError(
-      'PROXY_UNREACHABLE',
-      `no fault proxy API answers at ${config.proxyApiUrl} and BENCH_EMBEDDED_PROXY=never; start Toxiproxy (docker compose -f compose.yaml up -d toxiproxy) or \`npm run proxy\``,
-    );
-  }
-  if (!isLoopbackUrl(config.proxyApiUrl)) {
-    throw new ProxyError(
-      'PROXY_UNREACHABLE',
-      `no fault proxy API answers at ${config.proxyApiUrl}; the embedded proxy can only be started on this machine (a loopback TOXIPROXY_URL), so start Toxiproxy there or point TOXIPROXY_URL at 127.0.0.1`,
-    );
-  }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? '80' : url.port;
   const child = spawn(
@@ -81,8 +80,10 @@ export async function ensureProxyApi(
   process.once('exit', killOnExit);
   void exited.then(() => process.off('exit', killOnExit));
   const stop = onceStopper(child, exited);
-  for (let waitedMs = 0; waitedMs < 15_000; waitedMs += 100) {
-    if (child.exitCode !== null) break;
+  // A deadline, not a count of sleeps: each attempt itself may take up to its 300 ms bound.
+  const deadline = Date.now() + EMBEDDED_START_BOUND_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) break;
     if (await proxyApiAnswers(config.proxyApiUrl, 300)) {
       log(
         `fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${child.pid})`,
@@ -94,7 +95,7 @@ export async function ensureProxyApi(
   await stop();
   throw new ProxyError(
     'PROXY_UNREACHABLE',
-    `the embedded fault proxy did not start at ${config.proxyApiUrl}: ${stderr.trim().split('\n').pop() ?? 'no output'}`,
+    `the embedded fault proxy did not start at ${config.proxyApiUrl} within ${EMBEDDED_START_BOUND_MS / 1000} s: ${stderr.trim().split('\n').pop() || 'no output'}`,
   );
 }
 

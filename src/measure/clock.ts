@@ -24,7 +24,11 @@ export async function bracket<T>(action: () => Promise<T>): Promise<{ value: T; 
   return { value, bracket: { startedNs, completedNs: nowNs() } };
 }
 
-/** Resolves after `ms`; the timer never keeps the process alive on its own. */
+/**
+ * Resolves after `ms`. The timer keeps the process alive until then: whoever awaits a wait needs
+ * what comes after it, and an unref'd timer let Node run out of work and exit 0 in the middle of
+ * an `await` (globalSetup's wait for the embedded proxy ended a run that way, with no test run).
+ */
 export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

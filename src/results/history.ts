@@ -10,7 +10,7 @@ import type { RunArchive, RunStatus } from './archive';
 import { isRecord } from './collect';
 import { withFileLock, type FileLockOptions } from './fileLock';
 import type { KeyMetric } from './keyMetrics';
-import type { TestCounts } from './outcome';
+import { testsRun, type TestCounts } from './outcome';
 import type { Category, Direction } from './rawResult';
 import { writeJsonSafely } from './safeWrite';
 
@@ -40,6 +40,11 @@ export interface HistoryEntry {
   readonly marker_expression: string | null;
   readonly test_name_filter: string | null;
   readonly counts: TestCounts;
+  /**
+   * Tests that executed (passed + failed). With `status`, what marks a run that failed part-way:
+   * comparisons skip every run that did not pass. Absent in entries written before it existed.
+   */
+  readonly tests_run?: number;
   readonly key_metrics: readonly KeyMetric[];
   /** Every result's metric values (no samples): a comparison can fall back on these. */
   readonly results: readonly HistoryResult[];
@@ -78,6 +83,7 @@ export function historyEntryOf(archive: RunArchive, archiveFile: string): Histor
     marker_expression: archive.marker_expression,
     test_name_filter: archive.test_name_filter,
     counts: archive.counts,
+    tests_run: testsRun(archive.counts),
     key_metrics: archive.key_metrics,
     results: archive.results.map((result) => ({
       name: result.name,
@@ -190,16 +196,19 @@ export function appendToHistory(
 }
 
 /**
- * The run to compare with: the latest earlier run that shares at least one result (same name
- * and parameters, `keyOf`) with this one, so a run filtered to other tests in between does not
- * leave the comparison empty; else the latest earlier run that produced results.
+ * The run to compare with: the latest earlier run that passed and shares at least one result
+ * (same name and parameters, `keyOf`) with this one, so a run filtered to other tests in between
+ * does not leave the comparison empty; else the latest earlier run that passed with results.
+ * A run that failed part-way or was interrupted is never the baseline: its figures may come from
+ * a broken setup (a wedged proxy, a broker that went away), and a comparison would call them a
+ * regression or an improvement.
  */
 export function previousRunWithResults(
   earlier: readonly HistoryEntry[],
   currentKeys?: ReadonlySet<string>,
   keyOf?: (result: HistoryEntry['results'][number]) => string,
 ): HistoryEntry | undefined {
-  const withResults = earlier.filter((run) => run.results.length > 0);
+  const withResults = earlier.filter((run) => run.status === 'passed' && run.results.length > 0);
   if (currentKeys && keyOf) {
     for (let index = withResults.length - 1; index >= 0; index -= 1) {
       if (withResults[index]!.results.some((result) => currentKeys.has(keyOf(result)))) return withResults[index];

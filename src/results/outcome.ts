@@ -63,6 +63,11 @@ export function countTests(tests: readonly TestOutcome[], suiteErrors: readonly 
   };
 }
 
+/** Tests that executed (passed or failed); skipped and todo tests did not, nor did files that could not load. */
+export function testsRun(counts: TestCounts): number {
+  return counts.passed + counts.failed;
+}
+
 export function outcomePath(rawResultsDir: string): string {
   return path.join(rawResultsDir, OUTCOME_FILE_NAME);
 }

@@ -2,6 +2,8 @@
  * The end of a run, in the order that never loses data: collect the raw results, write the run
  * archive (a new file, never overwritten), append to the history (locked), compare with the
  * previous run, then render the report. A failure in a later step leaves the earlier ones done.
+ * A run that executed no test and produced no result writes nothing at all (`completeRun`): the
+ * last report, its charts and the history stay as they were.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,7 @@ import { describeError } from '../errors';
 import { writeReport } from '../report/render';
 import type { ReportView } from '../report/view';
 import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive, type RunArchiveInput } from './archive';
-import { collectRawResults } from './collect';
+import { collectRawResults, type CollectedResults } from './collect';
 import {
   compareRuns,
   DEFAULT_ALPHA,
@@ -20,7 +22,7 @@ import {
   type RunComparison,
 } from './compare';
 import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, type History, type HistoryEntry } from './history';
-import { readOutcome, type JestOutcome } from './outcome';
+import { countTests, readOutcome, testsRun, type JestOutcome, type SuiteError, type TestCounts } from './outcome';
 
 export interface FinalizeRunOptions extends Pick<
   RunArchiveInput,
@@ -32,6 +34,8 @@ export interface FinalizeRunOptions extends Pick<
   readonly outcome?: JestOutcome;
   /** Collect only raw results written since (plain `jest` runs do not clear old ones). */
   readonly resultsModifiedSinceMs?: number;
+  /** The raw results, when the caller already collected them (`completeRun` does). */
+  readonly collected?: CollectedResults;
   readonly templatePath?: string;
   readonly thresholdPercent: number | null;
   readonly secrets: readonly string[];
@@ -58,15 +62,43 @@ export interface FinalizeRunResult extends ReportOutcome {
   readonly warnings: readonly string[];
 }
 
+/** A run that executed no test and produced no raw result: nothing is archived, recorded or reported. */
+export interface NothingRan {
+  readonly counts: TestCounts;
+  /** False when Jest left no outcome: it stopped before any benchmark file ran (e.g. globalSetup failed). */
+  readonly outcomeFound: boolean;
+  /** Test files that could not run, and why (first lines of Jest's message). */
+  readonly suiteErrors: readonly SuiteError[];
+}
+
+export type RunCompletion =
+  { readonly kind: 'archived'; readonly finalized: FinalizeRunResult } | { readonly kind: 'nothing-ran'; readonly nothingRan: NothingRan };
+
 const defaultWarn = (message: string) => process.stderr.write(`bench: warning: ${message}\n`);
 
+/**
+ * The end of a run as the run script and the reporter see it: a run that executed no test and
+ * produced no raw result is reported back as `nothing-ran` without writing anything (no archive,
+ * no history entry, no report); any other run is finalized (`finalizeRun`), a failed one too.
+ */
+export async function completeRun(options: FinalizeRunOptions): Promise<RunCompletion> {
+  const collected = options.collected ?? collectRawResults(options.rawResultsDir, { modifiedSinceMs: options.resultsModifiedSinceMs });
+  const outcome = options.outcome ?? readOutcome(options.rawResultsDir);
+  const counts = countTests(outcome?.tests ?? [], outcome?.suite_errors ?? []);
+  if (testsRun(counts) === 0 && collected.results.length === 0) {
+    return { kind: 'nothing-ran', nothingRan: { counts, outcomeFound: outcome !== undefined, suiteErrors: outcome?.suite_errors ?? [] } };
+  }
+  return { kind: 'archived', finalized: await finalizeRun({ ...options, outcome, collected }) };
+}
+
+/** Archives, records and reports the run, whatever it produced (runs go through `completeRun`). */
 export async function finalizeRun(options: FinalizeRunOptions): Promise<FinalizeRunResult> {
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     (options.warn ?? defaultWarn)(message);
   };
-  const collected = collectRawResults(options.rawResultsDir, { modifiedSinceMs: options.resultsModifiedSinceMs });
+  const collected = options.collected ?? collectRawResults(options.rawResultsDir, { modifiedSinceMs: options.resultsModifiedSinceMs });
   const outcome = options.outcome ?? readOutcome(options.rawResultsDir);
   if (!outcome) warn('Jest left no test outcome (it stopped before any test finished); the archive lists results only');
   else if (!outcome.complete && !options.interrupted)
