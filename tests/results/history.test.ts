@@ -37,6 +37,20 @@ describe('the run to compare with', () => {
     expect(previousRunWithResults([full, filtered, empty], new Set(['nope']), resultKey)?.run_id).toBe('run_filtered');
     expect(previousRunWithResults([empty])).toBeUndefined();
   });
+
+  it('is never a run that failed part-way or was interrupted, however recent', () => {
+    const passed = entry('run_passed');
+    const failed = { ...entry('run_failed'), status: 'failed' as const, tests_run: 3 };
+    const interrupted = { ...entry('run_interrupted'), status: 'interrupted' as const };
+    const current = new Set(passed.results.map((result) => resultKey(result)));
+    expect(previousRunWithResults([passed, failed, interrupted], current, resultKey)?.run_id).toBe('run_passed');
+    expect(previousRunWithResults([passed, failed, interrupted])?.run_id).toBe('run_passed');
+    expect(previousRunWithResults([failed, interrupted], current, resultKey)).toBeUndefined();
+  });
+
+  it('carries the number of tests that ran in every entry', () => {
+    expect(entry('run_x')).toMatchObject({ status: 'passed', tests_run: 0 });
+  });
 });
 
 describe('history', () => {
