@@ -10,6 +10,7 @@ import type { History } from '../../src/results/history';
 import type { RunArchive } from '../../src/results/archive';
 import { expectValid } from '../results/schemaValidator';
 import { tempDir } from '../results/helpers';
+import { seedPriorRun, snapshotTree } from '../support/reportsFolder';
 
 const execFileAsync = promisify(execFile);
 const BIN = path.resolve(__dirname, '../../bin/bench.js');
@@ -179,10 +180,29 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(fs.existsSync(path.join(out, 'LATEST_REPORT.md'))).toBe(true);
   }, 90_000);
 
-  it('says plainly when the selection ran nothing, and exits 1', async () => {
+  it('says plainly when the selection ran nothing, exits 1, and leaves the last report, history and raw results as they were', async () => {
+    seedPriorRun(root);
+    const before = snapshotTree(root);
     const result = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '-t', 'no_such_test'], env);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('bench: no benchmark ran: markers "benchmark" and -t "no_such_test" selected no test (skipped: 4)');
+    expect(result.stdout).toContain('bench: no benchmark ran: markers "benchmark" and -t "no_such_test" selected no test (skipped: 4)\n');
+    expect(result.stdout).toMatch(
+      /bench: nothing archived; the report, its charts and the history in .*reports are unchanged; 2 earlier raw result file\(s\) put back in .*raw\n/,
+    );
+    expect(result.stdout).not.toMatch(/status +passed|✅/);
+    expect(snapshotTree(root)).toEqual(before);
+  }, 60_000);
+
+  it('says Jest failed first when its globalSetup fails, writes nothing and puts the raw results back', async () => {
+    seedPriorRun(root);
+    const before = snapshotTree(root);
+    const result = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker'], { ...env, FAKE_BENCH_SETUP_FAIL: '1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('fake globalSetup failed on purpose');
+    expect(result.stdout).toMatch(
+      /bench: no benchmark ran: Jest failed before any benchmark file ran \(exit code 1\); its output above says why\n/,
+    );
+    expect(snapshotTree(root)).toEqual(before);
   }, 60_000);
 
   it('rejects bad options before running anything, in one line, exit 2', async () => {

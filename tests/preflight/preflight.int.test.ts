@@ -13,6 +13,16 @@ import { startHttpServer, startNotFoundServer, startSilentServer, startWedgedTox
 import { freePort } from '../support/ports';
 
 const ROOT = path.resolve(__dirname, '../..');
+
+/** The error `promise` fails with; a test failure when it resolves. */
+function failureOf(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure, got success');
+    },
+    (caught: unknown) => caught as Error,
+  );
+}
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
 
 describe('what answers at the fault proxy URL', () => {
@@ -102,9 +112,7 @@ describe('runPreflight with services', () => {
     try {
       const amqpUrl = `amqp://guest:hunter22x@127.0.0.1:${await freePort()}`;
       const startedAt = Date.now();
-      const error = await runPreflight({ folders, services: { amqpUrl, proxyApiUrl: notFound.url, embeddedProxy: 'auto' } }).catch(
-        (caught: unknown) => caught as Error,
-      );
+      const error = await failureOf(runPreflight({ folders, services: { amqpUrl, proxyApiUrl: notFound.url, embeddedProxy: 'auto' } }));
       expect(Date.now() - startedAt).toBeLessThan(6000);
       expect(error).toBeInstanceOf(BrokerError);
       expect(error.message).toMatch(/^RabbitMQ did not answer at amqp:\/\/guest@127\.0\.0\.1:\d+ \(.*connect ECONNREFUSED/);
@@ -115,14 +123,16 @@ describe('runPreflight with services', () => {
   });
 
   it('tells a refused login from a broker that is not there', async () => {
-    const error = await runPreflight({
-      folders: [],
-      services: {
-        amqpUrl: 'amqp://guest:wrong-password@127.0.0.1:5672',
-        proxyApiUrl: `http://127.0.0.1:${await freePort()}`,
-        embeddedProxy: 'auto',
-      },
-    }).catch((caught: unknown) => caught as Error);
+    const error = await failureOf(
+      runPreflight({
+        folders: [],
+        services: {
+          amqpUrl: 'amqp://guest:wrong-password@127.0.0.1:5672',
+          proxyApiUrl: `http://127.0.0.1:${await freePort()}`,
+          embeddedProxy: 'auto',
+        },
+      }),
+    );
     expect(error.message).toMatch(
       /^RabbitMQ at amqp:\/\/guest@127\.0\.0\.1:5672 refused the login \(Handshake terminated by server: 403 \(ACCESS-REFUSED\)\); check the user and password in AMQP_URL$/,
     );
