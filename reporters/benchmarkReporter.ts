@@ -18,15 +18,8 @@ import type { Config } from '@jest/types';
 import { getConfig } from '../src/config';
 import { describeError } from '../src/errors';
 import { junitPropertiesFor } from '../src/results/junitProperties';
-import {
-  countTests,
-  testsRun,
-  type JestOutcome,
-  type SuiteError,
-  type TestOutcome,
-  type TestStatus,
-  writeOutcome,
-} from '../src/results/outcome';
+import { type JestOutcome, type SuiteError, type TestOutcome, type TestStatus, writeOutcome } from '../src/results/outcome';
+import { nothingRanLine } from '../src/cli/summary';
 import type { RawResult } from '../src/results/rawResult';
 import { redactDeep, redactSecrets, secretsOf } from '../src/redact';
 import { testIdIn } from '../src/results/testMatch';
@@ -287,20 +280,6 @@ export default class BenchmarkReporter implements Reporter {
     );
     if (outcome.historyError || outcome.reportError) throw new Error(outcome.historyError ?? outcome.reportError ?? '');
   }
-}
-
-/**
- * For a run that executed no benchmark test and wrote no raw result: one line saying so and that
- * nothing was written; null for any other run (pure).
- */
-export function nothingRanLine(outcome: JestOutcome, freshResults: number): string | null {
-  const counts = countTests(outcome.tests, outcome.suite_errors);
-  if (testsRun(counts) > 0 || freshResults > 0) return null;
-  const why =
-    counts.failed_suites > 0
-      ? `${counts.failed_suites} benchmark file(s) could not run`
-      : `the selection (BENCH_MARKERS, -t) matched no test (skipped: ${counts.skipped + counts.todo})`;
-  return `no benchmark ran: ${why}; nothing archived, junit.xml, the report, its charts and the history are unchanged`;
 }
 
 function stripAnsi(text: string): string {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { countVerdicts, type Regression, type RunComparison } from '../results/compare';
 import type { RunArchive } from '../results/archive';
 import type { NothingRan } from '../results/pipeline';
+import { countTests, testsRun, type JestOutcome } from '../results/outcome';
 import { resultLabel, shortParameters } from '../report/labels';
 import { formatDeltaPercent, formatDuration, formatPValue, formatValue, humanizeMetricName } from '../report/format';
 
@@ -129,6 +130,20 @@ export function formatNothingRan(input: NothingRanInput): string {
     `bench: nothing archived; the report, its charts and the history in ${shown(input.reportsDir)} are unchanged${putBack}`,
     '',
   ].join('\n');
+}
+
+/**
+ * The reporter's line on a plain `jest` run that executed no benchmark test and wrote no raw result:
+ * why, and that nothing was written; null for any other run (pure).
+ */
+export function nothingRanLine(outcome: JestOutcome, freshResults: number): string | null {
+  const counts = countTests(outcome.tests, outcome.suite_errors);
+  if (testsRun(counts) > 0 || freshResults > 0) return null;
+  const why =
+    counts.failed_suites > 0
+      ? `${counts.failed_suites} benchmark file(s) could not run`
+      : `the selection (BENCH_MARKERS, -t) matched no test (skipped: ${counts.skipped + counts.todo})`;
+  return `no benchmark ran: ${why}; nothing archived, junit.xml, the report, its charts and the history are unchanged`;
 }
 
 /** The comparison as a terminal table (`--compare`): significant changes first, then the rest. */

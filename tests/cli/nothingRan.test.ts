@@ -2,9 +2,8 @@
  * What the run script and the reporter say when a run executed no test: why, in one line, and
  * that nothing was archived or replaced. Never "passed".
  */
-import { formatNothingRan, type NothingRanInput } from '../../src/cli/summary';
+import { formatNothingRan, nothingRanLine, type NothingRanInput } from '../../src/cli/summary';
 import { countTests, type TestOutcome } from '../../src/results/outcome';
-import { nothingRanLine } from '../../reporters/benchmarkReporter';
 
 const skipped = (title: string): TestOutcome => ({
   test_id: `benchmarks/bench_x.bench.ts::TestX::${title}`,
