@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { acquireFileLock } from '../../src/results/fileLock';
+import { freePort } from '../support/ports';
 
 const BIN = path.resolve(__dirname, '../../bin/bench.js');
 
@@ -40,7 +41,12 @@ describe('bench run guards (nothing runs, nothing is deleted)', () => {
     fs.writeFileSync(path.join(raw, 'recovery_after_reset_peer_x.json'), '{}');
     const release = acquireFileLock(path.join(raw, '.bench-run.lock'));
     try {
-      const result = await bench(['run', '--quick', '--no-broker'], { BENCH_RAW_DIR: raw, BENCH_REPORTS_DIR: path.join(dir, 'out') });
+      // The preflight passes first (real broker; nothing at a free loopback proxy URL), then the lock refuses.
+      const result = await bench(['run', '--quick', '--no-broker'], {
+        BENCH_RAW_DIR: raw,
+        BENCH_REPORTS_DIR: path.join(dir, 'out'),
+        TOXIPROXY_URL: `http://127.0.0.1:${await freePort()}`,
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /^bench: another bench run is using .*raw .*; wait for it to finish, or give this run its own folders with BENCH_RAW_DIR and BENCH_REPORTS_DIR/,
