@@ -33,7 +33,7 @@ describe('bench run guards (nothing runs, nothing is deleted)', () => {
     );
     expect(result.stderr).toContain('               ^');
     expect(result.stdout).not.toMatch(/jest --selectProjects/);
-  });
+  }, 60_000);
 
   it("refuses a second run on the same raw-results folder and leaves the first one's results alone", async () => {
     const raw = path.join(dir, 'raw');

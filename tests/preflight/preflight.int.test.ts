@@ -38,7 +38,7 @@ describe('what answers at the fault proxy URL', () => {
   it('a Toxiproxy API (the embedded server): its version', async () => {
     const api = track(await startProxyServer({ host: '127.0.0.1', port: 0 }));
     expect(await probeProxyApi(api.url)).toEqual({ state: 'toxiproxy', version: '2.12.0' });
-  });
+  }, 20_000);
 
   it('an older Toxiproxy answering its version as plain text counts as one', async () => {
     const old = track(
@@ -49,11 +49,11 @@ describe('what answers at the fault proxy URL', () => {
       ),
     );
     expect(await probeProxyApi(old.url)).toEqual({ state: 'toxiproxy', version: '2.5.0' });
-  });
+  }, 20_000);
 
   it('nothing listening: absent (where the embedded proxy may start)', async () => {
     expect(await probeProxyApi(`http://127.0.0.1:${await freePort()}`)).toMatchObject({ state: 'absent' });
-  });
+  }, 20_000);
 
   it('an HTTP server answering 404, or an HTML page: not Toxiproxy', async () => {
     const notFound: FakeServer = track(await startNotFoundServer());
@@ -65,7 +65,7 @@ describe('what answers at the fault proxy URL', () => {
       state: 'foreign',
       reason: "GET /version answered 200 with text/html, not Toxiproxy's JSON",
     });
-  });
+  }, 20_000);
 
   it('answers /version but never /proxies: wedged, within the bound', async () => {
     const wedged = track(await startWedgedToxiproxy());
@@ -73,7 +73,7 @@ describe('what answers at the fault proxy URL', () => {
     expect(await probeProxyApi(wedged.url, { proxiesBoundMs: 800 })).toEqual({ state: 'wedged', version: '2.12.0', boundMs: 800 });
     expect(Date.now() - startedAt).toBeLessThan(3000);
     expect(wedged.requests).toEqual(['GET /version', 'GET /proxies']);
-  });
+  }, 20_000);
 
   it('accepts and never answers: unreachable, within the bound', async () => {
     const silent = track(await startSilentServer());
@@ -81,7 +81,7 @@ describe('what answers at the fault proxy URL', () => {
       state: 'unreachable',
       reason: 'GET /version: no answer within 500 ms',
     });
-  });
+  }, 20_000);
 
   it('ensureProxyApi never starts the embedded proxy where something else answers', async () => {
     const notFound = track(await startNotFoundServer());
@@ -105,7 +105,7 @@ describe('runPreflight with services', () => {
     const passed = await runPreflight({ folders, services: { amqpUrl: BROKER, proxyApiUrl, embeddedProxy: 'auto' } });
     expect(passed.brokerVersion).toMatch(/^3\./);
     expect(passed.proxy).toMatchObject({ state: 'absent' });
-  });
+  }, 20_000);
 
   it('reports the broker first, in one line, within the bound, when both are wrong', async () => {
     const notFound = await startNotFoundServer();
@@ -120,7 +120,7 @@ describe('runPreflight with services', () => {
     } finally {
       await notFound.close();
     }
-  });
+  }, 20_000);
 
   it('tells a refused login from a broker that is not there', async () => {
     const error = await failureOf(
@@ -136,7 +136,7 @@ describe('runPreflight with services', () => {
     expect(error.message).toMatch(
       /^RabbitMQ at amqp:\/\/guest@127\.0\.0\.1:5672 refused the login \(Handshake terminated by server: 403 \(ACCESS-REFUSED\)\); check the user and password in AMQP_URL$/,
     );
-  });
+  }, 20_000);
 });
 
 describe('every wait in setup keeps the process alive', () => {

@@ -76,17 +76,21 @@ describe('completeRun', () => {
   it.each([
     ['a filter that selected no test', outcomeOf([test('test_a', 'skipped'), test('test_b', 'skipped')]), 0, 2],
     ['files that could not load', outcomeOf([], [{ file: 'benchmarks/bench_x.bench.ts', message: 'Invalid marker expression' }]), 1, 0],
-  ])('writes nothing for a run that executed no test (%s)', async (_case, outcome, jestExitCode, skipped) => {
-    await passedRun();
-    fs.rmSync(options.rawResultsDir, { recursive: true });
-    const before = snapshot(options.reportsDir);
-    const completion = await completeRun({ ...options, jestExitCode, outcome, startedAt: new Date(Date.UTC(2025, 0, 31, hour)) });
-    expect(completion).toMatchObject({
-      kind: 'nothing-ran',
-      nothingRan: { outcomeFound: true, counts: { passed: 0, failed: 0, skipped } },
-    });
-    expect(snapshot(options.reportsDir)).toEqual(before);
-  });
+  ])(
+    'writes nothing for a run that executed no test (%s)',
+    async (_case, outcome, jestExitCode, skipped) => {
+      await passedRun();
+      fs.rmSync(options.rawResultsDir, { recursive: true });
+      const before = snapshot(options.reportsDir);
+      const completion = await completeRun({ ...options, jestExitCode, outcome, startedAt: new Date(Date.UTC(2025, 0, 31, hour)) });
+      expect(completion).toMatchObject({
+        kind: 'nothing-ran',
+        nothingRan: { outcomeFound: true, counts: { passed: 0, failed: 0, skipped } },
+      });
+      expect(snapshot(options.reportsDir)).toEqual(before);
+    },
+    30_000,
+  );
 
   it('writes nothing when Jest left no outcome at all (it failed before any file ran)', async () => {
     const completion = await completeRun({ ...options, jestExitCode: 1 });
@@ -99,14 +103,14 @@ describe('completeRun', () => {
       },
     });
     expect(fs.existsSync(options.reportsDir)).toBe(false);
-  });
+  }, 30_000);
 
   it('archives a run stopped mid-test that wrote results, though no test finished', async () => {
     for (const result of realisticResults().slice(0, 1)) writeRawResult(result, options.rawResultsDir);
     const completion = await completeRun({ ...options, interrupted: true, jestExitCode: null });
     expect(completion.kind).toBe('archived');
     if (completion.kind === 'archived') expect(completion.finalized.archive.status).toBe('interrupted');
-  });
+  }, 30_000);
 
   it('archives a run that failed part-way, marks its history entry (failed, tests run), and never compares with it', async () => {
     await passedRun();
@@ -131,5 +135,5 @@ describe('completeRun', () => {
     if (next.kind !== 'archived') throw new Error('expected an archived run');
     expect(next.finalized.comparison?.previous_run_id).toBe(firstRun!.run_id);
     expect(readHistory(options.reportsDir).history.runs.map((run) => run.status)).toEqual(['passed', 'failed', 'passed']);
-  });
+  }, 30_000);
 });
