@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startNotFoundServer, startWedgedToxiproxy, type FakeServer } from '../support/fakeServers';
 import { freePort } from '../support/ports';
-import { watchRunQueueWait, type RunQueueWatch } from '../support/runQueueWait';
+import { watchRunQueueWait } from '../support/runQueueWait';
 import { seedPriorRun, snapshotTree, type SeededFolders } from '../support/reportsFolder';
 import { tempDir } from '../results/helpers';
 
@@ -37,7 +37,6 @@ function launch(way: Way, env: NodeJS.ProcessEnv, markers?: string): Promise<Out
       : [require.resolve('jest/bin/jest'), '--selectProjects', 'benchmark', '-t', 'test_recovery_after_reset_peer\\[10\\]'];
   const startedAt = Date.now();
   return new Promise((resolve) => {
-    let watch: RunQueueWatch | undefined;
     const child = execFile(
       process.execPath,
       args,
@@ -57,12 +56,13 @@ function launch(way: Way, env: NodeJS.ProcessEnv, markers?: string): Promise<Out
         resolve({
           code: error ? ((error as { code?: number }).code ?? null) : 0,
           elapsedMs: Date.now() - startedAt,
-          runQueueWaitMs: watch?.stop() ?? 0,
+          // The callback runs after the process ended, long after `watch` below was set.
+          runQueueWaitMs: watch.stop(),
           lines,
         });
       },
     );
-    watch = watchRunQueueWait(child.pid);
+    const watch = watchRunQueueWait(child.pid);
   });
 }
 
