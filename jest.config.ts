@@ -20,8 +20,6 @@ const tier = (displayName: string, testMatch: string[], extra: ProjectConfig = {
   transform,
   // Jest's node environment, plus the running test's titles (raw results' test_id).
   testEnvironment: '<rootDir>/fixtures/testEnvironment.ts',
-  // Nothing may hang: every test has a bound even when it forgets its own.
-  testTimeout: 60_000,
   ...extra,
 });
 
@@ -30,16 +28,14 @@ const config: Config = {
     tier('unit', ['<rootDir>/tests/**/*.test.ts'], {
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$', '/node_modules/'],
       setupFilesAfterEnv: ['<rootDir>/tests/support/unitTierGuard.ts'],
-      testTimeout: 10_000,
     }),
     tier('integration', ['<rootDir>/tests/**/*.int.test.ts']),
-    tier('e2e', ['<rootDir>/tests/**/*.e2e.test.ts'], { testTimeout: 180_000 }),
+    tier('e2e', ['<rootDir>/tests/**/*.e2e.test.ts'], { setupFilesAfterEnv: ['<rootDir>/tests/support/e2eTimeout.ts'] }),
     {
       displayName: 'benchmark',
       testMatch: ['<rootDir>/benchmarks/**/*.bench.ts'],
       transform,
       testEnvironment: '<rootDir>/fixtures/testEnvironment.ts',
-      testTimeout: 300_000,
       globalSetup: '<rootDir>/fixtures/globalSetup.ts',
       globalTeardown: '<rootDir>/fixtures/globalTeardown.ts',
       setupFilesAfterEnv: ['<rootDir>/fixtures/setupBenchmark.ts'],
@@ -49,6 +45,11 @@ const config: Config = {
   // with key metrics, and on a plain `jest` run the archive, history and report); other runs see
   // nothing of it. Always on, so `npx jest --selectProjects benchmark` gives the same files.
   reporters: ['default', '<rootDir>/reporters/benchmark-reporter.js'],
+  // Nothing may hang: every test has a bound even when it forgets its own. Jest applies this one
+  // value to every project (a project's own testTimeout is ignored): unit tests get 10 s from
+  // their setup file (tests/support/unitTierGuard.ts), e2e tests 180 s (tests/support/e2eTimeout.ts);
+  // benchmarks set their own per test.
+  testTimeout: 60_000,
   // Benchmarks share two cores with the broker: a run that includes them takes one file at a
   // time (Jest has no per-project worker count, so the selection decides). The tiers of the
   // framework's own tests run in parallel.

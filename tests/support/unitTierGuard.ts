@@ -8,6 +8,9 @@ import childProcess from 'node:child_process';
 import net from 'node:net';
 import workerThreads from 'node:worker_threads';
 
+// Pure code is fast: a unit test that needs more than 10 s is in the wrong tier or hangs.
+jest.setTimeout(10_000);
+
 const MOVE_IT =
   'unit tests are pure (no sockets, processes or threads): name the file *.int.test.ts (real broker/proxy) or *.e2e.test.ts (subprocess runs)';
 
