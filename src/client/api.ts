@@ -173,3 +173,30 @@ export interface ClientAdapter {
 export function clientLabel(spec: ClientSpec): string {
   return `${spec.name} (${spec.profile})`;
 }
+
+/**
+ * Parses a client selection (BENCH_CLIENTS): `all`, or a comma-separated list of `name` (both
+ * profiles) or `name:profile`, e.g. `amqplib:defaults,rabbitmq-client`. Order kept, duplicates dropped.
+ * @returns the specs, or a problem description (the caller turns it into a ConfigError)
+ */
+export function parseClientSelection(raw: string, available: readonly ClientName[] = CLIENT_NAMES): ClientSpec[] | string {
+  const specs: ClientSpec[] = [];
+  const add = (spec: ClientSpec) => {
+    if (!specs.some((known) => known.name === spec.name && known.profile === spec.profile)) specs.push(spec);
+  };
+  for (const entry of raw.split(',').map((part) => part.trim().toLowerCase())) {
+    if (entry === '') continue;
+    if (entry === 'all') {
+      for (const name of available) for (const profile of CLIENT_PROFILES) add({ name, profile });
+      continue;
+    }
+    const [name, profile, extra] = entry.split(':');
+    if (extra !== undefined || !(CLIENT_NAMES as readonly string[]).includes(name!)) return `unknown client "${entry}"`;
+    if (!available.includes(name as ClientName)) return `client "${name}" has no adapter here`;
+    if (profile !== undefined && !(CLIENT_PROFILES as readonly string[]).includes(profile))
+      return `unknown profile "${profile}" in "${entry}"`;
+    for (const each of profile === undefined ? CLIENT_PROFILES : [profile as ClientProfile])
+      add({ name: name as ClientName, profile: each });
+  }
+  return specs.length > 0 ? specs : 'no client named';
+}
