@@ -96,7 +96,7 @@ describe('amqp-connection-manager adapter (real broker, embedded proxy)', () => 
     await admin.close().catch(() => undefined);
   });
 
-  it('reports each profile in the library's own option names, with its defaults from the source', () => {
+  it("reports each profile in the library's own option names, with its defaults from the source", () => {
     const defaults = clientInfo({ name: CLIENT, profile: 'defaults' });
     expect(defaults).toMatchObject({ library: 'amqp-connection-manager', multipleHosts: true, recovery: 'library' });
     expect(defaults.version).toMatch(/^5\./);
