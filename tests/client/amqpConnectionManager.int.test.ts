@@ -230,6 +230,17 @@ describe('amqp-connection-manager adapter (real broker, embedded proxy)', () => 
     expect(ready).toBe(2);
   }, 30_000);
 
+  it('fails at once, without the password, when the broker refuses the login (the library would retry forever)', async () => {
+    const wrongUrl = new URL(directUrl);
+    wrongUrl.password = 'not-the-password';
+    const startedNs = nowNs();
+    const failure = await connect('defaults', [wrongUrl.toString()]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/ACCESS.REFUSED.*check the user name and password/);
+    expect((failure as Error).message).not.toContain('not-the-password');
+    expect(elapsedMs(startedNs, nowNs())).toBeLessThan(4000);
+  }, 30_000);
+
   it('fails over across its URL list, from the first connection on', async () => {
     const deadUrl = proxiedAmqpUrl({ amqpUrl: directUrl, proxyListen: { host: '127.0.0.1', port: await freePort() } });
     const connection = await connect('normalised', [deadUrl, proxiedUrl]);

@@ -7,7 +7,7 @@
  */
 import { connect, type AmqpConnectionManagerOptions, type AmqpConnectionManager } from 'amqp-connection-manager';
 import type { ChannelModel } from 'amqplib';
-import { describeError, TimeoutError } from '../../errors';
+import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
 import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
 import { socketOf } from '../amqplib/common';
@@ -48,9 +48,29 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
     return socketOf(this.model)?.localPort;
   }
 
-  /** Resolves once the library's first connection is up. @throws TimeoutError naming the last failed attempt */
+  /**
+   * Resolves once the library's first connection is up.
+   * @throws BrokerError at once when the broker refuses the credentials (the library would retry them forever)
+   * @throws TimeoutError naming the last failed attempt
+   */
   async started(boundMs: number): Promise<void> {
-    if (await this.waitUntilBack(boundMs)) return;
+    let onFailed: (arg: { err: Error }) => void = () => undefined;
+    const refused = new Promise<Error>((resolve) => {
+      onFailed = ({ err }) => {
+        if (/ACCESS-REFUSED|\b403\b/.test(err.message)) resolve(err);
+      };
+      this.manager.on('connectFailed', onFailed);
+    });
+    try {
+      const outcome = await Promise.race([this.waitUntilBack(boundMs), refused]);
+      if (outcome === true) return;
+      if (outcome instanceof Error)
+        throw new BrokerError(
+          `amqp-connection-manager: the broker refused the login (${redactText(outcome.message)}); check the user name and password in the URL`,
+        );
+    } finally {
+      this.manager.removeListener('connectFailed', onFailed);
+    }
     const last = this.lastConnectError === undefined ? 'no attempt finished' : redactText(describeError(this.lastConnectError));
     throw new TimeoutError(`amqp-connection-manager did not connect within ${boundMs} ms (last attempt: ${last})`);
   }
