@@ -39,6 +39,8 @@ export interface NormalisedSettings {
   readonly maxRetryDelayMs: number;
   /** TCP connect + AMQP handshake bound. @default 2000 */
   readonly connectTimeoutMs: number;
+  /** TCP_NODELAY (Nagle off): small frames go out at once. @default true */
+  readonly noDelay: boolean;
 }
 
 export const NORMALISED_SETTINGS: NormalisedSettings = Object.freeze({
@@ -46,6 +48,7 @@ export const NORMALISED_SETTINGS: NormalisedSettings = Object.freeze({
   firstRetryDelayMs: 100,
   maxRetryDelayMs: 1000,
   connectTimeoutMs: 2000,
+  noDelay: true,
 });
 
 /** What a result says about the client that produced it. */

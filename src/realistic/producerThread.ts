@@ -13,6 +13,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ClientConnection, ClientFault, ClientSpec, Publisher } from '../client/api';
 import { lostConnection } from './consumerThread';
+import { bounded } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
@@ -215,7 +216,12 @@ async function publishSlice(
       );
     } else {
       try {
-        await publishing;
+        // Bounded: a client that queues publishes while disconnected may hold this one until it is back.
+        await bounded(
+          publishing,
+          Math.max(1, task.roundBoundMs - elapsedMs(startNs, nowNs())),
+          `publish not handed over within the round bound`,
+        );
       } catch (caught) {
         // Not handed over (the connection is gone): try again once it is back, or fail without recovery.
         if (resend) retry.unshift(seq);

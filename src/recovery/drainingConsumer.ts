@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientConnection, ClientFault, Publisher } from '../client/api';
+import { bounded } from '../client/bounded';
 import { ClientFaultError, DrainTimeoutError, type DrainResult, type EnsureResult } from '../client/types';
 import { TimeoutError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
@@ -79,7 +80,8 @@ export class DrainingConsumer {
     const startedNs = nowNs();
     const marker = Buffer.from(`probe-${randomUUID()}`);
     this.probes ??= await this.connection.publisher({ confirms: false });
-    await this.probes.publish('', this.queue, marker);
+    // Bounded by the round trip's own deadline: a client may hold a publish until it is back.
+    await bounded(this.probes.publish('', this.queue, marker), timeoutMs, `probe not handed over within ${timeoutMs} ms`);
     for (;;) {
       const remainingMs = timeoutMs - elapsedMs(startedNs, nowNs());
       if (remainingMs <= 0) throw new TimeoutError(`probe message did not come back within ${timeoutMs} ms`);

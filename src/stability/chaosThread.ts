@@ -7,6 +7,7 @@
  * the connection is down), never by the words of an error message.
  */
 import type { ClientSpec, Publisher } from '../client/api';
+import { bounded } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { ClientFaultError, DrainTimeoutError } from '../client/types';
 import { describeError } from '../errors';
@@ -127,7 +128,14 @@ export default async function chaosThread(task: ChaosTask): Promise<ChaosReport>
           operations.publish! += 1;
           publisher ??= await connection.publisher({ confirms: false });
           const publishing = publisher;
-          await guarded(() => publishing.publish('', task.queue, Buffer.from(`chaos-${task.workerIndex}-${i}`)));
+          // Bounded: a client that queues publishes while disconnected resolves this only once it is back.
+          await guarded(() =>
+            bounded(
+              publishing.publish('', task.queue, Buffer.from(`chaos-${task.workerIndex}-${i}`)),
+              2000,
+              'publish not handed over within 2000 ms',
+            ),
+          );
         } else if (dice < 0.88) {
           operations.round_trip! += 1;
           await guarded(() => chaos.roundTrip(2000));

@@ -9,7 +9,7 @@ import type { ChannelWrapper, AmqpConnectionManager } from 'amqp-connection-mana
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
-import { bounded } from '../amqplib/channels';
+import { bounded } from '../bounded';
 import { classifyFault } from '../faults';
 import { ClientFaultError } from '../types';
 

@@ -36,7 +36,7 @@ export function acmOptionsOf(profile: ClientProfile): AcmProfileOptions {
   return {
     heartbeatIntervalInSeconds: NORMALISED_SETTINGS.heartbeatSeconds,
     reconnectTimeInSeconds: NORMALISED_SETTINGS.firstRetryDelayMs / 1000,
-    connectionOptions: { timeout: NORMALISED_SETTINGS.connectTimeoutMs, noDelay: true },
+    connectionOptions: { timeout: NORMALISED_SETTINGS.connectTimeoutMs, noDelay: NORMALISED_SETTINGS.noDelay },
   };
 }
 

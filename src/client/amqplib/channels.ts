@@ -8,6 +8,7 @@ import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqp
 import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { classifyFault } from '../faults';
+import { bounded } from '../bounded';
 import { ClientFaultError } from '../types';
 
 /** How a publisher or consumer learns what its connection is doing. */
@@ -169,22 +170,5 @@ export class AmqplibConsumer implements Consumer, ChannelBinding {
     const channel = this.channel;
     this.channel = undefined;
     if (channel) await bounded(channel.close(), 1000, '').catch(() => undefined);
-  }
-}
-
-/** `promise`, or a rejection after `boundMs` (a dead peer never answers). */
-export async function bounded<T>(promise: Promise<T>, boundMs: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  // If the bound wins, a later rejection of `promise` is expected, not unhandled.
-  promise.catch(() => undefined);
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ClientFaultError(message || `no answer within ${boundMs} ms`, nowNs(), 'deadline')), boundMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

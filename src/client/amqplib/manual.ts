@@ -22,7 +22,8 @@ import { NORMALISED_SETTINGS } from '../api';
 import { backoffDelayMs } from '../backoff';
 import { ConnectionBase } from '../connectionBase';
 import { DEFAULT_BACKOFF, type BackoffOptions } from '../types';
-import { AmqplibConsumer, AmqplibPublisher, bounded, type ChannelBinding, type ChannelOwner } from './channels';
+import { bounded } from '../bounded';
+import { AmqplibConsumer, AmqplibPublisher, type ChannelBinding, type ChannelOwner } from './channels';
 import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
 
 interface ManualSettings {
@@ -171,6 +172,8 @@ export const amqplibManualAdapter: ClientAdapter = {
       first_retry_ms: settings.backoff.initialDelayMs,
       max_retry_ms: settings.backoff.maxDelayMs,
       connect_timeout_ms: settings.connectTimeoutMs,
+      // The loop is the harness's: its connections always set TCP_NODELAY.
+      no_delay: true,
     };
   },
   async connect(profile: ClientProfile, options: ConnectOptions) {

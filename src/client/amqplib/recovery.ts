@@ -19,7 +19,8 @@ import type {
 } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
 import { ConnectionBase } from '../connectionBase';
-import { AmqplibConsumer, AmqplibPublisher, bounded, type ChannelBinding, type ChannelOwner } from './channels';
+import { bounded } from '../bounded';
+import { AmqplibConsumer, AmqplibPublisher, type ChannelBinding, type ChannelOwner } from './channels';
 import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
 
 /** amqplib's recovery options for a profile; `undefined` fields are left to amqplib (initialDelay 100, maxDelay 30000). */
@@ -28,6 +29,7 @@ function recoveryOptionsOf(profile: ClientProfile): {
   initialDelay?: number;
   maxDelay?: number;
   timeout?: number;
+  noDelay?: boolean;
 } {
   return profile === 'normalised'
     ? {
@@ -35,6 +37,7 @@ function recoveryOptionsOf(profile: ClientProfile): {
         initialDelay: NORMALISED_SETTINGS.firstRetryDelayMs,
         maxDelay: NORMALISED_SETTINGS.maxRetryDelayMs,
         timeout: NORMALISED_SETTINGS.connectTimeoutMs,
+        noDelay: NORMALISED_SETTINGS.noDelay,
       }
     : {};
 }
@@ -62,7 +65,7 @@ class AmqplibRecoveryConnection extends ConnectionBase implements ChannelOwner {
   async start(url: string, profile: ClientProfile, connectionName: string | undefined): Promise<void> {
     const options = recoveryOptionsOf(profile);
     const recovering = await amqp.connect(withHeartbeat(url, options.heartbeatSeconds), {
-      noDelay: true,
+      ...(options.noDelay === undefined ? {} : { noDelay: options.noDelay }),
       ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
       ...(connectionName ? { clientProperties: { connection_name: connectionName } } : {}),
       recovery: {
@@ -140,6 +143,7 @@ export const amqplibRecoveryAdapter: ClientAdapter = {
       first_retry_ms: options.initialDelay ?? 'default (100)',
       max_retry_ms: options.maxDelay ?? 'default (30000)',
       connect_timeout_ms: options.timeout ?? 'default (none)',
+      no_delay: options.noDelay ?? 'default (false: Nagle on)',
     };
   },
   async connect(profile: ClientProfile, options: ConnectOptions) {
