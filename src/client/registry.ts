@@ -15,11 +15,13 @@ import {
 } from './api';
 import { amqplibManualAdapter } from './amqplib/manual';
 import { amqplibRecoveryAdapter } from './amqplib/recovery';
+import { cloudamqpAdapter } from './cloudamqp/adapter';
 import { packageVersion } from './amqplib/common';
 
 const ADAPTERS: Partial<Record<ClientName, ClientAdapter>> = {
   amqplib: amqplibManualAdapter,
   'amqplib-recovery': amqplibRecoveryAdapter,
+  cloudamqp: cloudamqpAdapter,
 };
 
 /** The adapter of `name`. @throws Error naming the known clients */
