@@ -6,9 +6,10 @@
  * is down, unacked deliveries over a reconnection, and a close in the middle of a reconnect.
  */
 import { randomUUID } from 'node:crypto';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientProfile, Delivery } from '../../src/client/api';
-import { AMQPSession } from '../../src/client/cloudamqp/library';
+import { AMQPClient, AMQPSession } from '../../src/client/cloudamqp/library';
 import { clientInfo, connectClient } from '../../src/client/registry';
 import { ClientFaultError } from '../../src/client/types';
 import { getConfig, proxiedAmqpUrl } from '../../src/config';
@@ -219,6 +220,28 @@ describe('cloudamqp adapter: library behaviour (real broker, embedded proxy)', (
       await expect(session.queue(queue, { passive: true })).resolves.toMatchObject({ name: queue });
     } finally {
       await session.stop();
+    }
+  }, 30_000);
+
+  it('finding: a handshake that times out is rejected but its socket is left open (the adapter destroys it on close)', async () => {
+    // A peer that accepts TCP and never speaks AMQP: the library's handshake read timeout is the heartbeat (1 s here).
+    const held: Socket[] = [];
+    const blackHole = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const client = new AMQPClient(
+      `amqp://guest:guest@127.0.0.1:${(blackHole.address() as AddressInfo).port}/?heartbeat=1`,
+      undefined,
+      null,
+    );
+    try {
+      await expect(client.connect()).rejects.toThrow(/^timeout$/);
+      expect(client.socket?.destroyed).toBe(false);
+      await sleep(300);
+      expect(held.filter((socket) => !socket.destroyed)).toHaveLength(1);
+    } finally {
+      client.socket?.destroy();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
     }
   }, 30_000);
 
