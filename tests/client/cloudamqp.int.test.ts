@@ -6,7 +6,10 @@
  * is down, unacked deliveries over a reconnection, and a close in the middle of a reconnect.
  */
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import net, { type AddressInfo, type Socket } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientProfile, Delivery } from '../../src/client/api';
 import { AMQPClient, AMQPSession } from '../../src/client/cloudamqp/library';
@@ -21,6 +24,7 @@ import { freePort } from '../support/ports';
 import { closeFromBroker, findBrokerConnection } from './support/brokerAdmin';
 
 const directUrl = getConfig().amqpUrl;
+const run = promisify(execFile);
 
 async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
   const deadline = Date.now() + boundMs;
@@ -243,6 +247,20 @@ describe('cloudamqp adapter: library behaviour (real broker, embedded proxy)', (
       for (const socket of held) socket.destroy();
       await new Promise((resolve) => blackHole.close(resolve));
     }
+  }, 30_000);
+
+  it('finding: confirmed publishes still in the write buffer when the link dies become unhandled rejections', async () => {
+    // basicPublish chains the confirm's promise only once the write succeeded; when the write
+    // fails, that promise is rejected later (channel closed) with no handler. Node's default for
+    // an unhandled rejection is to throw, and Jest fails the test that saw one: counted in a child process.
+    const fixture = path.join(__dirname, 'fixtures', 'cloudamqp-unhandled-rejections.js');
+    // A slow link towards the broker: the publishes pile up in the client's write buffer.
+    await api.addToxic('broker', { type: 'bandwidth', name: 'slow', stream: 'upstream', toxicity: 1, attributes: { rate: 100 } });
+    const { stdout } = await run(process.execPath, [fixture], { env: { ...process.env, AMQP_URL: proxiedUrl }, timeout: 20_000 });
+    const outcome = JSON.parse(stdout) as { rejected: number; unhandled: number; unhandled_messages: string[] };
+    expect(outcome.rejected).toBe(200);
+    expect(outcome.unhandled).toBeGreaterThan(0);
+    expect(outcome.unhandled_messages).toEqual(['the link dies']);
   }, 30_000);
 
   it("stops the session's reconnection when closed in its backoff, leaving no connection", async () => {
