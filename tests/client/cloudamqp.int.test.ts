@@ -217,6 +217,15 @@ describe('cloudamqp adapter: library behaviour (real broker, embedded proxy)', (
     expect((await channel.checkQueue(queue)).messageCount).toBe(0);
   }, 30_000);
 
+  it('says which consumer the session could not re-establish (its queue is gone) instead of reporting back', async () => {
+    const { connection } = await consuming('defaults', directUrl);
+    connection.destroy('test: lose the queue while down');
+    // Within the session's 1 s reconnect delay: the session re-consumes only, it does not redeclare.
+    await channel.deleteQueue(queue);
+    await expect(connection.ensureConnected(3000)).rejects.toThrow(/not re-established.*NOT_FOUND/);
+    expect(connection.state).toBe('down');
+  }, 30_000);
+
   it("cannot use the library's default declaration on the harness's queue (durable: true), hence passive", async () => {
     const session = await AMQPSession.connect(directUrl, { logger: null });
     try {
