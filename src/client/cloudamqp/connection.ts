@@ -72,7 +72,13 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
         this.recoveryProblem = `consumer of ${JSON.stringify(queue)} not re-established by the session: ${error.message}`;
       },
     });
-    const transport = transportOf(session);
+    let transport: AMQPClient;
+    try {
+      transport = transportOf(session);
+    } catch (error) {
+      await bounded(session.stop(), STOP_BOUND_MS, '').catch(() => undefined);
+      throw error;
+    }
     if (this.current === 'closed') {
       // close() ran while connecting (the harness's start bound): do not leave this one open.
       await bounded(session.stop(), STOP_BOUND_MS, '').catch(() => undefined);
@@ -152,7 +158,9 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
   private onLibraryConnected(): void {
     if (!this.session) return;
     const generation = ++this.connectGeneration;
-    void this.completeRecovery(generation);
+    this.completeRecovery(generation).catch((error: unknown) => {
+      this.recoveryProblem = `could not complete the recovery: ${error instanceof Error ? error.message : String(error)}`;
+    });
   }
 
   private async completeRecovery(generation: number): Promise<void> {
