@@ -13,6 +13,8 @@ import { promisify } from 'node:util';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientProfile, Delivery } from '../../src/client/api';
 import { AMQPClient, AMQPSession } from '../../src/client/cloudamqp/library';
+import { sessionTuningOf } from '../../src/client/cloudamqp/settings';
+import { transportOf } from '../../src/client/cloudamqp/transport';
 import { clientInfo, connectClient } from '../../src/client/registry';
 import { ClientFaultError } from '../../src/client/types';
 import { getConfig, proxiedAmqpUrl } from '../../src/config';
@@ -95,14 +97,36 @@ describe('cloudamqp adapter: library behaviour (real broker, embedded proxy)', (
       maxReconnectInterval: 'default (30000)',
       backoffMultiplier: 'default (2)',
       frameMax: 'default (8192)',
+      no_delay: expect.stringMatching(/^default \(false: Nagle on/) as unknown,
     });
     expect(clientInfo({ name: 'cloudamqp', profile: 'normalised' }).settings).toMatchObject({
       heartbeat: 5,
       reconnectInterval: 100,
       maxReconnectInterval: 1000,
       backoffMultiplier: 'default (2)',
+      no_delay: true,
     });
   });
+
+  it.each([
+    ['defaults', false],
+    ['normalised', true],
+  ] as const)(
+    "sets TCP_NODELAY through the session's tlsOptions only when its profile asks (%s: %s)",
+    async (profile, noDelay) => {
+      // The library has no noDelay option; its TCP connect spreads tlsOptions into net.connect's options.
+      const session = await AMQPSession.connect(directUrl, { logger: null, ...sessionTuningOf(profile) });
+      try {
+        const socket = transportOf(session).socket!;
+        // Node keeps the requested state under a private symbol; there is no public getter.
+        const state = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'kSetNoDelay');
+        expect(state && (socket as unknown as Record<symbol, unknown>)[state]).toBe(noDelay);
+      } finally {
+        await session.stop();
+      }
+    },
+    30_000,
+  );
 
   it.each([
     ['defaults', 0],

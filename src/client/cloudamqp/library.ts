@@ -16,3 +16,5 @@ export type AMQPExchange = Cloudamqp.AMQPExchange;
 export type AMQPMessage = Cloudamqp.AMQPMessage;
 export type AMQPQueue = Cloudamqp.AMQPQueue;
 export type AMQPSubscription = Cloudamqp.AMQPSubscription;
+export type AMQPSessionOptions = Cloudamqp.AMQPSessionOptions;
+export type AMQPTlsOptions = Cloudamqp.AMQPTlsOptions;

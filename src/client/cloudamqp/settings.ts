@@ -6,6 +6,13 @@
  */
 import type { ClientProfile } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
+import type { AMQPSessionOptions, AMQPTlsOptions } from './library';
+
+/**
+ * TCP_NODELAY in the normalised profile, as every adapter sets it there (`NORMALISED_SETTINGS.noDelay`
+ * on the `clients` branch, added after this branch was cut: use it when merging).
+ */
+const NORMALISED_NO_DELAY = true;
 
 /** The library's own values where a user passes nothing. */
 export const CLOUDAMQP_DEFAULTS = Object.freeze({
@@ -26,11 +33,7 @@ export const CLOUDAMQP_DEFAULTS = Object.freeze({
 });
 
 /** The `AMQPSession.connect` options a profile sets; absent ones are left to the library. */
-export interface SessionTuning {
-  readonly heartbeat?: number;
-  readonly reconnectInterval?: number;
-  readonly maxReconnectInterval?: number;
-}
+export type SessionTuning = Readonly<Pick<AMQPSessionOptions, 'heartbeat' | 'reconnectInterval' | 'maxReconnectInterval' | 'tlsOptions'>>;
 
 /**
  * `defaults`: nothing (what users get). `normalised`, mapped from NORMALISED_SETTINGS:
@@ -38,7 +41,10 @@ export interface SessionTuning {
  * - `firstRetryDelayMs` -> `reconnectInterval` (exact: the first reconnect waits this long);
  * - `maxRetryDelayMs` -> `maxReconnectInterval` (exact cap; the growth stays the library's `backoffMultiplier` 2);
  * - `connectTimeoutMs` -> none: the library has no connect timeout option. Its handshake read
- *   timeout is the heartbeat (so 5 s here, not 2 s): approximate, reported as such.
+ *   timeout is the heartbeat (so 5 s here, not 2 s): approximate, reported as such;
+ * - TCP_NODELAY -> `tlsOptions.noDelay`: the library has no option for it, but its TCP connect
+ *   spreads `tlsOptions` into `net.connect`'s options (plain amqp:// too), so it reaches every
+ *   socket of every attempt. Outside the option's declared type, hence the cast.
  */
 export function sessionTuningOf(profile: ClientProfile): SessionTuning {
   return profile === 'normalised'
@@ -46,8 +52,14 @@ export function sessionTuningOf(profile: ClientProfile): SessionTuning {
         heartbeat: NORMALISED_SETTINGS.heartbeatSeconds,
         reconnectInterval: NORMALISED_SETTINGS.firstRetryDelayMs,
         maxReconnectInterval: NORMALISED_SETTINGS.maxRetryDelayMs,
+        tlsOptions: { noDelay: NORMALISED_NO_DELAY } as AMQPTlsOptions,
       }
     : {};
+}
+
+/** Whether a profile's sockets set TCP_NODELAY (undefined: the library's default, Nagle on). */
+function noDelayOf(tuning: SessionTuning): boolean | undefined {
+  return (tuning.tlsOptions as { noDelay?: boolean } | undefined)?.noDelay;
 }
 
 /** The settings a result records, in the library's own option names. */
@@ -61,6 +73,7 @@ export function reportedSettings(profile: ClientProfile): Readonly<Record<string
     backoffMultiplier: `default (${CLOUDAMQP_DEFAULTS.backoffMultiplier})`,
     maxRetries: `default (${CLOUDAMQP_DEFAULTS.maxRetries}: unlimited)`,
     frameMax: `default (${CLOUDAMQP_DEFAULTS.frameMax})`,
+    no_delay: noDelayOf(tuning) ?? 'default (false: Nagle on; the library has no option)',
     handshake_timeout_s:
       tuning.heartbeat === undefined
         ? `default (${CLOUDAMQP_DEFAULTS.handshakeTimeoutSeconds}; no connect timeout option)`
