@@ -32,7 +32,8 @@ export function classifyFault(error: unknown): FaultKind {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error ?? '');
   if (code === 'ECONNRESET' || /ECONNRESET|reset by peer/i.test(message)) return 'reset';
-  if (code === 'EPIPE' || code === 'ECONNABORTED') return 'reset';
+  // @cloudamqp/amqp-client re-wraps socket errors in its AMQPError, keeping the message (`write EPIPE`) but not the code.
+  if (code === 'EPIPE' || code === 'ECONNABORTED' || /\b(?:EPIPE|ECONNABORTED)\b/.test(message)) return 'reset';
   if (/heartbeat/i.test(message)) return 'heartbeat';
   if (code === 320 || code === 'CONNECTION_FORCED' || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message))
     return 'broker_closed';

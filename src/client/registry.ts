@@ -16,12 +16,14 @@ import {
 import { amqplibManualAdapter } from './amqplib/manual';
 import { amqplibRecoveryAdapter } from './amqplib/recovery';
 import { amqpConnectionManagerAdapter } from './amqpConnectionManager/adapter';
+import { cloudamqpAdapter } from './cloudamqp/adapter';
 import { packageVersion } from './amqplib/common';
 
 const ADAPTERS: Partial<Record<ClientName, ClientAdapter>> = {
   amqplib: amqplibManualAdapter,
   'amqplib-recovery': amqplibRecoveryAdapter,
   'amqp-connection-manager': amqpConnectionManagerAdapter,
+  cloudamqp: cloudamqpAdapter,
 };
 
 /** The adapter of `name`. @throws Error naming the known clients */

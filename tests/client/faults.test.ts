@@ -5,6 +5,17 @@ describe('fault kinds', () => {
     ['a socket reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'reset'],
     ['a write into a reset socket', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), 'reset'],
     ["amqplib's FIN", new Error('Unexpected close'), 'closed'],
+    // @cloudamqp/amqp-client: AMQPError keeps the socket error's message, not its code.
+    ["@cloudamqp/amqp-client's reset", new Error('read ECONNRESET'), 'reset'],
+    ["@cloudamqp/amqp-client's write into a reset socket", new Error('write EPIPE'), 'reset'],
+    ["@cloudamqp/amqp-client's FIN", new Error('Socket closed'), 'closed'],
+    ["@cloudamqp/amqp-client's FIN, told through a consumer's channel", new Error('Channel 2 closed: Socket closed'), 'closed'],
+    ["@cloudamqp/amqp-client's missed heartbeats", new Error('Heartbeat timeout'), 'heartbeat'],
+    [
+      "@cloudamqp/amqp-client's broker close",
+      new Error('connection closed: CONNECTION_FORCED - Closed via management plugin (320)'),
+      'broker_closed',
+    ],
     ['missed heartbeats', new Error('Heartbeat timeout'), 'heartbeat'],
     [
       'a broker shutting down',
