@@ -16,10 +16,12 @@ import {
 import { amqplibManualAdapter } from './amqplib/manual';
 import { amqplibRecoveryAdapter } from './amqplib/recovery';
 import { packageVersion } from './amqplib/common';
+import { rabbitmqClientAdapter } from './rabbitmqClient/adapter';
 
 const ADAPTERS: Partial<Record<ClientName, ClientAdapter>> = {
   amqplib: amqplibManualAdapter,
   'amqplib-recovery': amqplibRecoveryAdapter,
+  'rabbitmq-client': rabbitmqClientAdapter,
 };
 
 /** The adapter of `name`. @throws Error naming the known clients */
