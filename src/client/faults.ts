@@ -26,16 +26,19 @@ export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
 
 /**
  * The kind of a failure reported by a Node socket or by a client library built on one: by the
- * error's code first (`ECONNRESET`, `EPIPE`), then by what AMQP libraries say in words.
+ * error's code first (`ECONNRESET`, `EPIPE`, rabbitmq-client's `CONN_CLOSE`, `SOCKET_TIMEOUT`,
+ * `CONNECTION_FORCED`), then by what AMQP libraries say in words.
  */
 export function classifyFault(error: unknown): FaultKind {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error ?? '');
   if (code === 'ECONNRESET' || /ECONNRESET|reset by peer/i.test(message)) return 'reset';
   if (code === 'EPIPE' || code === 'ECONNABORTED') return 'reset';
-  if (/heartbeat/i.test(message)) return 'heartbeat';
+  // rabbitmq-client names its connection failures by `code` (AMQPConnectionError).
+  if (code === 'SOCKET_TIMEOUT' || /heartbeat/i.test(message)) return 'heartbeat';
   if (code === 320 || code === 'CONNECTION_FORCED' || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message))
     return 'broker_closed';
-  if (/unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message)) return 'closed';
+  if (code === 'CONN_CLOSE' || /unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message))
+    return 'closed';
   return 'error';
 }
