@@ -1,7 +1,7 @@
 /**
  * What rabbitmq-client does that the shared contract does not pin down, against the real broker
  * and the embedded proxy: the fault kind it reports for a FIN and for a broker close, its default
- * first reconnection delay (1–2 s) against the normalised one, manual acks pending across a reset,
+ * first reconnection delay (1–2 s) against the normalised one, heartbeat detection of a silent link, manual acks pending across a reset,
  * publishes while disconnected (queued by the library), failover over a host list, and a close
  * that stays bounded when the peer is silent.
  */
@@ -115,6 +115,22 @@ describe('rabbitmq-client adapter (real broker, embedded proxy)', () => {
     const publisher = await connection.publisher({ confirms: true });
     await publisher.publish('', queue, Buffer.from('after'));
   }, 60_000);
+
+  it('notices a silent link by missed heartbeats (normalised: 5 s, so 2–2.5 heartbeats after the last frame) as `heartbeat`', async () => {
+    const connection = await connect('normalised');
+    const faults = faultsOf(connection);
+    // Nothing from the broker reaches the client any more; its own heartbeats still go out.
+    const silencedNs = nowNs();
+    await api.addToxic('broker', { type: 'timeout', name: 'silence', stream: 'downstream', toxicity: 1, attributes: { timeout: 0 } });
+    await eventually(() => faults.length > 0, 20_000, 'a fault');
+    expect(faults[0]).toMatchObject({ kind: 'heartbeat', message: 'socket timed out (no heartbeat)' });
+    // The broker heartbeats every 2.5 s: the last frame came at most that long before the silence.
+    const detectionMs = elapsedMs(silencedNs, faults[0]!.detectedNs);
+    expect(detectionMs).toBeGreaterThanOrEqual(7000);
+    expect(detectionMs).toBeLessThan(13_500);
+    await api.removeToxic('broker', 'silence');
+    await connection.ensureConnected(10_000);
+  }, 40_000);
 
   it.each([
     ['defaults', 1000, 2000],
