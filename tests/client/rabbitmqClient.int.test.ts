@@ -1,9 +1,9 @@
 /**
  * What rabbitmq-client does that the shared contract does not pin down, against the real broker
- * and the embedded proxy: the fault kind it reports for a FIN and for a broker close, its default
- * first reconnection delay (1–2 s) against the normalised one, heartbeat detection of a silent link, manual acks pending across a reset,
- * publishes while disconnected (queued by the library), failover over a host list, and a close
- * that stays bounded when the peer is silent.
+ * and the embedded proxy: the fault kind it reports for a FIN, a broker close and a silent link
+ * (missed heartbeats), its default first reconnection delay (1–2 s) against the normalised one,
+ * manual acks pending across a reset, publishes while disconnected (queued by the library),
+ * failover over a host list, and a close that stays bounded when the peer is silent.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
