@@ -133,7 +133,7 @@ describe.each(specs)('client %s (real broker, embedded proxy)', (_label, spec) =
     const injectedNs = nowNs();
     await api.addToxic('broker', { type: 'reset_peer', name: 'reset', stream: 'downstream', toxicity: 1, attributes: { timeout: 0 } });
     // Data towards the client triggers the reset.
-    await channel.sendToQueue(queue, Buffer.from('trigger'));
+    channel.sendToQueue(queue, Buffer.from('trigger'));
     await eventually(() => faults.length > 0, 10_000, 'a fault');
     expect(FAULT_KINDS).toContain(faults[0]!.kind);
     expect(faults[0]!.kind).toBe('reset');
