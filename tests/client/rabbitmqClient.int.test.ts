@@ -3,7 +3,8 @@
  * and the embedded proxy: the fault kind it reports for a FIN, a broker close and a silent link
  * (missed heartbeats), its default first reconnection delay (1–2 s) against the normalised one,
  * manual acks pending across a reset, publishes while disconnected (queued by the library),
- * failover over a host list, and a close that stays bounded when the peer is silent.
+ * failover over a host list, first-connection failures (a refused login fails at once), and a
+ * close that stays bounded when the peer is silent.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -234,6 +235,24 @@ describe('rabbitmq-client adapter (real broker, embedded proxy)', () => {
     expect(connection.localPort).toBeGreaterThan(0);
     expect(connection.localPort).not.toBe(firstPort);
     expect(faults).toHaveLength(1);
+  }, 30_000);
+
+  it('fails the first connection at once when the broker refuses the login, without showing the password', async () => {
+    const wrong = new URL(directUrl);
+    wrong.password = 'not-the-password-42';
+    const startedNs = nowNs();
+    const attempt = connectClient({ name: 'rabbitmq-client', profile: 'defaults' }, { urls: [wrong.toString()], startBoundMs: 10_000 });
+    await expect(attempt).rejects.toThrow(/refused rabbitmq-client .*ACCESS_REFUSED.*check the user name, password and vhost/);
+    await expect(attempt).rejects.not.toThrow(/not-the-password-42/);
+    expect(elapsedMs(startedNs, nowNs())).toBeLessThan(5000);
+  }, 30_000);
+
+  it('gives up on the first connection at its bound, naming what failed', async () => {
+    const nowhere = new URL(directUrl);
+    nowhere.port = String(await freePort());
+    const attempt = connectClient({ name: 'rabbitmq-client', profile: 'normalised' }, { urls: [nowhere.toString()], startBoundMs: 500 });
+    await expect(attempt).rejects.toThrow(/did not connect to .* within 500 ms \(.*connect ECONNREFUSED/);
+    await expect(attempt).rejects.not.toThrow(new RegExp(`:${new URL(directUrl).password}@`));
   }, 30_000);
 
   it('closes within its bound when the peer has gone silent', async () => {

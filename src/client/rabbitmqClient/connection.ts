@@ -19,6 +19,7 @@
 import type { Socket } from 'node:net';
 import { AMQPChannelError, AMQPConnectionError, Connection, type ConnectionOptions } from 'rabbitmq-client';
 import { BrokerError, describeError } from '../../errors';
+import { redactText } from '../../redact';
 import { nowNs } from '../../measure/clock';
 import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
 import { bounded } from '../amqplib/channels';
@@ -62,16 +63,47 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     return socketOf(this.rabbit)?.localPort;
   }
 
-  /** Resolves at the first connection. @throws BrokerError when there is none within `boundMs` */
+  /**
+   * Resolves at the first connection.
+   * @throws BrokerError at once when the broker refuses the login or the vhost (the library would retry forever)
+   * @throws BrokerError when there is no connection within `boundMs`, with the first failure the library told
+   */
   async started(boundMs: number, target: string): Promise<void> {
-    try {
-      await this.rabbit.onConnect(boundMs, true);
-    } catch (error) {
-      const cause = (error as { cause?: unknown }).cause ?? error;
-      throw new BrokerError(
-        `rabbitmq-client did not connect to ${target} within ${boundMs} ms (${describeError(cause)}); is the broker, or the proxy in front of it, up?`,
-        { cause },
-      );
+    let firstError: unknown;
+    let onConnection: () => void = () => undefined;
+    let onError: (error: unknown) => void = () => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await new Promise<'connected' | 'refused' | 'timeout'>((resolve) => {
+      if (this.current === 'up') return resolve('connected');
+      onConnection = () => resolve('connected');
+      onError = (error) => {
+        firstError ??= error;
+        const code = (error as { code?: unknown } | undefined)?.code;
+        if (code === 'ACCESS_REFUSED' || code === 'NOT_ALLOWED') resolve('refused');
+      };
+      timer = setTimeout(() => resolve('timeout'), boundMs);
+      this.rabbit.on('connection', onConnection);
+      this.rabbit.on('error', onError);
+    });
+    clearTimeout(timer);
+    this.rabbit.off('connection', onConnection);
+    this.rabbit.off('error', onError);
+    const told = firstError === undefined ? 'no attempt failed yet' : redactText(describeError(firstError));
+    switch (outcome) {
+      case 'connected':
+        return;
+      case 'refused':
+        throw new BrokerError(
+          `the broker at ${target} refused rabbitmq-client (${told}); check the user name, password and vhost in the URL`,
+          {
+            cause: firstError,
+          },
+        );
+      case 'timeout':
+        throw new BrokerError(
+          `rabbitmq-client did not connect to ${target} within ${boundMs} ms (${told}); is the broker, or the proxy in front of it, up?`,
+          { cause: firstError },
+        );
     }
   }
 
