@@ -255,6 +255,23 @@ describe('rabbitmq-client adapter (real broker, embedded proxy)', () => {
     await expect(attempt).rejects.not.toThrow(new RegExp(`:${new URL(directUrl).password}@`));
   }, 30_000);
 
+  it('closes during an outage at once: stops the reconnection, fails the publish waiting for it', async () => {
+    const connection = await connect('defaults');
+    const faults = faultsOf(connection);
+    await connection.consume(queue, { ack: 'manual', prefetch: 1 }, () => undefined);
+    const publisher = await connection.publisher({ confirms: true });
+    await api.addToxic('broker', { type: 'reset_peer', name: 'reset', stream: 'downstream', toxicity: 1, attributes: { timeout: 0 } });
+    channel.sendToQueue(queue, Buffer.from('trigger'));
+    await eventually(() => faults.length > 0, 10_000, 'a fault');
+    // The library's first retry is 1-2 s away: this publish waits for it.
+    const waiting = publisher.publish('', queue, Buffer.from('never sent'));
+    const startedNs = nowNs();
+    await connection.close();
+    // Nothing to wait for: no broker to tell, no channel to close.
+    expect(elapsedMs(startedNs, nowNs())).toBeLessThan(500);
+    await expect(waiting).rejects.toBeInstanceOf(ClientFaultError);
+  }, 30_000);
+
   it('closes within its bound when the peer has gone silent', async () => {
     const connection = await connect('defaults');
     const publisher = await connection.publisher({ confirms: true });

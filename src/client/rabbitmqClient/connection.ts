@@ -187,14 +187,22 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
   }
 
   private async closeOnce(): Promise<void> {
+    const connected = this.libraryConnected;
     this.markClosed();
-    await Promise.all([
-      ...[...this.consumers].map((consumer) => consumer.cancel()),
-      ...[...this.publishers].map((publisher) => publisher.close()),
-    ]);
-    // Stops the library's recovery; waits for its channels, sends connection.close, waits for the socket to close.
+    const members = async (): Promise<void> => {
+      await Promise.all([
+        ...[...this.consumers].map((consumer) => consumer.cancel()),
+        ...[...this.publishers].map((publisher) => publisher.close()),
+      ]);
+    };
+    // Connected: consumers and publishers first (the library's close waits for their channels).
+    // Down: there is nothing to tell the broker; stopping the library first fails their pending
+    // setups (waiting for a reconnection in acquire()) at once.
+    if (connected) await members();
+    // Stops the library's recovery; when connected, sends connection.close and waits for the socket to close.
     await bounded(this.rabbit.close(), CLOSE_BOUND_MS, '').catch(() => undefined);
     // A dead peer never answers: whatever is left goes now (a no-op once the library is closed).
     this.rabbit.unsafeDestroy();
+    if (!connected) await members();
   }
 }
