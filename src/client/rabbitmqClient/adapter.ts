@@ -1,7 +1,13 @@
 /**
  * rabbitmq-client 5.x (`rabbitmq-client`): its own protocol code, its own recovery. The harness
  * waits for the library and never reconnects for it (see ./connection.ts for what recovers how,
- * ./settings.ts for the two profiles, ./publisher.ts for publishes while disconnected).
+ * ./settings.ts for the two profiles).
+ *
+ * Publishes while disconnected are queued by the library, not failed: a `publish` made while the
+ * connection is `down` waits for the reconnection (up to `acquireTimeout`, 20 s) and then goes
+ * out; the harness tells such a publish by the connection's state when it started, and the
+ * settings say so (`publishWhileDown`). A publish that fails rejects with `ClientFaultError`
+ * (./publisher.ts). Manual acks go through the handler's returned promise (./consumer.ts).
  *
  * @example
  * const connection = await rabbitmqClientAdapter.connect('defaults', { urls: [url], connectionName: 'bench-1' });

@@ -9,7 +9,9 @@
  *
  * Faults: the library's connection `error` event is the earliest it tells of a broken
  * connection. It is emitted in the socket's `close` handler (after the socket's own `error`,
- * in the same tick for a reset), once per outage: the library mutes it for later failed attempts.
+ * in the same tick for a reset; for a FIN after the socket's `end`, once Node has closed its side
+ * too: 0.2–5 ms later in a local measurement), once per outage: the library mutes it for later
+ * failed attempts.
  * It is also the library's "last resort" for channel errors nobody took; those are told apart by
  * the library's own error classes and readiness. `reportBack` comes once the library has
  * reconnected and every consumer consumes again (publishers need nothing: they recover on send).
@@ -30,7 +32,7 @@ import { RabbitmqClientConsumer, type ConsumerOwner } from './consumer';
 import { RabbitmqClientPublisher, type PublisherOwner } from './publisher';
 
 const CLOSE_BOUND_MS = 1000;
-/** How long `consume` waits for a consumer's first setup (a passive declare, qos, consume: three round trips). */
+/** How long `consume` waits for a consumer's first setup (channel open, passive declare, qos, consume: up to four round trips). */
 const FIRST_SETUP_BOUND_MS = 10_000;
 
 /** The socket under a Connection: internal (`_socket`, replaced on every attempt), but the only way to its local port. */
