@@ -17,7 +17,7 @@ import type {
   EnsureResult,
   Publisher,
 } from './api';
-import { classifyFault, type FaultKind } from './faults';
+import { classifyFault, faultMessage, type FaultKind } from './faults';
 
 export abstract class ConnectionBase implements ClientConnection {
   abstract readonly info: ClientInfo;
@@ -59,7 +59,7 @@ export abstract class ConnectionBase implements ClientConnection {
     if (this.current !== 'up') return;
     this.current = 'down';
     this.attemptsSinceFault = 0;
-    const message = error instanceof Error ? error.message : String(error ?? 'connection lost');
+    const message = error === undefined || error === null ? 'connection lost' : faultMessage(error);
     this.outage = { kind, message, detectedNs };
     for (const listener of [...this.listeners]) {
       try {

@@ -18,12 +18,14 @@ import { amqplibRecoveryAdapter } from './amqplib/recovery';
 import { amqpConnectionManagerAdapter } from './amqpConnectionManager/adapter';
 import { cloudamqpAdapter } from './cloudamqp/adapter';
 import { packageVersion } from './amqplib/common';
+import { rabbitmqClientAdapter } from './rabbitmqClient/adapter';
 
 const ADAPTERS: Partial<Record<ClientName, ClientAdapter>> = {
   amqplib: amqplibManualAdapter,
   'amqplib-recovery': amqplibRecoveryAdapter,
   'amqp-connection-manager': amqpConnectionManagerAdapter,
   cloudamqp: cloudamqpAdapter,
+  'rabbitmq-client': rabbitmqClientAdapter,
 };
 
 /** The adapter of `name`. @throws Error naming the known clients */

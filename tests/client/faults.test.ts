@@ -27,6 +27,22 @@ describe('fault kinds', () => {
       ),
       'broker_closed',
     ],
+    // rabbitmq-client 5.x (AMQPConnectionError: code and message from lib/Connection.js).
+    ["rabbitmq-client's FIN", Object.assign(new Error('socket closed unexpectedly by server'), { code: 'CONN_CLOSE' }), 'closed'],
+    [
+      "rabbitmq-client's missed heartbeats",
+      Object.assign(new Error('socket timed out (no heartbeat)'), { code: 'SOCKET_TIMEOUT' }),
+      'heartbeat',
+    ],
+    [
+      "rabbitmq-client's broker close",
+      Object.assign(new Error("CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"), {
+        code: 'CONNECTION_FORCED',
+      }),
+      'broker_closed',
+    ],
+    ['a FIN told by code alone', Object.assign(new Error('gone'), { code: 'CONN_CLOSE' }), 'closed'],
+    ['missed heartbeats told by code alone', Object.assign(new Error('gone'), { code: 'SOCKET_TIMEOUT' }), 'heartbeat'],
     ['anything else', new Error('Channel closed by server: 404 (NOT-FOUND)'), 'error'],
     ['not even an error', undefined, 'error'],
   ])('names %s', (_label, error, kind) => {
