@@ -3,6 +3,7 @@
  * A bad value stops with one line naming the variable and the expected form (ConfigError).
  */
 import path from 'node:path';
+import { CLIENT_NAMES, parseClientSelection, type ClientSpec } from './client/api';
 import { ConfigError } from './errors';
 
 /** A TCP endpoint, e.g. `127.0.0.1:25672`. */
@@ -36,6 +37,12 @@ export interface BenchConfig {
   readonly strictTargets: boolean;
   /** BENCH_CLIENT_MODE: how the client under test recovers, `manual` or `amqplib-recovery`. @default manual */
   readonly clientMode: 'manual' | 'amqplib-recovery';
+  /**
+   * BENCH_CLIENTS: the clients under test, each benchmark runs once per entry: `all`, or a list
+   * of `name` (both profiles) / `name:profile` (`defaults` | `normalised`).
+   * @default amqplib:defaults
+   */
+  readonly clients: readonly ClientSpec[];
 }
 
 /** The project root (where package.json lives), independent of the working directory. */
@@ -50,6 +57,7 @@ export const DEFAULTS = {
   embeddedProxy: 'auto',
   rawResultsDir: 'reports/.test-output',
   reportsDir: 'reports/benchmarks',
+  clients: 'amqplib:defaults',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -82,6 +90,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
     clientMode: parseChoice('BENCH_CLIENT_MODE', value('BENCH_CLIENT_MODE') ?? 'manual', ['manual', 'amqplib-recovery'] as const),
+    clients: parseClients(value('BENCH_CLIENTS') ?? DEFAULTS.clients),
   });
 }
 
@@ -129,6 +138,18 @@ function parseUrl(variable: string, raw: string, protocols: readonly string[], e
   if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(variable, expected, raw);
   if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65535)) throw new ConfigError(variable, expected, raw);
   return raw;
+}
+
+function parseClients(raw: string): readonly ClientSpec[] {
+  const parsed = parseClientSelection(raw);
+  if (typeof parsed === 'string') {
+    throw new ConfigError(
+      'BENCH_CLIENTS',
+      `"all" or a comma-separated list of clients (${CLIENT_NAMES.join(', ')}), each optionally :defaults or :normalised (${parsed})`,
+      raw,
+    );
+  }
+  return Object.freeze(parsed.map((spec) => Object.freeze(spec)));
 }
 
 function parseName(variable: string, raw: string): string {

@@ -26,16 +26,29 @@ export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
 
 /**
  * The kind of a failure reported by a Node socket or by a client library built on one: by the
- * error's code first (`ECONNRESET`, `EPIPE`), then by what AMQP libraries say in words.
+ * error's code first (`ECONNRESET`, `EPIPE`, rabbitmq-client's `CONN_CLOSE`, `SOCKET_TIMEOUT`,
+ * `CONNECTION_FORCED`), then by what AMQP libraries say in words.
  */
 export function classifyFault(error: unknown): FaultKind {
   const code = (error as { code?: unknown } | null | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error ?? '');
+  const message = faultMessage(error);
   if (code === 'ECONNRESET' || /ECONNRESET|reset by peer/i.test(message)) return 'reset';
-  if (code === 'EPIPE' || code === 'ECONNABORTED') return 'reset';
-  if (/heartbeat/i.test(message)) return 'heartbeat';
+  // @cloudamqp/amqp-client re-wraps socket errors in its AMQPError, keeping the message (`write EPIPE`) but not the code.
+  if (code === 'EPIPE' || code === 'ECONNABORTED' || /\b(?:EPIPE|ECONNABORTED)\b/.test(message)) return 'reset';
+  // rabbitmq-client names its connection failures by `code` (AMQPConnectionError).
+  if (code === 'SOCKET_TIMEOUT' || /heartbeat/i.test(message)) return 'heartbeat';
   if (code === 320 || code === 'CONNECTION_FORCED' || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message))
     return 'broker_closed';
-  if (/unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message)) return 'closed';
+  if (code === 'CONN_CLOSE' || /unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message))
+    return 'closed';
   return 'error';
+}
+
+/**
+ * The message of anything thrown or emitted. Duck-typed: an error from another realm (Node's
+ * socket errors seen inside Jest's sandbox) is not `instanceof Error` here.
+ */
+export function faultMessage(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : String(error ?? '');
 }

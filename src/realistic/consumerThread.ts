@@ -1,21 +1,23 @@
 /**
- * What one consumer worker thread does (the worker entry src/workers/consumerWorker.ts is this
- * function). The thread holds a few connections, each with a channel and consumer per logical
- * consumer; every delivery is counted in the shared ledger, and its end-to-end latency (receive
- * time minus the publish time in the message) goes into the thread's histogram of its round.
+ * One consumer worker thread of a realistic workload (a worker entry: `startThreadPool` loads
+ * this module). The thread holds a few connections of the client under test, each with a
+ * consumer (manual ack, prefetch) per logical consumer; every delivery is counted in the shared
+ * ledger, and its end-to-end latency (receive time minus the publish time in the message) goes
+ * into the thread's histogram of its round.
  *
- * Phases: connect every connection (counting its consumers ready) -> consume; each connection's
- * supervisor reconnects it after a fault (ensureConnection) while the run lasts -> on the stop
- * signal, close everything and report. Every wait is bounded; the function never throws (a
- * failure is in the report's `error`), so the main thread always hears back.
+ * Phases: connect every connection (counting its consumers ready) -> consume; after a fault
+ * each connection is brought back by the client (`ensureConnected`: its library's recovery, or
+ * the harness's loop for a client without one) while the run lasts -> on the stop signal, close
+ * everything and report. Every wait is bounded; the function never throws (a failure is in the
+ * report's `error`), so the main thread always hears back.
  */
-import type { BackoffOptions } from '../client/types';
+import type { ClientConnection, ClientFault, ClientSpec, Delivery } from '../client/api';
+import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
 import { createLatencyHistogram, encodeHistogram, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import type { EncodedHistogram } from '../results/rawResult';
-import { ConsumerConnection } from './consumerConnection';
 import { decodeHeader, type MessageHeader } from './message';
 import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
 
@@ -25,11 +27,10 @@ export interface ConsumerTask {
   readonly layout: BoardLayout;
   readonly url: string;
   readonly queue: string;
+  readonly client: ClientSpec;
   /** Consumers (channels) on each of the thread's connections. */
   readonly connections: readonly number[];
   readonly prefetch: number;
-  readonly connectTimeoutMs: number;
-  readonly backoff: BackoffOptions;
   /** Reconnect after a fault (true), or end the thread as failed (false). */
   readonly recover: boolean;
   /** Bound on connecting at start-up, and on each recovery. */
@@ -95,34 +96,21 @@ class RoundRecorder {
   }
 }
 
-export async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThreadReport> {
+export default async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThreadReport> {
   const startedNs = nowNs();
   const board = new WorkloadBoard(task.layout, task.buffer);
   const rounds = Array.from({ length: task.layout.rounds }, () => new RoundRecorder());
-  const onDelivery = (content: Buffer, redelivered: boolean): void => {
+  const onDelivery = (delivery: Delivery): void => {
     const receivedNs = nowNs();
-    const header = decodeHeader(content);
-    if (!header) {
-      board.count(Word.FOREIGN);
-      return;
-    }
-    if (board.recordDelivery(header.seq, header.round, redelivered)) rounds[header.round]!.record(receivedNs, header);
+    const header = decodeHeader(delivery.body);
+    if (!header) board.count(Word.FOREIGN);
+    else if (board.recordDelivery(header.seq, header.round, delivery.redelivered)) rounds[header.round]!.record(receivedNs, header);
+    // Acked after counting: a delivery seen here whose ack dies with its connection comes back flagged redelivered.
+    delivery.ack();
   };
-  const connections = task.connections.map(
-    (channels) =>
-      new ConsumerConnection(
-        {
-          url: task.url,
-          queue: task.queue,
-          channels,
-          prefetch: task.prefetch,
-          connectTimeoutMs: task.connectTimeoutMs,
-          backoff: task.backoff,
-        },
-        onDelivery,
-      ),
-  );
+  const connections: ClientConnection[] = [];
   const consumers = task.connections.reduce((sum, channels) => sum + channels, 0);
+  let faults = 0;
   let reconnects = 0;
   let startupMs: number | null = null;
   let error: string | undefined;
@@ -130,9 +118,16 @@ export async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThr
 
   try {
     const started = await Promise.allSettled(
-      connections.map(async (connection, index) => {
-        await connection.ensureConnection(task.connectBoundMs);
-        board.count(Word.CONSUMERS_READY, task.connections[index]);
+      task.connections.map(async (channels) => {
+        const connection = await connectClient(task.client, { urls: [task.url], startBoundMs: task.connectBoundMs });
+        connections.push(connection);
+        connection.onFault(() => {
+          faults += 1;
+        });
+        for (let consumer = 0; consumer < channels; consumer += 1) {
+          await connection.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, onDelivery);
+        }
+        board.count(Word.CONSUMERS_READY, channels);
       }),
     );
     const notStarted = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
@@ -152,38 +147,57 @@ export async function runConsumerThread(task: ConsumerTask): Promise<ConsumerThr
   return {
     threadIndex: task.threadIndex,
     consumers,
-    connections: connections.length,
+    connections: task.connections.length,
     startupMs,
     rounds: rounds.map((round) => round.stats()),
-    faults: connections.reduce((sum, connection) => sum + connection.faults, 0),
+    faults,
     reconnects,
     connectionsUp,
     ...(error === undefined ? {} : { error }),
   };
 }
 
+/** Resolves with the fault when `connection` reports one (at once, without it, if it is down already). */
+export function whenDown(connection: ClientConnection): Promise<ClientFault | undefined> {
+  if (connection.state !== 'up') return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const unsubscribe = connection.onFault((fault) => {
+      unsubscribe();
+      resolve(fault);
+    });
+  });
+}
+
+/** The error a thread fails with when a connection is lost and the workload does not recover. */
+export function lostConnection(fault: ClientFault | undefined): Error {
+  return new Error(`connection lost (${fault ? `${fault.kind}: ${fault.message}` : 'down'}); recovery is off for this workload`);
+}
+
 /**
- * Keeps every connection up, reconnecting after each fault (ensureConnection), until the stop
- * signal. Rejects as soon as one connection cannot be brought back (or may not be: `recover`
- * off), so the thread fails at once and the main thread ends the round early instead of waiting
- * for messages that cannot come.
+ * Keeps every connection up, waiting for the client to bring it back after each fault
+ * (ensureConnected), until the stop signal. Rejects as soon as one connection does not come
+ * back (or may not: `recover` off), so the thread fails at once and the main thread ends the
+ * round early instead of waiting for messages that cannot come.
  */
 async function superviseUntilStop(
   board: WorkloadBoard,
   task: ConsumerTask,
-  connections: readonly ConsumerConnection[],
+  connections: readonly ClientConnection[],
   onReconnect: () => void,
 ): Promise<void> {
   const stopped = board.waitFor(Word.STOP, 1, task.lifetimeBoundMs).then((signalled) => {
     if (!signalled) throw new Error(`no stop signal within the thread's lifetime bound (${task.lifetimeBoundMs} ms)`);
   });
-  const watch = async (connection: ConsumerConnection): Promise<void> => {
+  const watch = async (connection: ClientConnection): Promise<void> => {
     for (;;) {
-      const woke = await Promise.race([stopped.then(() => 'stop' as const), connection.whenDown().then(() => 'down' as const)]);
-      if (woke === 'stop' || connection.state === 'closed') return;
-      if (!task.recover) throw new Error(`connection lost: ${connection.lastFault ?? 'unknown'}`);
+      const woke = await Promise.race([
+        stopped.then(() => ({ stop: true }) as const),
+        whenDown(connection).then((fault) => ({ stop: false, fault })),
+      ]);
+      if (woke.stop || connection.state === 'closed') return;
+      if (!task.recover) throw lostConnection(woke.fault);
       board.count(Word.CONNECTIONS_DOWN, 1);
-      await connection.ensureConnection(task.connectBoundMs);
+      await connection.ensureConnected(task.connectBoundMs);
       board.count(Word.CONNECTIONS_DOWN, -1);
       board.count(Word.CONSUMER_RECONNECTS);
       onReconnect();

@@ -2,7 +2,10 @@
  * Options of a realistic workload, resolved once (defaults filled, checked) before anything
  * connects. See `runWorkload` in ./workload.ts.
  */
-import { DEFAULT_BACKOFF, type BackoffOptions } from '../client/types';
+import type { ClientSpec } from '../client/api';
+
+/** The client under test when a workload names none: amqplib with the harness's loop, its defaults. */
+export const DEFAULT_CLIENT: ClientSpec = Object.freeze({ name: 'amqplib', profile: 'defaults' });
 
 /** One round of publishing; the next round starts once this one is fully consumed. */
 export interface RoundSpec {
@@ -55,9 +58,8 @@ export interface WorkloadInput {
   readonly recover?: boolean;
   /** Unconfirmed publishes per producer thread. @default 500 */
   readonly maxInFlight?: number;
-  /** @default 2000 */
-  readonly connectTimeoutMs?: number;
-  readonly backoff?: Partial<BackoffOptions>;
+  /** The client under test, for producers and consumers (its settings: heartbeat, retry delays). @default DEFAULT_CLIENT */
+  readonly client?: ClientSpec;
   /** Until every consumer consumes. @default 30000 + 50 per consumer */
   readonly startupBoundMs?: number;
   /** Publishing one round, and consuming it. @default 60000 */
@@ -98,8 +100,7 @@ export interface WorkloadOptions {
   readonly durableQueue: boolean;
   readonly recover: boolean;
   readonly maxInFlight: number;
-  readonly connectTimeoutMs: number;
-  readonly backoff: BackoffOptions;
+  readonly client: ClientSpec;
   readonly startupBoundMs: number;
   readonly roundBoundMs: number;
   readonly connectBoundMs: number;
@@ -169,8 +170,7 @@ export function resolveWorkloadOptions(input: WorkloadInput): WorkloadOptions {
     durableQueue: input.durableQueue ?? false,
     recover,
     maxInFlight: positiveInteger('maxInFlight', input.maxInFlight ?? 500),
-    connectTimeoutMs: positiveInteger('connectTimeoutMs', input.connectTimeoutMs ?? 2000),
-    backoff: { ...DEFAULT_BACKOFF, ...input.backoff },
+    client: input.client ?? DEFAULT_CLIENT,
     startupBoundMs: positiveInteger('startupBoundMs', input.startupBoundMs ?? 30_000 + 50 * consumers),
     roundBoundMs: positiveInteger('roundBoundMs', input.roundBoundMs ?? 60_000),
     connectBoundMs: positiveInteger('connectBoundMs', input.connectBoundMs ?? 15_000),

@@ -1,6 +1,6 @@
 /**
- * What one producer worker thread does (the worker entry src/workers/producerWorker.ts is this
- * function). Per round, the thread publishes its slice of sequence numbers to the workload's
+ * One producer worker thread of a realistic workload (a worker entry: `startThreadPool` loads
+ * this module), publishing through the client under test. Per round, the thread publishes its slice of sequence numbers to the workload's
  * queue, each message stamped with its publish time; paced when the round has a rate, else as
  * fast as flow control (and the confirm window) allows.
  *
@@ -11,12 +11,14 @@
  * accounting reads. The function never throws; a failure is in the report's `error`.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { BackoffOptions } from '../client/types';
+import type { ClientConnection, ClientFault, ClientSpec, Publisher } from '../client/api';
+import { lostConnection } from './consumerThread';
+import { bounded } from '../client/bounded';
+import { connectClient } from '../client/registry';
 import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { encodeMessage } from './message';
-import { ProducerConnection } from './producerConnection';
 import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
 
 export interface ProducerSlice {
@@ -34,6 +36,7 @@ export interface ProducerTask {
   readonly layout: BoardLayout;
   readonly url: string;
   readonly queue: string;
+  readonly client: ClientSpec;
   /** One slice per round, in round order. */
   readonly slices: readonly ProducerSlice[];
   readonly messageBytes: number;
@@ -41,8 +44,6 @@ export interface ProducerTask {
   readonly persistent: boolean;
   /** Unconfirmed publishes allowed at once (confirm mode). */
   readonly maxInFlight: number;
-  readonly connectTimeoutMs: number;
-  readonly backoff: BackoffOptions;
   /** Reconnect and republish after a fault (needs confirms to know what to republish). */
   readonly recover: boolean;
   readonly connectBoundMs: number;
@@ -71,45 +72,49 @@ export interface ProducerThreadReport {
 interface ProducerContext {
   readonly task: ProducerTask;
   readonly board: WorkloadBoard;
-  readonly connection: ProducerConnection;
+  readonly connection: ClientConnection;
+  readonly publisher: Publisher;
   /** Brings the connection back after a fault; counts it. */
   readonly recover: () => Promise<void>;
 }
 
-export async function runProducerThread(task: ProducerTask): Promise<ProducerThreadReport> {
+export default async function runProducerThread(task: ProducerTask): Promise<ProducerThreadReport> {
   const board = new WorkloadBoard(task.layout, task.buffer);
-  const connection = new ProducerConnection({
-    url: task.url,
-    connectTimeoutMs: task.connectTimeoutMs,
-    backoff: task.backoff,
-    confirms: task.confirms,
-  });
   const rounds: ProducerRoundStats[] = [];
+  let connection: ClientConnection | undefined;
+  let faults = 0;
   let reconnects = 0;
   let error: string | undefined;
-  const recover = async (): Promise<void> => {
-    if (!task.recover) throw new Error(`connection lost: ${connection.lastFault ?? 'unknown'}`);
-    board.count(Word.CONNECTIONS_DOWN, 1);
-    await connection.ensureConnection(task.connectBoundMs);
-    board.count(Word.CONNECTIONS_DOWN, -1);
-    board.count(Word.PRODUCER_RECONNECTS);
-    reconnects += 1;
-  };
   try {
-    await connection.ensureConnection(task.connectBoundMs);
+    const connected = await connectClient(task.client, { urls: [task.url], startBoundMs: task.connectBoundMs });
+    connection = connected;
+    let lastFault: ClientFault | undefined;
+    connection.onFault((fault) => {
+      faults += 1;
+      lastFault = fault;
+    });
+    const recover = async (): Promise<void> => {
+      if (!task.recover) throw lostConnection(lastFault);
+      board.count(Word.CONNECTIONS_DOWN, 1);
+      await connected.ensureConnected(task.connectBoundMs);
+      board.count(Word.CONNECTIONS_DOWN, -1);
+      board.count(Word.PRODUCER_RECONNECTS);
+      reconnects += 1;
+    };
+    const publisher = await connection.publisher({ confirms: task.confirms });
     board.count(Word.PRODUCERS_READY);
     for (const slice of task.slices) {
       if (!(await waitForRound(board, slice.round, task.roundBoundMs))) break;
-      rounds.push(await publishSlice({ task, board, connection, recover }, slice));
+      rounds.push(await publishSlice({ task, board, connection, publisher, recover }, slice));
       board.count(Word.PRODUCER_ROUNDS_DONE);
     }
   } catch (caught) {
     error = redactText(describeError(caught));
     board.count(Word.THREADS_FAILED);
   } finally {
-    await connection.close();
+    await connection?.close();
   }
-  return { threadIndex: task.threadIndex, rounds, faults: connection.faults, reconnects, ...(error === undefined ? {} : { error }) };
+  return { threadIndex: task.threadIndex, rounds, faults, reconnects, ...(error === undefined ? {} : { error }) };
 }
 
 /** True once round `round` started; false on the stop signal. @throws TimeoutError after `boundMs`. */
@@ -122,7 +127,10 @@ async function waitForRound(board: WorkloadBoard, round: number, boundMs: number
   throw new TimeoutError(`round ${round} did not start within ${boundMs} ms`);
 }
 
-async function publishSlice({ task, board, connection, recover }: ProducerContext, slice: ProducerSlice): Promise<ProducerRoundStats> {
+async function publishSlice(
+  { task, board, connection, publisher, recover }: ProducerContext,
+  slice: ProducerSlice,
+): Promise<ProducerRoundStats> {
   const startNs = nowNs();
   const end = slice.start + slice.count;
   const confirmedInSlice = new Uint8Array(slice.count);
@@ -151,15 +159,18 @@ async function publishSlice({ task, board, connection, recover }: ProducerContex
         resolve();
       };
     });
-  const confirmCallback = (seq: number) => (failure: unknown) => {
+  const onConfirmed = (seq: number): void => {
     inFlight -= 1;
-    if (failure) {
-      retry.push(seq); // nacked, or the channel died first: unconfirmed at the fault
-    } else if (confirmedInSlice[seq - slice.start] === 0) {
+    if (confirmedInSlice[seq - slice.start] === 0) {
       confirmedInSlice[seq - slice.start] = 1;
       confirmed += 1;
       board.markConfirmed(seq);
     }
+    signal();
+  };
+  const onUnconfirmed = (seq: number): void => {
+    inFlight -= 1;
+    retry.push(seq); // nacked, or the connection died first: unconfirmed at the fault
     signal();
   };
   const finished = (): boolean => (task.confirms ? confirmed === slice.count : next === end && retry.length === 0);
@@ -192,29 +203,39 @@ async function publishSlice({ task, board, connection, recover }: ProducerContex
       }
     }
     const seq = resend ? retry.shift()! : next;
-    if (task.confirms) inFlight += 1;
-    let writable: boolean;
-    try {
-      const sentNs = nowNs();
-      const paced = intervalNs > 0;
-      const scheduledNs = paced ? startNs + BigInt(Math.round((seq - slice.start) * intervalNs)) : sentNs;
-      const body = encodeMessage({ round: slice.round, seq, sentNs, scheduledNs, paced }, task.messageBytes);
-      writable = connection.publish(task.queue, body, task.persistent, task.confirms ? confirmCallback(seq) : undefined);
-    } catch (caught) {
-      // Not sent at all (the channel is gone): try again once the connection is back.
-      if (task.confirms) inFlight -= 1;
-      if (resend) retry.unshift(seq);
-      connection.destroy(`publish failed: ${describeError(caught)}`);
-      continue;
+    const sentNs = nowNs();
+    const paced = intervalNs > 0;
+    const scheduledNs = paced ? startNs + BigInt(Math.round((seq - slice.start) * intervalNs)) : sentNs;
+    const body = encodeMessage({ round: slice.round, seq, sentNs, scheduledNs, paced }, task.messageBytes);
+    const publishing = publisher.publish('', task.queue, body, { persistent: task.persistent });
+    if (task.confirms) {
+      inFlight += 1;
+      publishing.then(
+        () => onConfirmed(seq),
+        () => onUnconfirmed(seq),
+      );
+    } else {
+      try {
+        // Bounded: a client that queues publishes while disconnected may hold this one until it is back.
+        await bounded(
+          publishing,
+          Math.max(1, task.roundBoundMs - elapsedMs(startNs, nowNs())),
+          `publish not handed over within the round bound`,
+        );
+      } catch (caught) {
+        // Not handed over (the connection is gone): try again once it is back, or fail without recovery.
+        if (resend) retry.unshift(seq);
+        if (connection.state === 'up') connection.destroy(`publish failed: ${describeError(caught)}`);
+        continue;
+      }
     }
     board.markPublished(seq);
     sent += 1;
     if (resend) republished += 1;
     else next += 1;
-    if (!writable) await connection.whenWritable(1000);
-    else if (sent % 256 === 0) await yieldToEventLoop(); // let confirms and socket events in
+    if (sent % 256 === 0) await yieldToEventLoop(); // let confirms and socket events in
   }
   // Without confirms, "published" means the broker has it, not that it sits in a client buffer.
-  if (!task.confirms) await connection.barrier(task.queue, Math.max(1000, task.roundBoundMs - elapsedMs(startNs, nowNs())));
+  if (!task.confirms) await publisher.flush(Math.max(1000, task.roundBoundMs - elapsedMs(startNs, nowNs())));
   return { round: slice.round, startNs, endNs: nowNs(), sent, republished, confirmed };
 }

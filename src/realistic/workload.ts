@@ -17,7 +17,7 @@ import type { ConsumerTask, ConsumerThreadReport } from './consumerThread';
 import { partitionRange, planConsumers, type ThreadPlan } from './distribution';
 import { resolveWorkloadOptions, type ResolvedRound, type WorkloadInput, type WorkloadOptions } from './options';
 import type { ProducerSlice, ProducerTask, ProducerThreadReport } from './producerThread';
-import { QueueAdmin } from './queueAdmin';
+import { QueueAdmin } from '../broker/queueAdmin';
 import { Word, WorkloadBoard } from './workloadBoard';
 
 export interface RoundOutcome {
@@ -67,7 +67,11 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
     maxChannelsPerConnection: options.maxChannelsPerConnection,
   });
   const board = new WorkloadBoard({ sequences: options.sequences, rounds: options.rounds.length });
-  const admin = await QueueAdmin.open(options.directUrl, queue, options.durableQueue);
+  const admin = await QueueAdmin.open(options.directUrl);
+  await admin.declare(queue, { durable: options.durableQueue }).catch(async (error: unknown) => {
+    await admin.close();
+    throw error;
+  });
   const pools: ThreadPool[] = [];
   let consumerTasks: Promise<ConsumerThreadReport>[] = [];
   let producerTasks: Promise<ProducerThreadReport>[] = [];
@@ -93,16 +97,15 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
   };
 
   try {
-    const consumerPool = startThreadPool(path.join(__dirname, '../workers/consumerWorker.ts'), plan.length);
+    const consumerPool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), plan.length);
     pools.push(consumerPool);
-    const producerPool = startThreadPool(path.join(__dirname, '../workers/producerWorker.ts'), options.producerThreads);
+    const producerPool = startThreadPool(path.join(__dirname, 'producerThread.ts'), options.producerThreads);
     pools.push(producerPool);
     const common = {
       buffer: board.buffer,
       layout: board.layout,
       queue,
-      connectTimeoutMs: options.connectTimeoutMs,
-      backoff: options.backoff,
+      client: options.client,
       recover: options.recover,
       connectBoundMs: options.connectBoundMs,
     };
@@ -169,7 +172,7 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       if (round.gapAfterMs > 0) await sleep(round.gapAfterMs);
     }
     await sleep(options.graceMs);
-    const queueMessagesLeft = await admin.messagesLeft().catch(() => null);
+    const queueMessagesLeft = await admin.messagesLeft(queue).catch(() => null);
     const connectionsDownAtEnd = board.flag(Word.CONNECTIONS_DOWN);
     const reports = await settle();
     for (const round of rounds) if (round.problem) errors.push(round.problem);

@@ -20,6 +20,7 @@ export interface RawResult {
   parameters: {
     [k: string]: string | number | boolean;
   };
+  client?: Client;
   metrics: {
     [k: string]: Metric;
   };
@@ -45,6 +46,27 @@ export interface RawResult {
   };
   timestamp: string;
   fingerprint: string;
+}
+/**
+ * The client under test that produced the result: the library, its installed version and the settings it ran with (the `defaults` profile: the library's own; `normalised`: the harness's shared settings). `client` and `client_profile` are also parameters.
+ */
+export interface Client {
+  /**
+   * Client name in the harness (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp, ...).
+   */
+  name: string;
+  profile: 'defaults' | 'normalised';
+  /**
+   * npm package measured.
+   */
+  library: string;
+  version: string;
+  /**
+   * Effective settings in the library's own option names.
+   */
+  settings: {
+    [k: string]: string | number | boolean;
+  };
 }
 export interface Metric {
   value: number | null;

@@ -5,6 +5,17 @@ describe('fault kinds', () => {
     ['a socket reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'reset'],
     ['a write into a reset socket', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), 'reset'],
     ["amqplib's FIN", new Error('Unexpected close'), 'closed'],
+    // @cloudamqp/amqp-client: AMQPError keeps the socket error's message, not its code.
+    ["@cloudamqp/amqp-client's reset", new Error('read ECONNRESET'), 'reset'],
+    ["@cloudamqp/amqp-client's write into a reset socket", new Error('write EPIPE'), 'reset'],
+    ["@cloudamqp/amqp-client's FIN", new Error('Socket closed'), 'closed'],
+    ["@cloudamqp/amqp-client's FIN, told through a consumer's channel", new Error('Channel 2 closed: Socket closed'), 'closed'],
+    ["@cloudamqp/amqp-client's missed heartbeats", new Error('Heartbeat timeout'), 'heartbeat'],
+    [
+      "@cloudamqp/amqp-client's broker close",
+      new Error('connection closed: CONNECTION_FORCED - Closed via management plugin (320)'),
+      'broker_closed',
+    ],
     ['missed heartbeats', new Error('Heartbeat timeout'), 'heartbeat'],
     [
       'a broker shutting down',
@@ -16,6 +27,22 @@ describe('fault kinds', () => {
       ),
       'broker_closed',
     ],
+    // rabbitmq-client 5.x (AMQPConnectionError: code and message from lib/Connection.js).
+    ["rabbitmq-client's FIN", Object.assign(new Error('socket closed unexpectedly by server'), { code: 'CONN_CLOSE' }), 'closed'],
+    [
+      "rabbitmq-client's missed heartbeats",
+      Object.assign(new Error('socket timed out (no heartbeat)'), { code: 'SOCKET_TIMEOUT' }),
+      'heartbeat',
+    ],
+    [
+      "rabbitmq-client's broker close",
+      Object.assign(new Error("CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"), {
+        code: 'CONNECTION_FORCED',
+      }),
+      'broker_closed',
+    ],
+    ['a FIN told by code alone', Object.assign(new Error('gone'), { code: 'CONN_CLOSE' }), 'closed'],
+    ['missed heartbeats told by code alone', Object.assign(new Error('gone'), { code: 'SOCKET_TIMEOUT' }), 'heartbeat'],
     ['anything else', new Error('Channel closed by server: 404 (NOT-FOUND)'), 'error'],
     ['not even an error', undefined, 'error'],
   ])('names %s', (_label, error, kind) => {

@@ -1,4 +1,3 @@
-import { DEFAULT_BACKOFF } from '../../src/client/types';
 import { MAX_SEQUENCES, resolveWorkloadOptions, type WorkloadInput } from '../../src/realistic/options';
 
 const base: WorkloadInput = {
@@ -27,8 +26,7 @@ describe('resolveWorkloadOptions', () => {
       durableQueue: false,
       recover: false,
       maxInFlight: 500,
-      connectTimeoutMs: 2000,
-      backoff: DEFAULT_BACKOFF,
+      client: { name: 'amqplib', profile: 'defaults' },
       startupBoundMs: 30_200,
       roundBoundMs: 60_000,
       connectBoundMs: 15_000,
@@ -42,9 +40,9 @@ describe('resolveWorkloadOptions', () => {
   });
 
   it('does not change its input', () => {
-    const input = { ...base, backoff: { initialDelayMs: 1 } };
+    const input = { ...base, client: { name: 'rabbitmq-client', profile: 'normalised' } as const };
     resolveWorkloadOptions(input);
-    expect(input.backoff).toEqual({ initialDelayMs: 1 });
+    expect(input).toEqual({ ...base, client: { name: 'rabbitmq-client', profile: 'normalised' } });
   });
 
   it.each<[string, Partial<WorkloadInput>, string]>([

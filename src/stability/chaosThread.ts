@@ -1,22 +1,30 @@
 /**
- * A chaos thread for the stability suite: random drains, publishes, round trips and
- * connection kills on its own client, recovering after every fault; or, in `cycles` mode,
- * back-to-back kill -> ensureConnection -> round trip cycles, each one timed.
- * Every error is counted and returned; nothing may escape unhandled.
+ * A chaos thread for the stability suite (a worker entry: `startThreadPool` loads this module):
+ * random drains, publishes, round trips and connection kills on its own client under test,
+ * recovering after every fault; or, in `cycles` mode, back-to-back kill -> ensureConnection ->
+ * round trip cycles, each one timed. Every error is counted and returned; nothing may escape
+ * unhandled. A fault is told from a finding by its type (a typed client fault, or anything while
+ * the connection is down), never by the words of an error message.
  */
-import { createClient, ClientFaultError, DrainTimeoutError, type RecoveryMode } from '../client';
+import type { ClientSpec, Publisher } from '../client/api';
+import { bounded } from '../client/bounded';
+import { connectClient } from '../client/registry';
+import { ClientFaultError, DrainTimeoutError } from '../client/types';
 import { describeError } from '../errors';
 import { encodeHistogram, createLatencyHistogram, recordLatencyNs } from '../measure/histogram';
 import { nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import type { EncodedHistogram } from '../results/rawResult';
+import { DrainingConsumer } from '../recovery/drainingConsumer';
 
 export interface ChaosTask {
   readonly kind: 'chaos' | 'cycles';
   readonly workerIndex: number;
-  readonly mode: RecoveryMode;
+  readonly client: ClientSpec;
   readonly url: string;
   readonly connectionName: string;
+  /** The thread's own queue (declared by the harness). */
+  readonly queue: string;
   /** Operations (chaos) or kill/recover cycles (cycles). */
   readonly iterations: number;
   readonly seed: number;
@@ -34,14 +42,6 @@ export interface ChaosReport {
   readonly cycleHistogram?: EncodedHistogram;
 }
 
-/** A connection fault, or its aftermath on a channel: expected chaos, not a finding. */
-function isExpectedFault(error: unknown): boolean {
-  return (
-    error instanceof ClientFaultError ||
-    /closed|Channel ended|IllegalOperation|without a connection|did not come back|ECONNRESET/i.test(String(error))
-  );
-}
-
 /** Small deterministic PRNG (mulberry32), so a failing chaos run can be replayed by seed. */
 function prng(seed: number): () => number {
   let state = seed >>> 0;
@@ -54,30 +54,29 @@ function prng(seed: number): () => number {
   };
 }
 
-export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport> {
+export default async function chaosThread(task: ChaosTask): Promise<ChaosReport> {
   const unhandled: string[] = [];
   const onUnhandled = (error: unknown) => unhandled.push(redactText(describeError(error)));
   process.on('unhandledRejection', onUnhandled);
   process.on('uncaughtException', onUnhandled);
   const random = prng(task.seed);
-  const client = createClient(task.mode, {
-    url: task.url,
-    connectionName: task.connectionName,
-    backoff: { initialDelayMs: 5, maxDelayMs: 200 },
-  });
+  let client: DrainingConsumer | undefined;
+  /** A connection fault, or its aftermath while the connection is down: expected chaos, not a finding. */
+  const isExpectedFault = (error: unknown): boolean => error instanceof ClientFaultError || client?.connection.state !== 'up';
   const operations: Record<string, number> = { drain: 0, publish: 0, round_trip: 0, kill: 0 };
   const unexpectedErrors: string[] = [];
   let faultsObserved = 0;
   let recoveries = 0;
   const cycles = createLatencyHistogram();
+  let publisher: Publisher | undefined;
 
   /** Reconnects and proves it; a fault during recovery (the proxy keeps resetting) means try again, within the bound. */
   const recover = async () => {
     const deadline = Date.now() + task.recoverBoundMs;
     for (;;) {
       try {
-        await client.ensureConnection(Math.max(1, deadline - Date.now()));
-        await client.roundTrip(Math.min(5000, Math.max(1, deadline - Date.now())));
+        await client!.ensureConnection(Math.max(1, deadline - Date.now()));
+        await client!.roundTrip(Math.min(5000, Math.max(1, deadline - Date.now())));
         recoveries += 1;
         return;
       } catch (error) {
@@ -102,13 +101,18 @@ export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport>
   };
 
   try {
-    await client.start();
+    const connection = await connectClient(task.client, { urls: [task.url], connectionName: task.connectionName });
+    client = await DrainingConsumer.start(connection, task.queue).catch(async (error: unknown) => {
+      await connection.close();
+      throw error;
+    });
+    const chaos = client;
     for (let i = 0; i < task.iterations; i += 1) {
       try {
         if (task.kind === 'cycles') {
           const killedNs = nowNs();
-          client.destroyConnection('kill/recover cycle');
-          await client.drainEvents(1000).catch((error: unknown) => {
+          chaos.destroyConnection('kill/recover cycle');
+          await chaos.drainEvents(1000).catch((error: unknown) => {
             if (error instanceof ClientFaultError) faultsObserved += 1;
           });
           await recover();
@@ -119,20 +123,26 @@ export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport>
         const dice = random();
         if (dice < 0.4) {
           operations.drain! += 1;
-          await guarded(() => client.drainEvents(5 + Math.floor(random() * 20)));
+          await guarded(() => chaos.drainEvents(5 + Math.floor(random() * 20)));
         } else if (dice < 0.7) {
           operations.publish! += 1;
-          await guarded(async () => {
-            if (!client.queue) throw new Error('publish without a connection');
-            client.publish('', client.queue, Buffer.from(`chaos-${task.workerIndex}-${i}`));
-          });
+          publisher ??= await connection.publisher({ confirms: false });
+          const publishing = publisher;
+          // Bounded: a client that queues publishes while disconnected resolves this only once it is back.
+          await guarded(() =>
+            bounded(
+              publishing.publish('', task.queue, Buffer.from(`chaos-${task.workerIndex}-${i}`)),
+              2000,
+              'publish not handed over within 2000 ms',
+            ),
+          );
         } else if (dice < 0.88) {
           operations.round_trip! += 1;
-          await guarded(() => client.roundTrip(2000));
+          await guarded(() => chaos.roundTrip(2000));
         } else {
           operations.kill! += 1;
-          client.destroyConnection('chaos kill');
-          await guarded(() => client.drainEvents(1000));
+          chaos.destroyConnection('chaos kill');
+          await guarded(() => chaos.drainEvents(1000));
         }
       } catch (error) {
         unexpectedErrors.push(redactText(describeError(error)));
@@ -143,7 +153,7 @@ export default async function chaosWorker(task: ChaosTask): Promise<ChaosReport>
   } catch (error) {
     unexpectedErrors.push(`worker stopped: ${redactText(describeError(error))}`);
   } finally {
-    await client.close().catch((error: unknown) => unexpectedErrors.push(`close: ${describeError(error)}`));
+    await client?.connection.close().catch((error: unknown) => unexpectedErrors.push(`close: ${describeError(error)}`));
     // Let late socket events surface before the handlers go.
     await new Promise((resolve) => setTimeout(resolve, 50));
     process.off('unhandledRejection', onUnhandled);

@@ -1,0 +1,169 @@
+/**
+ * amqplib with its built-in recovery (`amqplib-recovery`, amqplib >= 1.1):
+ * `connect(url, { recovery: { setup } })` reconnects by itself from the moment the connection
+ * drops; amqplib restores only the connection, so our `setup` re-opens every publisher's and
+ * consumer's channel (as an application must). `ensureConnected` waits for that.
+ * One URL only: amqplib's recovery reconnects to the URL it was given.
+ */
+import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
+import type {
+  ClientAdapter,
+  ClientInfo,
+  ClientProfile,
+  ConnectOptions,
+  ConsumeOptions,
+  Consumer,
+  Delivery,
+  EnsureResult,
+  Publisher,
+} from '../api';
+import { NORMALISED_SETTINGS } from '../api';
+import { ConnectionBase } from '../connectionBase';
+import { bounded } from '../bounded';
+import { AmqplibConsumer, AmqplibPublisher, type ChannelBinding, type ChannelOwner } from './channels';
+import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
+
+/** amqplib's recovery options for a profile; `undefined` fields are left to amqplib (initialDelay 100, maxDelay 30000). */
+function recoveryOptionsOf(profile: ClientProfile): {
+  heartbeatSeconds?: number;
+  initialDelay?: number;
+  maxDelay?: number;
+  timeout?: number;
+  noDelay?: boolean;
+} {
+  return profile === 'normalised'
+    ? {
+        heartbeatSeconds: NORMALISED_SETTINGS.heartbeatSeconds,
+        initialDelay: NORMALISED_SETTINGS.firstRetryDelayMs,
+        maxDelay: NORMALISED_SETTINGS.maxRetryDelayMs,
+        timeout: NORMALISED_SETTINGS.connectTimeoutMs,
+        noDelay: NORMALISED_SETTINGS.noDelay,
+      }
+    : {};
+}
+
+class AmqplibRecoveryConnection extends ConnectionBase implements ChannelOwner {
+  readonly info: ClientInfo;
+  private recovering: RecoveringChannelModel | undefined;
+  private model: ChannelModel | undefined;
+  private readonly bindings = new Set<ChannelBinding>();
+
+  constructor(info: ClientInfo) {
+    super();
+    this.info = info;
+    this.current = 'down';
+  }
+
+  get localPort(): number | undefined {
+    return socketOf(this.model)?.localPort;
+  }
+
+  forget(binding: ChannelBinding): void {
+    this.bindings.delete(binding);
+  }
+
+  async start(url: string, profile: ClientProfile, connectionName: string | undefined): Promise<void> {
+    const options = recoveryOptionsOf(profile);
+    const recovering = await amqp.connect(withHeartbeat(url, options.heartbeatSeconds), {
+      ...(options.noDelay === undefined ? {} : { noDelay: options.noDelay }),
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(connectionName ? { clientProperties: { connection_name: connectionName } } : {}),
+      recovery: {
+        ...(options.initialDelay === undefined ? {} : { initialDelay: options.initialDelay }),
+        ...(options.maxDelay === undefined ? {} : { maxDelay: options.maxDelay }),
+        setup: (model: ChannelModel) => this.setup(model),
+      },
+    });
+    this.recovering = recovering;
+    recovering.on('disconnect', (error: Error) => this.reportFault(error ?? new Error('connection closed'), error ? undefined : 'closed'));
+    recovering.on('reconnect-scheduled', () => {
+      this.attemptsSinceFault += 1;
+    });
+    recovering.on('connect', () => this.reportBack());
+    // Errors are also told through 'disconnect'; without a listener an 'error' would be thrown.
+    recovering.on('error', () => undefined);
+    recovering.on('reconnect-failed', () => undefined);
+    this.reportBack();
+  }
+
+  async publisher(options: { readonly confirms: boolean }): Promise<Publisher> {
+    return this.track(new AmqplibPublisher(options.confirms, this));
+  }
+
+  async consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer> {
+    return this.track(new AmqplibConsumer(queue, options, onDelivery, this));
+  }
+
+  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+    return this.waitForLibraryRecovery(deadlineMs);
+  }
+
+  destroy(reason: string): void {
+    const socket = socketOf(this.model);
+    this.reportFault(new Error(`connection destroyed by the client: ${reason}`), 'deadline');
+    socket?.destroy(new Error(`connection destroyed by the client: ${reason}`));
+  }
+
+  async close(): Promise<void> {
+    if (this.current === 'closed') return;
+    this.markClosed();
+    const socket = socketOf(this.model);
+    const recovering = this.recovering;
+    this.recovering = undefined;
+    this.model = undefined;
+    await closeBounded(recovering, socket);
+  }
+
+  /** Called by amqplib after every successful (re)connection, before it counts as connected. */
+  private async setup(model: ChannelModel): Promise<void> {
+    for (const binding of this.bindings) binding.detach();
+    // The raw connection's 'error' fires before amqplib's 'disconnect': time the fault here.
+    model.on('error', (error: Error) => this.model === model && this.reportFault(error));
+    for (const binding of this.bindings) await binding.attach(model);
+    this.model = model;
+  }
+
+  private async track<T extends ChannelBinding>(binding: T): Promise<T> {
+    this.bindings.add(binding);
+    if (this.model && this.current === 'up') await binding.attach(this.model);
+    return binding;
+  }
+}
+
+export const amqplibRecoveryAdapter: ClientAdapter = {
+  name: 'amqplib-recovery',
+  library: 'amqplib',
+  multipleHosts: false,
+  recovery: 'library',
+  settings: (profile) => {
+    const options = recoveryOptionsOf(profile);
+    return {
+      recovery: 'amqplib built-in (connect recovery + setup)',
+      heartbeat: options.heartbeatSeconds ?? 'default (the broker proposes 60 s)',
+      first_retry_ms: options.initialDelay ?? 'default (100)',
+      max_retry_ms: options.maxDelay ?? 'default (30000)',
+      connect_timeout_ms: options.timeout ?? 'default (none)',
+      no_delay: options.noDelay ?? 'default (false: Nagle on)',
+    };
+  },
+  async connect(profile: ClientProfile, options: ConnectOptions) {
+    const connection = new AmqplibRecoveryConnection({
+      name: 'amqplib-recovery',
+      profile,
+      library: 'amqplib',
+      version: packageVersion('amqplib'),
+      settings: amqplibRecoveryAdapter.settings(profile),
+      multipleHosts: false,
+      recovery: 'library',
+    });
+    await bounded(
+      connection.start(options.urls[0]!, profile, options.connectionName),
+      options.startBoundMs ?? 10_000,
+      'first connection took too long',
+    ).catch(async (error: unknown) => {
+      await connection.close();
+      throw error;
+    });
+    return connection;
+  },
+};

@@ -1,0 +1,205 @@
+/**
+ * The client under test, as every suite sees it: one AMQP connection of one library, with the
+ * library's own recovery (or the harness's loop, for a library without one), behind a few
+ * operations — publish with or without confirms, consume with ack and prefetch, several
+ * publishers and consumers on one connection, typed faults, and "wait until you are back".
+ *
+ * Queues, exchanges and bindings are the harness's business (declared over its own admin
+ * connection before the client starts): the client under test only publishes and consumes, so
+ * every library is measured doing the same work. Each library lives in its own folder under
+ * src/client/ and is registered in src/client/registry.ts.
+ */
+import type { FaultKind } from './faults';
+
+/** The libraries (and recovery styles) the harness can measure. */
+export const CLIENT_NAMES = ['amqplib', 'amqplib-recovery', 'amqp-connection-manager', 'rabbitmq-client', 'cloudamqp'] as const;
+export type ClientName = (typeof CLIENT_NAMES)[number];
+
+/**
+ * `defaults`: the library as users get it (its own heartbeat, retry delays, timeouts).
+ * `normalised`: the same harness settings for every library (NORMALISED_SETTINGS), so
+ * differences come from the library, not from its defaults.
+ */
+export const CLIENT_PROFILES = ['defaults', 'normalised'] as const;
+export type ClientProfile = (typeof CLIENT_PROFILES)[number];
+
+/** Which client, with which settings: plain data, so a worker thread can build its own. */
+export interface ClientSpec {
+  readonly name: ClientName;
+  readonly profile: ClientProfile;
+}
+
+/** The settings every library gets in the `normalised` profile. */
+export interface NormalisedSettings {
+  /** AMQP heartbeat in whole seconds. @default 5 (amqp-connection-manager's forced value) */
+  readonly heartbeatSeconds: number;
+  /** Delay before the first reconnection attempt. @default 100 */
+  readonly firstRetryDelayMs: number;
+  /** Cap of the delay between attempts. @default 1000 */
+  readonly maxRetryDelayMs: number;
+  /** TCP connect + AMQP handshake bound. @default 2000 */
+  readonly connectTimeoutMs: number;
+  /** TCP_NODELAY (Nagle off): small frames go out at once. @default true */
+  readonly noDelay: boolean;
+}
+
+export const NORMALISED_SETTINGS: NormalisedSettings = Object.freeze({
+  heartbeatSeconds: 5,
+  firstRetryDelayMs: 100,
+  maxRetryDelayMs: 1000,
+  connectTimeoutMs: 2000,
+  noDelay: true,
+});
+
+/** What a result says about the client that produced it. */
+export interface ClientInfo {
+  readonly name: ClientName;
+  readonly profile: ClientProfile;
+  /** npm package measured, e.g. `rabbitmq-client`. */
+  readonly library: string;
+  /** Its installed version. */
+  readonly version: string;
+  /** The effective settings, in the library's own words (e.g. `retryLow: 1000`), `default` where the library decides. */
+  readonly settings: Readonly<Record<string, string | number | boolean>>;
+  /** Uses every URL of a list (failover across cluster nodes); false: only the first, said in the report. */
+  readonly multipleHosts: boolean;
+  /** Recovers by itself (the library reconnects and re-consumes) or through the harness's loop. */
+  readonly recovery: 'library' | 'harness';
+}
+
+export interface ConnectOptions {
+  /** Broker URLs, first preferred; a client without multi-host support uses the first. */
+  readonly urls: readonly string[];
+  /** Shown by the broker as `connection_name` (a leak check finds the client's connections by it). */
+  readonly connectionName?: string;
+  /** Bound on the first connection (the harness's, whatever the library's own timeout). @default 10000 */
+  readonly startBoundMs?: number;
+}
+
+/** One message handed to a consumer. */
+export interface Delivery {
+  readonly body: Buffer;
+  /** The broker's redelivered flag (an earlier delivery was not acked). */
+  readonly redelivered: boolean;
+  /** Acknowledges it (manual ack); a no-op with automatic ack or on a connection that died. */
+  ack(): void;
+}
+
+export interface ConsumeOptions {
+  /** `manual`: the consumer acks each delivery; `auto`: the broker considers it acked when sent (no-ack). */
+  readonly ack: 'auto' | 'manual';
+  /** Unacked deliveries per consumer (manual ack). @default 0 (unlimited) */
+  readonly prefetch?: number;
+}
+
+export interface Consumer {
+  /** Stops consuming (best effort, bounded). */
+  cancel(): Promise<void>;
+}
+
+export interface PublishOptions {
+  /** Delivery mode 2. @default false */
+  readonly persistent?: boolean;
+}
+
+/** One channel that publishes: plain, or with publisher confirms. */
+export interface Publisher {
+  readonly confirms: boolean;
+  /**
+   * Publishes `body`. Plain: resolves once the message is handed to the socket (waiting for the
+   * write buffer to drain under backpressure). Confirms: resolves when the broker confirmed it.
+   * @throws ClientFaultError when the connection failed before (confirms: before the confirm);
+   *   the message may or may not have reached the broker (at-least-once publishers send it again)
+   */
+  publish(exchange: string, routingKey: string, body: Buffer, options?: PublishOptions): Promise<void>;
+  /**
+   * Resolves once the broker has taken everything published so far on this channel (one
+   * synchronous round trip travelling behind the messages; with confirms, the last confirm).
+   */
+  flush(boundMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EnsureResult {
+  /** Connection attempts since the fault (1 = the first worked; 0 = it never went down). */
+  readonly attempts: number;
+  /** Monotonic time the client could publish and consume again. */
+  readonly connectedNs: bigint;
+}
+
+/** A fault as the client learned it: first event of a failed connection, timed in the handler. */
+export interface ClientFault {
+  readonly kind: FaultKind;
+  readonly message: string;
+  /** `process.hrtime.bigint()` when the library told us. */
+  readonly detectedNs: bigint;
+}
+
+export type ConnectionState = 'up' | 'down' | 'closed';
+
+export interface ClientConnection {
+  readonly info: ClientInfo;
+  readonly state: ConnectionState;
+  /** Local TCP port of the current socket (the proxy's record of the client side); undefined when the library hides it. */
+  readonly localPort: number | undefined;
+  /** Called once per failed connection, synchronously in the library's event; returns an unsubscribe function. */
+  onFault(listener: (fault: ClientFault) => void): () => void;
+  /** A channel for publishing; re-created by the client after recovery. */
+  publisher(options: { readonly confirms: boolean }): Promise<Publisher>;
+  /** Consumes `queue` (declared by the harness); re-established by the client after recovery. */
+  consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer>;
+  /**
+   * Resolves once the connection and every publisher and consumer are back (at once when up).
+   * A harness-recovered client reconnects here (bounded backoff); a library-recovered one is
+   * waited for.
+   * @throws TimeoutError when not back within `deadlineMs`
+   */
+  ensureConnected(deadlineMs: number): Promise<EnsureResult>;
+  /** Kills the socket as a network fault would (a chaos kill, or a client-side deadline giving up). */
+  destroy(reason: string): void;
+  /** Closes politely, bounded; stops any recovery; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** A library adapter: what the registry knows of one client name. */
+export interface ClientAdapter {
+  readonly name: ClientName;
+  readonly library: string;
+  readonly multipleHosts: boolean;
+  readonly recovery: 'library' | 'harness';
+  /** The settings a profile gives this library (reported as `ClientInfo.settings`). */
+  settings(profile: ClientProfile): Readonly<Record<string, string | number | boolean>>;
+  connect(profile: ClientProfile, options: ConnectOptions): Promise<ClientConnection>;
+}
+
+/** `rabbitmq-client (defaults)`: how a report names a client configuration. */
+export function clientLabel(spec: ClientSpec): string {
+  return `${spec.name} (${spec.profile})`;
+}
+
+/**
+ * Parses a client selection (BENCH_CLIENTS): `all`, or a comma-separated list of `name` (both
+ * profiles) or `name:profile`, e.g. `amqplib:defaults,rabbitmq-client`. Order kept, duplicates dropped.
+ * @returns the specs, or a problem description (the caller turns it into a ConfigError)
+ */
+export function parseClientSelection(raw: string, available: readonly ClientName[] = CLIENT_NAMES): ClientSpec[] | string {
+  const specs: ClientSpec[] = [];
+  const add = (spec: ClientSpec) => {
+    if (!specs.some((known) => known.name === spec.name && known.profile === spec.profile)) specs.push(spec);
+  };
+  for (const entry of raw.split(',').map((part) => part.trim().toLowerCase())) {
+    if (entry === '') continue;
+    if (entry === 'all') {
+      for (const name of available) for (const profile of CLIENT_PROFILES) add({ name, profile });
+      continue;
+    }
+    const [name, profile, extra] = entry.split(':');
+    if (extra !== undefined || !(CLIENT_NAMES as readonly string[]).includes(name!)) return `unknown client "${entry}"`;
+    if (!available.includes(name as ClientName)) return `client "${name}" has no adapter here`;
+    if (profile !== undefined && !(CLIENT_PROFILES as readonly string[]).includes(profile))
+      return `unknown profile "${profile}" in "${entry}"`;
+    for (const each of profile === undefined ? CLIENT_PROFILES : [profile as ClientProfile])
+      add({ name: name as ClientName, profile: each });
+  }
+  return specs.length > 0 ? specs : 'no client named';
+}

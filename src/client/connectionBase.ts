@@ -1,0 +1,117 @@
+/**
+ * What every adapter's connection shares: its state (up, down, closed), the fault listeners, the
+ * rule that a failed connection reports one fault (its first event, timed in the handler), and
+ * waiting until the connection is back. An adapter calls `reportFault` from the library's
+ * events and `reportBack` once it can publish and consume again.
+ */
+import { TimeoutError } from '../errors';
+import { nowNs } from '../measure/clock';
+import type {
+  ClientConnection,
+  ClientFault,
+  ClientInfo,
+  ConnectionState,
+  ConsumeOptions,
+  Consumer,
+  Delivery,
+  EnsureResult,
+  Publisher,
+} from './api';
+import { classifyFault, faultMessage, type FaultKind } from './faults';
+
+export abstract class ConnectionBase implements ClientConnection {
+  abstract readonly info: ClientInfo;
+  abstract readonly localPort: number | undefined;
+  abstract publisher(options: { readonly confirms: boolean }): Promise<Publisher>;
+  abstract consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer>;
+  abstract ensureConnected(deadlineMs: number): Promise<EnsureResult>;
+  abstract destroy(reason: string): void;
+  abstract close(): Promise<void>;
+
+  protected current: ConnectionState = 'up';
+  /** The fault of the current outage, until the connection is back. */
+  protected outage: ClientFault | undefined;
+  /** Reconnection attempts since the last fault (library events or the harness loop count them). */
+  protected attemptsSinceFault = 0;
+  private readonly listeners = new Set<(fault: ClientFault) => void>();
+  private backWaiters: (() => void)[] = [];
+
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  /** The fault of the current outage; undefined while up. */
+  get currentFault(): ClientFault | undefined {
+    return this.outage;
+  }
+
+  onFault(listener: (fault: ClientFault) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The connection failed: the first call of an outage is the fault (timed here, in the
+   * library's event handler); later events of the same outage are its aftermath.
+   */
+  protected reportFault(error: unknown, kind: FaultKind = classifyFault(error)): void {
+    const detectedNs = nowNs();
+    if (this.current !== 'up') return;
+    this.current = 'down';
+    this.attemptsSinceFault = 0;
+    const message = error === undefined || error === null ? 'connection lost' : faultMessage(error);
+    this.outage = { kind, message, detectedNs };
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(this.outage);
+      } catch {
+        // A listener's own failure must not stop the others or the client.
+      }
+    }
+  }
+
+  /** The connection, its publishers and consumers are back. */
+  protected reportBack(): void {
+    if (this.current === 'closed') return;
+    this.current = 'up';
+    this.outage = undefined;
+    const waiters = this.backWaiters;
+    this.backWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Marks the connection closed for good and releases anyone waiting for it. */
+  protected markClosed(): void {
+    this.current = 'closed';
+    const waiters = this.backWaiters;
+    this.backWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves true once `reportBack` ran (at once when up), false at the deadline or on close. */
+  protected waitUntilBack(deadlineMs: number): Promise<boolean> {
+    if (this.current === 'up') return Promise.resolve(true);
+    if (this.current === 'closed') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), deadlineMs);
+      const done = (back: boolean) => {
+        clearTimeout(timer);
+        this.backWaiters = this.backWaiters.filter((waiter) => waiter !== wake);
+        resolve(back);
+      };
+      const wake = () => done(this.current === 'up');
+      this.backWaiters.push(wake);
+    });
+  }
+
+  /** `ensureConnected` of a client its library recovers: wait, bounded, for the library. */
+  protected async waitForLibraryRecovery(deadlineMs: number): Promise<EnsureResult> {
+    if (this.current === 'up') return { attempts: 0, connectedNs: nowNs() };
+    if (!(await this.waitUntilBack(deadlineMs))) {
+      throw new TimeoutError(
+        `${this.info.library} did not recover within ${deadlineMs} ms (${this.attemptsSinceFault} attempt(s) seen; last fault: ${this.outage?.message ?? 'none'})`,
+      );
+    }
+    return { attempts: Math.max(1, this.attemptsSinceFault), connectedNs: nowNs() };
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * A publisher on rabbitmq-client's own `createPublisher` (what its docs recommend): it opens its
+ * channel on the first send and, after a reconnection, again on the next send. A send while the
+ * connection is down waits in `acquire()` for the reconnection (up to `acquireTimeout`, 20 s by
+ * default) and then goes out: the library queues publishes, it does not fail them. The harness
+ * tells such a publish by the connection's state (`down`, with `currentFault`) when it started,
+ * and by its latency.
+ */
+import type { Channel, Connection, Publisher as LibraryPublisher, PublisherProps } from 'rabbitmq-client';
+import type { Publisher, PublishOptions } from '../api';
+import { bounded } from '../bounded';
+import type { ClientFaultError } from '../types';
+
+/** What a publisher needs of its connection. */
+export interface PublisherOwner {
+  /** The publish failed: a ClientFaultError with the current outage's kind and time, or the error's own. */
+  faultFrom(error: unknown): ClientFaultError;
+  forget(publisher: RabbitmqClientPublisher): void;
+}
+
+/** A server-side exchange that always exists: a passive declare of it is a cheap synchronous round trip. */
+const ALWAYS_THERE = 'amq.direct';
+const CLOSE_BOUND_MS = 1000;
+
+export class RabbitmqClientPublisher implements Publisher {
+  private readonly library: LibraryPublisher;
+  /** The channel the library's publisher uses now (see `createObservedPublisher`). */
+  private channel: Channel | undefined;
+  private published = false;
+  /** Sends not settled yet: `flush` waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    readonly confirms: boolean,
+    rabbit: Connection,
+    private readonly owner: PublisherOwner,
+  ) {
+    this.library = createObservedPublisher(rabbit, { confirm: confirms }, (channel) => {
+      this.channel = channel;
+    });
+  }
+
+  publish(exchange: string, routingKey: string, body: Buffer, options: PublishOptions = {}): Promise<void> {
+    this.published = true;
+    const envelope = options.persistent ? { exchange, routingKey, durable: true } : { exchange, routingKey };
+    const sent = this.library.send(envelope, body).catch((error: unknown) => {
+      throw this.owner.faultFrom(error);
+    });
+    this.inFlight.add(sent);
+    const settled = (): void => void this.inFlight.delete(sent);
+    sent.then(settled, settled);
+    return sent;
+  }
+
+  /**
+   * Confirms: every send outstanding now is confirmed. Plain: those sends are written, then one
+   * round trip on the publisher's own channel (the broker handles a channel's frames in order;
+   * another channel's reply would prove nothing about this one's messages).
+   */
+  async flush(boundMs: number): Promise<void> {
+    const flushed = async (): Promise<void> => {
+      const outcomes = await Promise.allSettled([...this.inFlight]);
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (this.confirms || !this.published) return;
+      const channel = this.channel;
+      if (!channel) {
+        throw new Error(
+          "rabbitmq-client's createPublisher no longer opens its channel through Connection.acquire(); update createObservedPublisher in src/client/rabbitmqClient/publisher.ts",
+        );
+      }
+      if (!channel.active) throw this.owner.faultFrom(new Error("the publisher's channel closed after the last publish"));
+      await channel.exchangeDeclare({ exchange: ALWAYS_THERE, passive: true }).catch((error: unknown) => {
+        throw this.owner.faultFrom(error);
+      });
+    };
+    await bounded(flushed(), boundMs, `flush: the broker did not answer within ${boundMs} ms`);
+  }
+
+  async close(): Promise<void> {
+    this.owner.forget(this);
+    // Waits for pending confirms; a send stuck waiting for a reconnection makes it wait too: bounded.
+    await bounded(this.library.close(), CLOSE_BOUND_MS, '').catch(() => undefined);
+  }
+}
+
+/**
+ * `rabbit.createPublisher(props)`, telling `onChannel` each channel it opens. The library's
+ * Publisher keeps its channel to itself; it opens it (and re-opens it after a reconnection)
+ * through `this.acquire()`, so calling `createPublisher` on an object that inherits everything
+ * from the connection but observes `acquire` gives exactly the library's publisher, whose
+ * channel `flush` can use. Should a later version open it otherwise, `flush` says so.
+ */
+function createObservedPublisher(rabbit: Connection, props: PublisherProps, onChannel: (channel: Channel) => void): LibraryPublisher {
+  const observed = Object.create(rabbit) as Connection;
+  observed.acquire = async (options) => {
+    const channel = await rabbit.acquire(options);
+    onChannel(channel);
+    return channel;
+  };
+  return rabbit.createPublisher.call(observed, props);
+}
