@@ -17,6 +17,7 @@ describe('resolveConfig', () => {
       markerExpression: undefined,
       strictTargets: false,
       clientMode: 'manual',
+      clients: [{ name: 'amqplib', profile: 'defaults' }],
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -65,6 +66,12 @@ describe('resolveConfig', () => {
     ['BENCH_EMBEDDED_PROXY', 'sometimes', /^BENCH_EMBEDDED_PROXY must be one of auto, never; got "sometimes"$/],
     ['BENCH_STRICT_TARGETS', 'maybe', /^BENCH_STRICT_TARGETS must be true or false/],
     ['BENCH_CLIENT_MODE', 'auto', /^BENCH_CLIENT_MODE must be one of manual, amqplib-recovery; got "auto"$/],
+    [
+      'BENCH_CLIENTS',
+      'amqplib2',
+      /^BENCH_CLIENTS must be "all" or a comma-separated list of clients .*\(unknown client "amqplib2"\); got "amqplib2"$/,
+    ],
+    ['BENCH_CLIENTS', 'amqplib:fast', /^BENCH_CLIENTS must be .*\(unknown profile "fast" in "amqplib:fast"\)/],
   ])('rejects %s=%s with one line naming the variable and the expected form', (variable, value, message) => {
     let thrown: unknown;
     try {
@@ -90,6 +97,37 @@ describe('proxiedAmqpUrl', () => {
   it('turns a wildcard listen address into loopback', () => {
     expect(proxiedAmqpUrl({ amqpUrl: 'amqp://guest:guest@127.0.0.1:5672', proxyListen: { host: '0.0.0.0', port: 25672 } })).toBe(
       'amqp://guest:guest@127.0.0.1:25672',
+    );
+  });
+});
+
+describe('BENCH_CLIENTS', () => {
+  it.each([
+    ['amqplib:defaults', [['amqplib', 'defaults']]],
+    [
+      'rabbitmq-client',
+      [
+        ['rabbitmq-client', 'defaults'],
+        ['rabbitmq-client', 'normalised'],
+      ],
+    ],
+    [
+      ' cloudamqp:normalised , amqplib , cloudamqp:normalised',
+      [
+        ['cloudamqp', 'normalised'],
+        ['amqplib', 'defaults'],
+        ['amqplib', 'normalised'],
+      ],
+    ],
+  ])('reads %j as the clients to measure, in order, once each', (raw, expected) => {
+    expect(resolveConfig({ BENCH_CLIENTS: raw }).clients.map((spec) => [spec.name, spec.profile])).toEqual(expected);
+  });
+
+  it('reads "all" as every client in both profiles', () => {
+    const clients = resolveConfig({ BENCH_CLIENTS: 'all' }).clients;
+    expect(clients).toHaveLength(10);
+    expect(new Set(clients.map((spec) => spec.name))).toEqual(
+      new Set(['amqplib', 'amqplib-recovery', 'amqp-connection-manager', 'rabbitmq-client', 'cloudamqp']),
     );
   });
 });

@@ -25,7 +25,7 @@ afterEach(async () => {
 describe('startResetCycles', () => {
   it('injects and removes a reset_peer toxic on schedule', async () => {
     const { proxy, calls } = recordingProxy();
-    const cycles = startResetCycles(proxy, { cycles: 3, firstAfterMs: 5, intervalMs: 30, holdMs: 10 });
+    const cycles = startResetCycles(proxy, { cycles: 3, firstAfterMs: 5, intervalMs: 60, holdMs: 10 });
     const result = await cycles.done;
     expect(result.error).toBeUndefined();
     expect(result.cycles).toHaveLength(3);
@@ -39,7 +39,8 @@ describe('startResetCycles', () => {
     ]);
     for (const cycle of result.cycles) expect(cycle.removedNs).toBeGreaterThan(cycle.injectedNs);
     const [first, second] = result.cycles;
-    expect(Number(second!.injectedNs - first!.injectedNs) / 1e6).toBeGreaterThanOrEqual(25);
+    // Spaced by the schedule, not back to back (the bound is loose: an API call's own time moves each injection).
+    expect(Number(second!.injectedNs - first!.injectedNs) / 1e6).toBeGreaterThanOrEqual(30);
   });
 
   it('stops early when asked, removing a held toxic', async () => {
