@@ -30,6 +30,8 @@ export function renderMarkdown(view: ReportView, templatePath: string = DEFAULT_
   const handlebars = Handlebars.create();
   handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   handlebars.registerHelper('defined', (value: unknown) => value !== null && value !== undefined);
+  // Handlebars passes its options object last: only the values before it count.
+  handlebars.registerHelper('or', (...args: unknown[]) => args.slice(0, -1).some(Boolean));
   try {
     // Markdown, not HTML: entity escaping would turn `< 10 ms` into `&lt; 10 ms`; cells are escaped by the view.
     const markdown = handlebars.compile(source, { noEscape: true, strict: false })(view);
