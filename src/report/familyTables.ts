@@ -69,13 +69,18 @@ function columnOf(metric: string): Column {
   return { metric, header, unitInHeader: /\((msg\/s|MB\/s)\)$/.test(header) };
 }
 
+/** Whether the result met the target it declares for this metric; null without a target or a value. */
+export function targetMet(result: RawResult, metricName: string): boolean | null {
+  const target = result.targets?.find((candidate) => candidate.metric === metricName);
+  return target ? (target.met ?? evaluateTarget(result.metrics[metricName]?.value ?? null, target)) : null;
+}
+
 /** `3.2 ms ✅` / `12.5 ❌` where a target applies; `(n=10)` when samples back the figure and the header does not say so. */
 export function cell(result: RawResult, metricName: string, options: { unit: boolean; samples: boolean }): string {
   const metric = result.metrics[metricName];
   if (!metric) return '';
   const text = options.unit ? formatValue(metric.value, metric.unit) : metric.value === null ? '—' : formatNumber(metric.value);
-  const target = result.targets?.find((candidate) => candidate.metric === metricName);
-  const met = target ? (target.met ?? evaluateTarget(metric.value, target)) : null;
+  const met = targetMet(result, metricName);
   const mark = met === true ? ' ✅' : met === false ? ' ❌' : '';
   const samples = result.samples?.[metricName]?.length;
   return `${text}${mark}${options.samples && samples ? ` (n=${samples})` : ''}`;

@@ -3,14 +3,13 @@
  * of every scenario side by side with their targets, short enough to read without scrolling.
  */
 import type { RunArchive } from '../results/archive';
-import { compareParameters, SEED_TARGETS, type KeyMetric } from '../results/keyMetrics';
+import { compareParameters, keyMetricLabel, SEED_TARGETS, type KeyMetric } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
 import { configurationLabel, parametersText, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
-import { cell } from './familyTables';
 import { formatValue } from './format';
 import { markdownTable } from './markdown';
 import { RECOVERY_FIGURE_MEANINGS, withDerivedFigures } from './metricNames';
-import { describeCheck, targetChecks, type TargetCheck } from './targets';
+import { describeCheck, figureMet, targetChecks, type TargetCheck } from './targets';
 
 export interface PeakRow {
   readonly label: string;
@@ -60,7 +59,7 @@ export function buildGlance(archive: RunArchive): Glance {
       .filter((check) => check.met !== true)
       .map((check) => (check.met === null ? `${describeCheck(check)} (no value)` : describeCheck(check))),
     peaks: peaksOf(archive),
-    recovery: recoveryOf(archive.results),
+    recovery: recoveryOf(archive.results, archive.key_metrics),
     targets_text: `Targets from the specification: detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}. ✅ met, ❌ missed.`,
   };
 }
@@ -94,7 +93,7 @@ function peaksOf(archive: RunArchive): Glance['peaks'] {
   const rows = archive.key_metrics
     .filter((metric) => metric.id.startsWith('peak_'))
     .map((metric) => ({
-      label: metric.label,
+      label: keyMetricLabel(metric),
       value: formatValue(metric.value, metric.unit),
       configuration: keyMetricConfiguration(metric, archive.results),
     }));
@@ -112,22 +111,40 @@ function peaksOf(archive: RunArchive): Glance['peaks'] {
 }
 
 /** What tells the key metric's configuration apart within its family (or what it is, when the family ran once). */
-function keyMetricConfiguration(metric: KeyMetric, results: readonly RawResult[]): string {
+export function keyMetricConfiguration(metric: KeyMetric, results: readonly RawResult[]): string {
   const family = results.filter((result) => result.name === metric.result_name);
   const varying = varyingParameterKeys(family);
   if (varying.length > 0) return configurationLabel({ parameters: metric.parameters }, varying);
   return parametersText(metric.parameters, IDENTITY_PARAMETERS);
 }
 
-function recoveryOf(results: readonly RawResult[]): Glance['recovery'] {
+/** The recovery scenarios of a run, in the report's order (TCP reset, partition, latency then reset), with their spread. */
+export function recoveryScenarios(results: readonly RawResult[]): { readonly scenario: string; readonly result: RawResult }[] {
   const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
-  const recovery = results
+  return results
     .filter((result) => result.name.startsWith('recovery_') && result.category === 'recovery')
     .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters))
-    .map(withDerivedFigures);
-  const value = (result: RawResult, metric: string) => cell(result, metric, { unit: true, samples: false }) || '—';
-  const rows: RecoveryRow[] = recovery.map((result) => ({
-    scenario: recoveryScenarioLabel(result),
+    .map((result) => ({ scenario: recoveryScenarioLabel(result), result: withDerivedFigures(result) }));
+}
+
+/** The columns of the recovery table, as raw metric names: detection, propagation, spread, full recovery. */
+export const GLANCE_RECOVERY_METRICS = [
+  'error_detection_latency_ms',
+  'error_propagation_latency_ms',
+  'spread_ms',
+  'full_recovery_latency_ms',
+] as const;
+
+function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetric[]): Glance['recovery'] {
+  const recovery = recoveryScenarios(results);
+  const value = (result: RawResult, metric: string) => {
+    const figure = result.metrics[metric];
+    if (!figure) return '—';
+    const met = figureMet(result, metric, keyMetrics);
+    return `${formatValue(figure.value, figure.unit)}${met === true ? ' ✅' : met === false ? ' ❌' : ''}`;
+  };
+  const rows: RecoveryRow[] = recovery.map(({ scenario, result }) => ({
+    scenario,
     detection: value(result, 'error_detection_latency_ms'),
     propagation: value(result, 'error_propagation_latency_ms'),
     spread: value(result, 'spread_ms'),

@@ -7,13 +7,15 @@
 import type { Metric, RawResult } from '../results/rawResult';
 
 /** Raw metric name -> the name readers see (lower case; capitalise at the start of a sentence or cell). */
-export const RECOVERY_FIGURE_NAMES: Readonly<Record<string, string>> = {
+export const RECOVERY_FIGURE_NAMES = {
   error_detection_latency_ms: 'detection (first thread)',
   error_propagation_latency_ms: 'propagation (all threads)',
   spread_ms: 'spread',
   full_recovery_latency_ms: 'full recovery',
   recovery_after_removal_ms: 'recovery after removal',
-};
+} as const;
+
+const nameOf = (metric: string): string | undefined => (RECOVERY_FIGURE_NAMES as Readonly<Record<string, string>>)[metric];
 
 /** What each name means, for legends under tables and charts. */
 export const RECOVERY_FIGURE_MEANINGS = {
@@ -51,11 +53,11 @@ export function scenarioOfMetric(metric: string): { readonly scenario?: string; 
  * undefined for any other metric.
  */
 export function recoveryFigureName(metric: string): string | undefined {
-  const own = RECOVERY_FIGURE_NAMES[metric];
+  const own = nameOf(metric);
   if (own) return capitalise(own);
   const { scenario, stem } = scenarioOfMetric(metric);
   if (scenario === undefined || stem === undefined) return undefined;
-  return `${scenario}: ${RECOVERY_FIGURE_NAMES[stem] ?? stem.replace(/_/g, ' ')}`;
+  return `${scenario}: ${nameOf(stem) ?? stem.replace(/_/g, ' ')}`;
 }
 
 /** Spread = propagation - detection; null unless both are numbers. */

@@ -6,6 +6,7 @@
 import { evaluateTarget, type KeyMetric } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
 import { configurationLabel, familyTitle, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
+import { targetMet } from './familyTables';
 import { formatValue, humanizeMetricName } from './format';
 
 export interface TargetCheck {
@@ -62,6 +63,22 @@ export function targetChecks(results: readonly RawResult[], keyMetrics: readonly
     });
   }
   return checks;
+}
+
+/**
+ * Whether a result's figure met its target: the one the result declares, else the specification's
+ * target of the key metric it is (so the first screen marks exactly what the verdict counts).
+ */
+export function figureMet(result: RawResult, metric: string, keyMetrics: readonly KeyMetric[]): boolean | null {
+  const declared = targetMet(result, metric);
+  if (declared !== null || result.targets?.some((target) => target.metric === metric)) return declared;
+  const key = keyMetrics.find(
+    (candidate) =>
+      candidate.result_name === result.name &&
+      candidate.metric === metric &&
+      JSON.stringify(candidate.parameters) === JSON.stringify(result.parameters),
+  );
+  return key?.met ?? null;
 }
 
 /** `TCP reset · 50 threads: detection (first thread) 12.3 ms, target < 10 ms`. */

@@ -6,6 +6,7 @@
 import type { TestCounts } from '../results/outcome';
 import type { RunArchive } from '../results/archive';
 import type { Regression, RunComparison } from '../results/compare';
+import { keyMetricLabel } from '../results/keyMetrics';
 import type { HistoryEntry } from '../results/history';
 import { escapeCell, formatBytes, formatDate, formatDuration, formatValue } from './format';
 import { buildCategorySections, type CategorySection } from './resultTables';
@@ -107,7 +108,7 @@ export function buildReportView(input: ReportInput): ReportView {
     { field: 'Captured', value: formatDate(environment.captured_at) },
   ];
   const keyRows: KeyMetricRow[] = archive.key_metrics.map((metric) => ({
-    label: metric.label,
+    label: keyMetricLabel(metric),
     scenario: Object.keys(metric.parameters).length > 0 ? shortParameters(metric.parameters) : '—',
     value: formatValue(metric.value, metric.unit),
     target: metric.target ? `${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)}` : '—',
