@@ -6,9 +6,9 @@ import type { RunArchive } from '../results/archive';
 import { compareParameters, keyMetricLabel, SEED_TARGETS, type KeyMetric } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
 import { configurationLabel, parametersText, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
-import { formatValue } from './format';
+import { formatNumber, formatValue } from './format';
 import { markdownTable } from './markdown';
-import { RECOVERY_FIGURE_MEANINGS, withDerivedFigures } from './metricNames';
+import { RECOVERY_TABLE_LEGEND, withDerivedFigures } from './metricNames';
 import { describeCheck, figureMet, targetChecks, type TargetCheck } from './targets';
 
 export interface PeakRow {
@@ -60,7 +60,7 @@ export function buildGlance(archive: RunArchive): Glance {
       .map((check) => (check.met === null ? `${describeCheck(check)} (no value)` : describeCheck(check))),
     peaks: peaksOf(archive),
     recovery: recoveryOf(archive.results, archive.key_metrics),
-    targets_text: `Targets from the specification: detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}. ✅ met, ❌ missed.`,
+    targets_text: `Targets (specification): detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}; ✅ met, ❌ missed.`,
   };
 }
 
@@ -137,11 +137,12 @@ export const GLANCE_RECOVERY_METRICS = [
 
 function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetric[]): Glance['recovery'] {
   const recovery = recoveryScenarios(results);
+  // Numbers alone (the headers say ms), so a cell never wraps on a narrow page.
   const value = (result: RawResult, metric: string) => {
     const figure = result.metrics[metric];
-    if (!figure) return '—';
+    if (!figure || figure.value === null) return '—';
     const met = figureMet(result, metric, keyMetrics);
-    return `${formatValue(figure.value, figure.unit)}${met === true ? ' ✅' : met === false ? ' ❌' : ''}`;
+    return `${formatNumber(figure.value)}${met === true ? ' ✅' : met === false ? ' ❌' : ''}`;
   };
   const rows: RecoveryRow[] = recovery.map(({ scenario, result }) => ({
     scenario,
@@ -156,13 +157,10 @@ function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetri
       rows.length === 0
         ? ''
         : markdownTable(
-            ['Scenario', 'Detection', 'Propagation', 'Spread', 'Full recovery'],
+            ['Scenario', 'Detection (ms)', 'Propagation (ms)', 'Spread (ms)', 'Full recovery (ms)'],
             rows.map((row) => [row.scenario, row.detection, row.propagation, row.spread, row.full_recovery]),
             [false, true, true, true, true],
           ),
-    legend:
-      rows.length === 0
-        ? ''
-        : `Milliseconds from the fault. ${[RECOVERY_FIGURE_MEANINGS.detection, RECOVERY_FIGURE_MEANINGS.propagation, RECOVERY_FIGURE_MEANINGS.spread, RECOVERY_FIGURE_MEANINGS.fullRecovery].map((text) => text.charAt(0).toUpperCase() + text.slice(1)).join('; ')}.`,
+    legend: rows.length === 0 ? '' : RECOVERY_TABLE_LEGEND,
   };
 }

@@ -17,14 +17,9 @@ export const RECOVERY_FIGURE_NAMES = {
 
 const nameOf = (metric: string): string | undefined => (RECOVERY_FIGURE_NAMES as Readonly<Record<string, string>>)[metric];
 
-/** What each name means, for legends under tables and charts. */
-export const RECOVERY_FIGURE_MEANINGS = {
-  detection: 'detection (first thread): from the fault to the first thread noticing it',
-  propagation: 'propagation (all threads): to the last thread noticing it',
-  spread: 'spread: propagation minus detection, first to last thread',
-  fullRecovery: 'full recovery: from the fault to every thread consuming again',
-  recoveryAfterRemoval: 'recovery after removal: the same, timed from the removal of the fault',
-} as const;
+/** What the recovery table's columns mean, in one line under it (the first screen has no room for more). */
+export const RECOVERY_TABLE_LEGEND =
+  'Milliseconds from the fault: detection = the first thread noticed it, propagation = all threads had, spread = the time between, full recovery = every thread consuming again.';
 
 /** The fault scenarios of the resilience summary, by the prefix of their metric names. */
 const SCENARIO_PREFIXES: readonly (readonly [string, string])[] = [
