@@ -34,6 +34,11 @@ export interface CategorySection {
   readonly shared_notes: readonly string[];
   /** The families those notes are about: `Realistic latency and Realistic periodic resets`. */
   readonly shared_notes_families: string;
+  /**
+   * Notes of this category already said under an earlier one are not repeated; this sentence
+   * links there (`… as described under [Scalability results](#scalability-results) …`); empty when none.
+   */
+  readonly earlier_notes: string;
   readonly families: readonly FamilyTable[];
 }
 
@@ -48,6 +53,8 @@ const CATEGORY_TITLES: Readonly<Record<Category, string>> = {
 
 export function buildCategorySections(results: readonly RawResult[], tests: readonly TestOutcome[]): CategorySection[] {
   const failedTestIds = new Set(tests.filter((test) => test.status === 'failed').map((test) => test.test_id));
+  // Notes already said, with the category they were said under: later categories link there instead.
+  const saidUnder = new Map<string, string>();
   return resultCategories()
     .map((category) => {
       const inCategory = results.filter((result) => result.category === category).map(withDerivedFigures);
@@ -56,15 +63,24 @@ export function buildCategorySections(results: readonly RawResult[], tests: read
         name,
         results: inCategory.filter((result) => result.name === name).sort(compareResults),
       }));
-      return categorySection(category, families, failedTestIds);
+      return categorySection(category, families, failedTestIds, saidUnder);
     })
     .filter((section) => section.families.length > 0);
+}
+
+/** `Scalability` -> `#scalability-results`, the anchor GitHub and the docs site give that heading. */
+export function sectionAnchor(title: string): string {
+  return `#${`${title} results`
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-')}`;
 }
 
 function categorySection(
   category: Category,
   families: readonly { name: string; results: readonly RawResult[] }[],
   failedTestIds: ReadonlySet<string>,
+  saidUnder: Map<string, string>,
 ): CategorySection {
   // A note every configuration of a family has, in two or more families: said once for the category,
   // naming its families when it is not about all the families listed.
@@ -73,14 +89,30 @@ function categorySection(
     (note) => wholeFamilyNotes.filter((notes) => notes.includes(note)).length >= 2,
   );
   const familiesOf = (note: string) => families.filter((_, index) => wholeFamilyNotes[index]!.includes(note)).map((family) => family.name);
-  const sharing = families.filter((family) => shared.some((note) => familiesOf(note).includes(family.name)));
+  const title = CATEGORY_TITLES[category];
+  // Each note once in the whole report: one an earlier category said is left out, and linked to.
+  const earlier = new Set<string>();
+  const firstTime = (note: string): boolean => {
+    const where = saidUnder.get(note);
+    if (where !== undefined && where !== title) {
+      earlier.add(where);
+      return false;
+    }
+    saidUnder.set(note, title);
+    return true;
+  };
+  const sharedHere = shared.filter(firstTime);
+  const sharing = families.filter((family) => sharedHere.some((note) => familiesOf(note).includes(family.name)));
+  const links = [...earlier].map((where) => `[${where} results](${sectionAnchor(where)})`);
   return {
     category,
-    title: CATEGORY_TITLES[category],
-    shared_notes: shared.map((note) =>
+    title,
+    shared_notes: sharedHere.map((note) =>
       familiesOf(note).length === sharing.length ? note : `${joinWords(familiesOf(note).map(familyTitle))}: ${note}`,
     ),
     shared_notes_families: joinWords(sharing.map((family) => familyTitle(family.name))),
+    earlier_notes:
+      links.length === 0 ? '' : `Some of these are measured as described under ${joinWords(links)}; those notes are not repeated here.`,
     families: families.map(({ name, results }) => {
       const { tables, labels } = familyTables(results, failedTestIds);
       const failed = results.filter((result) => failedTestIds.has(result.test_id)).length;
@@ -91,7 +123,7 @@ function categorySection(
         parameters: sharedParametersText(results),
         tables,
         table: tables.join('\n\n'),
-        notes: familyNotes(results, labels).filter((note) => !shared.includes(note)),
+        notes: familyNotes(results, labels).filter((note) => !shared.includes(note) && firstTime(note)),
         failed_tests: failed,
       };
     }),
