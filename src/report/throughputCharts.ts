@@ -113,11 +113,13 @@ function joinKinds(kinds: readonly LatencyKind[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
-/** Tick values for a log axis: the decades the values span, with 2 and 5 between when they span less than two. */
+/** Tick values for a log axis: the decades the values span, with 2 and 5 between when they span less than one and a half. */
 export function logTicks(values: readonly number[]): number[] {
-  const low = Math.floor(Math.log10(Math.min(...values)));
-  const high = Math.ceil(Math.log10(Math.max(...values)));
-  const steps = high - low < 2 ? [1, 2, 5] : [1];
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const low = Math.floor(Math.log10(min));
+  const high = Math.ceil(Math.log10(max));
+  const steps = Math.log10(max / min) < 1.5 ? [1, 2, 5] : [1];
   const ticks: number[] = [];
   for (let exponent = low; exponent <= high; exponent += 1) {
     for (const step of steps) ticks.push(Number((step * 10 ** exponent).toPrecision(12)));
