@@ -13,6 +13,7 @@ import {
 } from './chartData';
 import { PLOT_WIDTH_PX, values, type ChartSpec } from './chartSpec';
 import { formatValue } from './format';
+import { estimateTextWidth } from './textWidth';
 
 export function throughputByThreads(results: readonly RawResult[]): ChartSpec | undefined {
   const rows = throughputByThreadsRows(results);
@@ -53,6 +54,8 @@ export function latencyPercentiles(results: readonly RawResult[]): ChartSpec | u
   const rows = latencyPercentileRows(results);
   if (rows.length === 0) return undefined;
   const percentiles = [...new Set([...rows].sort((a, b) => a.order - b.order).map((row) => row.percentile))];
+  // The same room for the row labels in every panel, so panel titles and plots line up.
+  const labelExtent = Math.ceil(Math.max(...rows.map((row) => estimateTextWidth(row.configuration, 11)))) + 8;
   // Three different quantities, each on its own axis with its unit: the publish() call (µs),
   // publish to confirm and end-to-end (ms). Dots on a log axis (bars from zero would mislead on a
   // log scale), a row per configuration, a grey line from its lowest to its highest percentile.
@@ -60,7 +63,13 @@ export function latencyPercentiles(results: readonly RawResult[]): ChartSpec | u
     const kindRows = rows.filter((row) => row.kind === kind);
     const unit = kindRows[0]!.unit;
     const configurations = [...new Set(kindRows.map((row) => row.configuration))];
-    const y = { field: 'configuration', type: 'nominal', title: null, sort: configurations, axis: { labelLimit: 0 } } as const;
+    const y = {
+      field: 'configuration',
+      type: 'nominal',
+      title: null,
+      sort: configurations,
+      axis: { labelLimit: 0, minExtent: labelExtent, maxExtent: labelExtent },
+    } as const;
     const x = {
       field: 'latency',
       type: 'quantitative',

@@ -11,7 +11,7 @@ import { formatDate } from './format';
 export interface TrendRow {
   readonly run_id: string;
   readonly started_at: string;
-  /** The x-axis label: `11-22 18:53` (seconds, or the run id, added only to tell runs apart). */
+  /** The x-axis label: `11-22 18:53` (seconds, or the run id, added only to tell runs apart; `(failed)` after a failed run). */
   readonly run_label: string;
   /** Key metric id, one panel each. */
   readonly metric: string;
@@ -46,9 +46,10 @@ function trendSeries(keyMetric: KeyMetric): string {
   return recoveryScenarioLabel({ name: keyMetric.result_name, parameters: keyMetric.parameters });
 }
 
-/** `11-22 18:53`, longer only where two runs would read the same. */
+/** `11-22 18:53`, longer only where two runs would read the same; `(failed)` after a run that did not pass. */
 function runLabels(runs: readonly HistoryEntry[]): Map<string, string> {
-  const format = (run: HistoryEntry, length: number) => formatDate(run.started_at).slice(5, length);
+  const format = (run: HistoryEntry, length: number) =>
+    `${formatDate(run.started_at).slice(5, length)}${run.status === 'passed' ? '' : ` (${run.status})`}`;
   for (const length of [16, 19]) {
     const labels = runs.map((run) => format(run, length));
     if (new Set(labels).size === labels.length) return new Map(runs.map((run, index) => [run.run_id, labels[index]!]));

@@ -66,6 +66,9 @@ describe('the history trend', () => {
     // Two runs within the same minute are told apart by their seconds.
     const sameMinute = { ...second!, run_id: 'run_b', started_at: first!.started_at.replace(/:52\./, ':59.') };
     expect([...new Set(historyTrendRows([first!, sameMinute]).map((row) => row.run_label))]).toEqual(['11-22 18:53:52', '11-22 18:53:59']);
+    // A run that failed part-way still shows what it measured, marked as such.
+    const failed = { ...second!, status: 'failed' as const };
+    expect([...new Set(historyTrendRows([first!, failed]).map((row) => row.run_label))]).toEqual(['11-22 18:53', '11-22 18:55 (failed)']);
   });
 
   it('widens its domain around the values, by the value when they are all equal', () => {
