@@ -103,7 +103,7 @@ export function latencyPercentiles(results: readonly RawResult[]): ChartSpec | u
   return {
     id: 'latency-percentiles',
     title: 'Latency percentiles by kind',
-    caption: `${joinKinds(kinds)}, each on its own log axis with its unit, one row per configuration; lower is better.`,
+    caption: `${joinKinds(kinds)}${kinds.length > 1 ? ', each on its own log axis with its unit' : ' on a log axis'}, one row per configuration; lower is better.`,
     spec: {
       title: { text: 'Latency percentiles', subtitle: 'each kind on its own axis and unit (log scale); lower is better' },
       vconcat: kinds.map(panel),
