@@ -150,13 +150,21 @@ const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_par
 export function recoveryRows(results: readonly RawResult[]): RecoveryRow[] {
   const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
   const recovery = sorted(results.filter((r) => r.name.startsWith('recovery_'))).sort((a, b) => rank(a.name) - rank(b.name));
+  const familyOf = (name: string) => recovery.filter((candidate) => candidate.name === name);
   const rows: RecoveryRow[] = [];
   for (const result of recovery) {
     RECOVERY_PHASES.forEach(([metric, phase], order) => {
       const latency = valueOf(result, metric);
       const target = result.targets?.find((candidate) => candidate.metric === metric)?.threshold ?? null;
       if (latency !== undefined) {
-        rows.push({ scenario: recoveryScenarioLabel(result), fault: recoveryScenarioName(result.name), phase, latency, order, target });
+        rows.push({
+          scenario: recoveryScenarioLabel(result, familyOf(result.name)),
+          fault: recoveryScenarioName(result.name),
+          phase,
+          latency,
+          order,
+          target,
+        });
       }
     });
   }

@@ -64,11 +64,19 @@ export function recoveryScenarioName(resultName: string): string {
   return SCENARIO_NAMES[resultName] ?? familyTitle(resultName.replace(/^recovery_(after_|with_)?/, ''));
 }
 
-/** A recovery configuration, short enough for an axis: `TCP reset · 50 threads` (plus the client mode when not the default). */
-export function recoveryScenarioLabel(result: { readonly name: string; readonly parameters: Parameters }): string {
+/**
+ * A recovery configuration, short enough for an axis: `TCP reset · 50 threads`, plus the client
+ * mode when not the default, plus whatever else tells it apart from the rest of its `family`
+ * (e.g. the client under test, when several were run).
+ */
+export function recoveryScenarioLabel(
+  result: { readonly name: string; readonly parameters: Parameters },
+  family: readonly { readonly parameters: Parameters }[] = [],
+): string {
   const threads = result.parameters.threads === undefined ? '' : ` · ${result.parameters.threads} threads`;
   const mode = result.parameters.mode !== undefined && result.parameters.mode !== 'manual' ? ` · ${result.parameters.mode}` : '';
-  return `${recoveryScenarioName(result.name)}${threads}${mode}`;
+  const others = varyingParameterKeys(family).filter((key) => key !== 'threads' && key !== 'mode' && key in result.parameters);
+  return `${recoveryScenarioName(result.name)}${threads}${mode}${others.length === 0 ? '' : ` · ${parametersText(result.parameters, others, true)}`}`;
 }
 
 /** `publish_throughput` -> `Publish throughput`. */

@@ -124,7 +124,13 @@ export function recoveryScenarios(results: readonly RawResult[]): { readonly sce
   return results
     .filter((result) => result.name.startsWith('recovery_') && result.category === 'recovery')
     .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters))
-    .map((result) => ({ scenario: recoveryScenarioLabel(result), result: withDerivedFigures(result) }));
+    .map((result, _, all) => ({
+      scenario: recoveryScenarioLabel(
+        result,
+        all.filter((candidate) => candidate.name === result.name),
+      ),
+      result: withDerivedFigures(result),
+    }));
 }
 
 /** The columns of the recovery table, as raw metric names: detection, propagation, spread, full recovery. */

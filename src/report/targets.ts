@@ -23,7 +23,7 @@ export interface TargetCheck {
 
 /** Who a result is, in a sentence: recovery scenarios by their short name, others by family and distinguishing parameters. */
 export function resultSubject(result: RawResult, family: readonly RawResult[]): string {
-  if (result.name.startsWith('recovery_')) return recoveryScenarioLabel(result);
+  if (result.name.startsWith('recovery_')) return recoveryScenarioLabel(result, family);
   const varying = varyingParameterKeys(family);
   return varying.length === 0 ? familyTitle(result.name) : `${familyTitle(result.name)} (${configurationLabel(result, varying)})`;
 }

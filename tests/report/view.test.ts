@@ -2,6 +2,7 @@
  * The report's view model and layout, on a recorded quick run: verdict and key metrics first,
  * detail tables with configurations as rows inside 100 columns, each note said once.
  */
+import { recoveryScenarios } from '../../src/report/glance';
 import { renderMarkdown } from '../../src/report/render';
 import { familyNotes } from '../../src/report/resultTables';
 import { MAX_TABLE_WIDTH } from '../../src/report/familyTables';
@@ -47,6 +48,19 @@ describe('the first screen', () => {
     expect(view.glance.recovery.table.split('\n')[0]).toMatch(
       /^\| Scenario +\| Detection \(ms\) \| Propagation \(ms\) \| Spread \(ms\) \| Full recovery \(ms\) \|$/,
     );
+  });
+
+  it('tells recovery configurations apart by whatever else varies in their family (e.g. the client)', () => {
+    const run = recordedRun();
+    const reset = run.results.find((result) => result.name === 'recovery_after_reset_peer')!;
+    const twoClients = [
+      { ...reset, parameters: { ...reset.parameters, client: 'amqplib' } },
+      { ...reset, parameters: { ...reset.parameters, client: 'rabbitmq-client' } },
+    ];
+    expect(recoveryScenarios(twoClients).map((entry) => entry.scenario)).toEqual([
+      'TCP reset · 10 threads · client=amqplib',
+      'TCP reset · 10 threads · client=rabbitmq-client',
+    ]);
   });
 
   it('puts verdict, key metrics and charts before the detail tables, the comparison and the environment', () => {
