@@ -11,7 +11,8 @@ import { computeRecoveryMetrics, type RecoveryScenarioKind } from '../src/recove
 import { runRecoveryScenario, type RecoveryScenarioOptions } from '../src/recovery/scenario';
 import type { Metric, Target } from '../src/results/rawResult';
 import { benchContext } from '../fixtures/context';
-import { formatMs, recordResult } from '../fixtures/record';
+import { recordResult } from '../fixtures/record';
+import { recoveryProgress } from '../src/report/progress';
 
 const THREADS = 10;
 
@@ -80,10 +81,16 @@ describe('TestNetworkResilienceBenchmarks', () => {
         detection_causes: computed.details.detection_causes,
         reference: computed.details.reference,
       });
-      process.stderr.write(
-        `  ▸ ${scenario.title}: ${pick('threads_detected').value}/${THREADS} detected in ${formatMs(pick('error_propagation_latency_ms').value)}, ` +
-          `${pick('threads_recovered').value}/${THREADS} recovered ${formatMs(pick('recovery_after_removal_ms').value)} after removal\n`,
-      );
+      const progress = recoveryProgress({
+        threads: THREADS,
+        detected: pick('threads_detected').value,
+        recovered: pick('threads_recovered').value,
+        detectionMs: pick('error_detection_latency_ms').value,
+        propagationMs: pick('error_propagation_latency_ms').value,
+        fullRecoveryMs: pick('full_recovery_latency_ms').value,
+        recoveryAfterRemovalMs: pick('recovery_after_removal_ms').value,
+      });
+      process.stderr.write(`  ▸ ${scenario.title}: ${progress}\n`);
     }
     recordResult({
       name: 'network_resilience_summary',

@@ -10,7 +10,8 @@ import { toxicLatency, toxicResetPeer, toxicTimeout } from '../src/faults';
 import { computeRecoveryMetrics, type RecoveryScenarioKind } from '../src/recovery/metrics';
 import { runRecoveryScenario, type RecoveryScenarioOptions } from '../src/recovery/scenario';
 import { benchContext } from '../fixtures/context';
-import { formatMs, recordResult } from '../fixtures/record';
+import { recordResult } from '../fixtures/record';
+import { recoveryProgress } from '../src/report/progress';
 
 const TEST_TIMEOUT_MS = 180_000;
 
@@ -44,9 +45,15 @@ async function measureRecovery(
       notes: computed.notes,
       details: computed.details,
     },
-    `detected ${metric('threads_detected')}/${threads}, recovered ${metric('threads_recovered')}/${threads}; ` +
-      `detection ${formatMs(metric('error_detection_latency_ms'))}, propagation ${formatMs(metric('error_propagation_latency_ms'))}, ` +
-      `full recovery ${formatMs(metric('full_recovery_latency_ms'))} (${formatMs(metric('recovery_after_removal_ms'))} after removal)`,
+    recoveryProgress({
+      threads,
+      detected: metric('threads_detected'),
+      recovered: metric('threads_recovered'),
+      detectionMs: metric('error_detection_latency_ms'),
+      propagationMs: metric('error_propagation_latency_ms'),
+      fullRecoveryMs: metric('full_recovery_latency_ms'),
+      recoveryAfterRemovalMs: metric('recovery_after_removal_ms'),
+    }),
   );
 
   // Correctness is asserted; speed is recorded (targets fail the test only when asked for).

@@ -148,23 +148,50 @@ function escapeStrayTags(line) {
 
 const isRelative = (target) => !/^(?:[a-z][a-z0-9+.-]*:|\/|#)/i.test(target);
 
+/** Text for an HTML attribute value. */
+const attribute = (text) => String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
 /**
- * The report as a part of the results page: headings one level down (the page has its own
- * title), charts from /results/, and links to files that are not on the site shown as paths.
+ * A chart of the report: shown at its own size (it is drawn for the content column); a click
+ * enlarges it over the page (the theme's click-to-enlarge), and without JavaScript opens it.
+ */
+const chartMarkup = (alt, src) =>
+  `<a class="report-chart" href="${src}" target="_blank" rel="noopener" title="${attribute(alt ? `${alt}: click to enlarge` : 'Click to enlarge')}">` +
+  `<img src="${src}" alt="${attribute(alt)}"></a>`;
+
+/** Lines outside fenced code blocks that are headings of `level` (`#` count). */
+function headingCount(lines, level) {
+  let inFence = false;
+  let count = 0;
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence && new RegExp(`^#{${level}}\\s`).test(line)) count += 1;
+  }
+  return count;
+}
+
+/**
+ * The report as a part of the results page: the page has its own title, so the report's one
+ * title is left out and its sections stay at level 2 and 3, the levels the page outline shows
+ * (a report with several titles is moved one level down instead); charts from /results/, with
+ * click to enlarge; links to files that are not on the site shown as paths.
  */
 function adaptReport(markdown, images) {
   const known = new Set(images);
+  const lines = markdown.split('\n');
+  const singleTitle = headingCount(lines, 1) === 1;
   let inFence = false;
-  return markdown
-    .split('\n')
-    .map((line) => {
+  return lines
+    .flatMap((line) => {
       if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-      if (inFence) return line;
-      let out = escapeStrayTags(line).replace(/^(#{1,5})(\s)/, '#$1$2');
+      if (inFence) return [line];
+      if (singleTitle && /^#\s/.test(line)) return [];
+      let out = escapeStrayTags(line);
+      if (!singleTitle) out = out.replace(/^(#{1,5})(\s)/, '#$1$2');
       out = out.replace(/!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (whole, alt, target) => {
         if (!isRelative(target)) return whole;
         const file = path.posix.normalize(decodeURIComponent(target.split(/[?#]/)[0]).replace(/^\.\//, ''));
-        return known.has(file) ? `![${alt}](/results/${encodeURI(file)})` : `*(chart \`${file}\` was not found next to the report)*`;
+        return known.has(file) ? chartMarkup(alt, `/results/${encodeURI(file)}`) : `*(chart \`${file}\` was not found next to the report)*`;
       });
       out = out.replace(/<img([^>]*?)\ssrc="([^"]+)"/g, (whole, before, target) => {
         if (!isRelative(target)) return whole;
@@ -175,7 +202,7 @@ function adaptReport(markdown, images) {
         if (!isRelative(target) || target.startsWith('/results/')) return whole;
         return `${text} (\`reports/benchmarks/${target.replace(/^\.\//, '')}\`)`;
       });
-      return out;
+      return [out];
     })
     .join('\n');
 }
@@ -221,7 +248,12 @@ function prepareResults() {
       '',
       '::: v-pre',
       '',
+      // A class of its own, so the site can set the report's tables tighter than its prose pages' (theme/custom.css).
+      '<div class="latest-report">',
+      '',
       report,
+      '',
+      '</div>',
       '',
       ':::',
       '',

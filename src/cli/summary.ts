@@ -7,8 +7,12 @@ import { countVerdicts, type Regression, type RunComparison } from '../results/c
 import type { RunArchive } from '../results/archive';
 import type { NothingRan } from '../results/pipeline';
 import { countTests, testsRun, type JestOutcome } from '../results/outcome';
-import { resultLabel, shortParameters } from '../report/labels';
-import { formatDeltaPercent, formatDuration, formatPValue, formatValue, humanizeMetricName } from '../report/format';
+import { resultLabel } from '../report/labels';
+import { formatDeltaPercent, formatDuration, formatNumber, formatPValue, formatValue, humanizeMetricName } from '../report/format';
+import { GLANCE_RECOVERY_METRICS, keyMetricConfiguration, recoveryScenarios } from '../report/glance';
+import { describeCheck, figureMet, targetChecks } from '../report/targets';
+import { keyMetricLabel } from '../results/keyMetrics';
+import type { RawResult } from '../results/rawResult';
 
 export interface SummaryInput {
   readonly archive: RunArchive;
@@ -24,7 +28,54 @@ export interface SummaryInput {
   readonly cwd: string;
 }
 
-const MAX_KEY_LINES = 12;
+/** A recovery figure in the terminal: `1.22 ✓`, `12.3 ✗` (target missed), `—`. */
+function terminalFigure(result: RawResult, metric: string, keyMetrics: RunArchive['key_metrics']): string {
+  const value = result.metrics[metric]?.value;
+  if (typeof value !== 'number') return '—';
+  const met = figureMet(result, metric, keyMetrics);
+  return `${formatNumber(value)}${met === true ? ' ✓' : met === false ? ' ✗' : '  '}`;
+}
+
+/**
+ * The key figures, in the report's names: the peaks, then a table of the recovery scenarios
+ * (detection, propagation, spread, full recovery), then the targets, missed ones by name.
+ */
+export function keyFigureLines(archive: RunArchive): string[] {
+  const lines: string[] = [];
+  const peaks = archive.key_metrics.filter((metric) => metric.id.startsWith('peak_'));
+  const scenarios = recoveryScenarios(archive.results);
+  if (peaks.length > 0 || scenarios.length > 0) lines.push('key metrics');
+  const labelWidth = Math.max(0, ...peaks.map((metric) => keyMetricLabel(metric).length));
+  for (const metric of peaks) {
+    lines.push(
+      `  ${keyMetricLabel(metric).padEnd(labelWidth)}  ${formatValue(metric.value, metric.unit).padStart(13)}  ${keyMetricConfiguration(metric, archive.results)}`,
+    );
+  }
+  if (scenarios.length > 0) {
+    const header = ['recovery, ms from the fault', 'detection', 'propagation', 'spread', 'full recovery'];
+    const rows = scenarios.map(({ scenario, result }) => [
+      scenario,
+      ...GLANCE_RECOVERY_METRICS.map((metric) => terminalFigure(result, metric, archive.key_metrics)),
+    ]);
+    const widths = header.map((title, index) => Math.max(title.length, ...rows.map((row) => row[index]!.length)));
+    const line = (row: readonly string[]) =>
+      `  ${row.map((text, index) => (index === 0 ? text.padEnd(widths[index]!) : text.padStart(widths[index]!))).join('  ')}`.trimEnd();
+    lines.push(line(header), ...rows.map(line));
+    lines.push('  detection = first thread to notice, propagation = all threads, spread = the time between; ✓ target met, ✗ missed');
+  }
+  const checks = targetChecks(archive.results, archive.key_metrics);
+  if (checks.length > 0) {
+    const met = checks.filter((check) => check.met === true).length;
+    const missed = checks.filter((check) => check.met !== true);
+    lines.push(`targets     ${met} of ${checks.length} met${missed.length > 0 ? `; missed:` : ''}`);
+    for (const check of missed.slice(0, MAX_MISSED_LINES))
+      lines.push(`  ✗ ${describeCheck(check)}${check.met === null ? ' (no value)' : ''}`);
+    if (missed.length > MAX_MISSED_LINES) lines.push(`  … ${missed.length - MAX_MISSED_LINES} more in the report`);
+  }
+  return lines;
+}
+
+const MAX_MISSED_LINES = 8;
 
 export function formatSummary(input: SummaryInput): string {
   const { archive } = input;
@@ -39,21 +90,7 @@ export function formatSummary(input: SummaryInput): string {
     `selection   markers "${archive.marker_expression ?? 'all'}"${archive.test_name_filter ? `, -t "${archive.test_name_filter}"` : ''}`,
     `results     ${archive.results.length} raw result(s)${archive.invalid_result_files.length ? `, ${archive.invalid_result_files.length} unreadable (see report)` : ''}`,
   ];
-  if (archive.key_metrics.length > 0) {
-    lines.push('key metrics');
-    const width = Math.max(...archive.key_metrics.map((metric) => metric.label.length));
-    for (const metric of archive.key_metrics.slice(0, MAX_KEY_LINES)) {
-      const target = metric.target
-        ? `  ${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)} ${metric.met === true ? 'met' : metric.met === false ? 'MISSED' : 'no value'}`
-        : '';
-      lines.push(
-        `  ${metric.label.padEnd(width)}  ${formatValue(metric.value, metric.unit).padStart(14)}${target}  (${shortParameters(metric.parameters)})`,
-      );
-    }
-    if (archive.key_metrics.length > MAX_KEY_LINES) lines.push(`  … ${archive.key_metrics.length - MAX_KEY_LINES} more in the report`);
-    const targeted = archive.key_metrics.filter((metric) => metric.target !== null);
-    if (targeted.length > 0) lines.push(`targets     ${targeted.filter((metric) => metric.met === true).length}/${targeted.length} met`);
-  }
+  lines.push(...keyFigureLines(archive));
   if (input.comparison) {
     const verdicts = countVerdicts(input.comparison);
     lines.push(

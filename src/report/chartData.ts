@@ -1,12 +1,12 @@
 /**
- * The rows each chart plots, picked out of the results and the history (pure). Families and
- * metric names are those the suites write; anything else simply does not appear in a chart (it
- * still appears in the report's tables).
+ * The rows each chart plots, picked out of the results (pure). Families and metric names are
+ * those the suites write; anything else simply does not appear in a chart (it still appears in
+ * the report's tables). The history trend's rows are in trendData.ts.
  */
-import type { HistoryEntry } from '../results/history';
-import { compareResults, type KeyMetric } from '../results/keyMetrics';
+import { compareResults } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
-import { shortParameters } from './labels';
+import { familyTitle, parametersText, recoveryScenarioLabel, recoveryScenarioName, varyingParameterKeys } from './configurations';
+import { RECOVERY_FIGURE_NAMES } from './metricNames';
 
 const valueOf = (result: RawResult, metric: string): number | undefined => {
   const value = result.metrics[metric]?.value;
@@ -21,70 +21,80 @@ export interface ThroughputRow {
   readonly throughput: number;
 }
 
-/** publish_throughput: msg/s by thread count, one series per mode and message size. */
+/** publish_throughput: msg/s by thread count, one series per combination of the other parameters that vary (`256 B · confirm`). */
 export function throughputByThreadsRows(results: readonly RawResult[]): ThroughputRow[] {
-  return sorted(results.filter((result) => result.name === 'publish_throughput'))
+  const family = sorted(results.filter((result) => result.name === 'publish_throughput'));
+  const seriesKeys = varyingParameterKeys(family).filter((key) => key !== 'threads');
+  return family
     .filter((result) => typeof result.parameters.threads === 'number' && valueOf(result, 'throughput_msgs_per_sec') !== undefined)
     .map((result) => ({
       threads: result.parameters.threads as number,
-      series: shortParameters(result.parameters, ['threads', 'messages_per_thread']),
+      series: seriesKeys.length === 0 ? 'publish' : parametersText(result.parameters, seriesKeys),
       throughput: valueOf(result, 'throughput_msgs_per_sec')!,
     }));
 }
 
+/** What a latency measures: three different things that must not share an axis. */
+export type LatencyKind = 'publish-call' | 'publish-confirm' | 'end-to-end' | 'other';
+
+export const LATENCY_KIND_TITLES: Readonly<Record<LatencyKind, string>> = {
+  'publish-call': 'Publish-call time (plain publish: the publish() call)',
+  'publish-confirm': 'Publish → confirm (confirm mode: publish to the broker’s confirm)',
+  'end-to-end': 'End-to-end latency (publish → delivery to a consumer)',
+  other: 'Other latencies',
+};
+
 export interface LatencyRow {
+  readonly kind: LatencyKind;
   readonly configuration: string;
   readonly percentile: string;
+  /** In `unit`: µs for publish-call times (they are that small), else ms. */
   readonly latency: number;
+  readonly unit: 'µs' | 'ms';
   readonly order: number;
 }
 
 const LATENCY_METRIC = /^(.*)_latency_(p\d+|max)_ms$/;
 const PERCENTILE_ORDER = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'];
 
-/** A short axis label: `publish 100×100 · 256 B · confirm`, `massive consumers 20×200`, else the family and two parameters. */
-function configurationLabel(result: RawResult): string {
-  const p = result.parameters;
-  if (result.name === 'publish_throughput' && p.threads !== undefined) {
-    return `publish ${p.threads}×${p.messages_per_thread ?? '?'} · ${p.message_size_bytes ?? '?'} B · ${p.mode ?? ''}`.trim();
-  }
-  if (result.name === 'massive_consumers' && p.consumers !== undefined) return `massive consumers ${p.consumers}×${p.messages ?? '?'}`;
-  const family = result.name.replace(/^realistic_/, '').replace(/_/g, ' ');
-  const parameters = shortParameters(p, [
-    'messages_per_thread',
-    'rounds',
-    'worker_threads',
-    'consumer_threads',
-    'producer_threads',
-    'prefetch',
-    'message_bytes',
-  ])
-    .split(' · ')
-    .filter(Boolean)
-    .slice(0, 2)
-    .join(' · ');
-  return parameters ? `${family} · ${parameters}` : family;
+function latencyKind(result: RawResult, stem: string): LatencyKind {
+  if (stem === 'publish') return result.parameters.mode === 'confirm' ? 'publish-confirm' : 'publish-call';
+  return stem === 'e2e' ? 'end-to-end' : 'other';
 }
 
-/** Latency percentiles of the throughput and scalability results (publish latency, end-to-end latency). */
+/** A short row label: `10 threads · 256 B` for publishing (the mode is the panel), the workload for end-to-end. */
+function latencyConfiguration(result: RawResult, family: readonly RawResult[], stem: string, kind: LatencyKind): string {
+  if (result.name === 'publish_throughput') {
+    const keys = varyingParameterKeys(family).filter((key) => key !== 'mode');
+    return keys.length === 0 ? 'publish' : parametersText(result.parameters, keys);
+  }
+  const workload = familyTitle(result.name.replace(/^realistic_/, ''));
+  const varying = varyingParameterKeys(family);
+  const label = varying.length === 0 ? workload : `${workload} · ${parametersText(result.parameters, varying)}`;
+  if (result.name === 'massive_consumers' && varying.length === 0 && result.parameters.consumers !== undefined) {
+    return `${workload} · ${String(result.parameters.consumers)} consumers`;
+  }
+  return kind === 'other' ? `${label} (${stem.replace(/_/g, ' ')})` : label;
+}
+
+/** Latency percentiles of the throughput and scalability results, by kind (publish call, publish → confirm, end-to-end). */
 export function latencyPercentileRows(results: readonly RawResult[]): LatencyRow[] {
   const rows: LatencyRow[] = [];
-  for (const result of sorted(results.filter((r) => r.category === 'throughput' || r.category === 'scalability'))) {
+  const relevant = sorted(results.filter((r) => r.category === 'throughput' || r.category === 'scalability'));
+  for (const result of relevant) {
+    const family = relevant.filter((candidate) => candidate.name === result.name);
     for (const metric of Object.keys(result.metrics)) {
       const match = LATENCY_METRIC.exec(metric);
       const latency = valueOf(result, metric);
       if (!match || latency === undefined || latency <= 0) continue;
-      // Axis labels must stay short: the family, its first three parameters, and which latency
-      // when a result has several (publish, end-to-end).
-      const stems = new Set(
-        Object.keys(result.metrics)
-          .map((name) => LATENCY_METRIC.exec(name)?.[1])
-          .filter(Boolean),
-      );
+      const kind = latencyKind(result, match[1]!);
+      const unit = kind === 'publish-call' ? 'µs' : 'ms';
       rows.push({
-        configuration: `${configurationLabel(result)}${stems.size > 1 ? ` (${match[1]!.replace(/_/g, ' ')})` : ''}`,
+        kind,
+        configuration: latencyConfiguration(result, family, match[1]!, kind),
         percentile: match[2]!,
-        latency,
+        latency: unit === 'µs' ? latency * 1000 : latency,
+        unit,
         order: PERCENTILE_ORDER.indexOf(match[2]!),
       });
     }
@@ -117,6 +127,8 @@ export function consumerScalabilityRows(results: readonly RawResult[]): Scalabil
 
 export interface RecoveryRow {
   readonly scenario: string;
+  /** The fault (`TCP reset`, `Partition`): one colour each. */
+  readonly fault: string;
   readonly phase: string;
   readonly latency: number;
   readonly order: number;
@@ -124,73 +136,37 @@ export interface RecoveryRow {
   readonly target: number | null;
 }
 
-const RECOVERY_PHASES = [
-  ['error_detection_latency_ms', 'detection (first thread)'],
-  ['error_propagation_latency_ms', 'propagation (all threads)'],
-  ['full_recovery_latency_ms', 'full recovery'],
+/** The phases charted, in the report's names. */
+export const RECOVERY_PHASES = [
+  ['error_detection_latency_ms', RECOVERY_FIGURE_NAMES.error_detection_latency_ms],
+  ['error_propagation_latency_ms', RECOVERY_FIGURE_NAMES.error_propagation_latency_ms],
+  ['full_recovery_latency_ms', RECOVERY_FIGURE_NAMES.full_recovery_latency_ms],
+  ['recovery_after_removal_ms', RECOVERY_FIGURE_NAMES.recovery_after_removal_ms],
 ] as const;
 
-const SCENARIO_LABELS: Record<string, string> = {
-  recovery_after_reset_peer: 'TCP reset',
-  recovery_after_network_partition: 'partition',
-  recovery_with_latency_before_failure: 'latency, then reset',
-};
+const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_partition', 'recovery_with_latency_before_failure'];
 
-/** Short enough to read on an axis: `TCP reset · 50 threads` (plus the mode when not the default). */
-function scenarioLabel(result: RawResult): string {
-  const kind = SCENARIO_LABELS[result.name] ?? result.name.replace(/^recovery_(after_|with_)?/, '').replace(/_/g, ' ');
-  const threads = result.parameters.threads === undefined ? '' : ` · ${result.parameters.threads} threads`;
-  const mode = result.parameters.mode !== undefined && result.parameters.mode !== 'manual' ? ` · ${result.parameters.mode}` : '';
-  return `${kind}${threads}${mode}`;
-}
-
-/** recovery_*: detection, propagation and full recovery per scenario and parameter set, with its targets. */
+/** recovery_*: each phase per scenario and parameter set, with its targets. */
 export function recoveryRows(results: readonly RawResult[]): RecoveryRow[] {
+  const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
+  const recovery = sorted(results.filter((r) => r.name.startsWith('recovery_'))).sort((a, b) => rank(a.name) - rank(b.name));
+  const familyOf = (name: string) => recovery.filter((candidate) => candidate.name === name);
   const rows: RecoveryRow[] = [];
-  for (const result of sorted(results.filter((r) => r.name.startsWith('recovery_')))) {
-    const scenario = scenarioLabel(result);
+  for (const result of recovery) {
     RECOVERY_PHASES.forEach(([metric, phase], order) => {
       const latency = valueOf(result, metric);
       const target = result.targets?.find((candidate) => candidate.metric === metric)?.threshold ?? null;
-      if (latency !== undefined) rows.push({ scenario, phase, latency, order, target });
+      if (latency !== undefined) {
+        rows.push({
+          scenario: recoveryScenarioLabel(result, familyOf(result.name)),
+          fault: recoveryScenarioName(result.name),
+          phase,
+          latency,
+          order,
+          target,
+        });
+      }
     });
-  }
-  return rows;
-}
-
-export interface TrendRow {
-  readonly run_id: string;
-  readonly started_at: string;
-  readonly metric: string;
-  readonly series: string;
-  readonly value: number;
-}
-
-/** One line per parameter set; full recovery spans several scenarios, so it names the scenario too. */
-function trendSeries(keyMetric: KeyMetric): string {
-  if (keyMetric.id.startsWith('peak_')) return 'peak';
-  const parameters = shortParameters(keyMetric.parameters);
-  return keyMetric.id === 'full_recovery'
-    ? `${keyMetric.result_name.replace(/^recovery_(after_|with_)?/, '').replace(/_/g, ' ')} · ${parameters}`
-    : parameters;
-}
-
-const TREND_METRICS = ['peak_publish_throughput', 'peak_consume_throughput', 'rst_detection', 'partition_detection', 'full_recovery'];
-
-/** Key metrics of every run in the history (the current one included), for the trend chart. */
-export function historyTrendRows(runs: readonly HistoryEntry[], maxRuns = 50): TrendRow[] {
-  const rows: TrendRow[] = [];
-  for (const run of runs.slice(-maxRuns)) {
-    for (const keyMetric of run.key_metrics) {
-      if (!TREND_METRICS.includes(keyMetric.id) || keyMetric.value === null) continue;
-      rows.push({
-        run_id: run.run_id,
-        started_at: run.started_at,
-        metric: `${keyMetric.label} (${keyMetric.unit})`,
-        series: trendSeries(keyMetric),
-        value: keyMetric.value,
-      });
-    }
   }
   return rows;
 }

@@ -4,6 +4,7 @@
  */
 import dayjs from 'dayjs';
 import utc from 'dayjs/plugin/utc';
+import { recoveryFigureName } from './metricNames';
 
 dayjs.extend(utc);
 
@@ -83,15 +84,20 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * `error_detection_latency_ms` -> `Error detection latency` (the unit is shown with the value);
- * rates keep theirs, so the two throughputs stay apart: `Throughput (msg/s)`, `Throughput (MB/s)`.
+ * `consumer_startup_ms` -> `Consumer startup` (the unit is shown with the value); rates keep
+ * theirs, so the two throughputs stay apart: `Throughput (msg/s)`, `Throughput (MB/s)`; recovery
+ * figures get their one name (`error_detection_latency_ms` -> `Detection (first thread)`).
  */
 export function humanizeMetricName(metric: string): string {
+  const recovery = recoveryFigureName(metric);
+  if (recovery) return recovery;
   const text = metric
     .replace(/_(ms|us|ns|percent|bytes)$/, '')
     .replace(/_msgs_per_sec$/, ' (msg/s)')
     .replace(/_mb_per_sec$/, ' (MB/s)')
-    .replace(/_/g, ' ');
+    .replace(/_/g, ' ')
+    .replace(/\be2e\b/g, 'end-to-end')
+    .replace(/\bapi\b/g, 'API');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 

@@ -15,3 +15,8 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
 function displayWidth(text: string): number {
   return [...text].length;
 }
+
+/** The widest line of a Markdown table (or any text), in code points. */
+export function tableWidth(text: string): number {
+  return Math.max(0, ...text.split('\n').map(displayWidth));
+}

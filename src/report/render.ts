@@ -8,7 +8,7 @@ import path from 'node:path';
 import Handlebars from 'handlebars';
 import { BenchError, describeError } from '../errors';
 import { writeTextSafely } from '../results/safeWrite';
-import { buildChartSpecs, CHART_IDS, chartFileName, renderSvg } from './charts';
+import { buildChartSpecs, CHART_IDS, CHART_TITLES, chartFileName, drawnFor, markDrawnFor, renderSvg } from './charts';
 import type { RunArchive } from '../results/archive';
 import type { HistoryEntry } from '../results/history';
 import { buildReportView, type ChartLink, type ReportInput, type ReportView } from './view';
@@ -30,6 +30,8 @@ export function renderMarkdown(view: ReportView, templatePath: string = DEFAULT_
   const handlebars = Handlebars.create();
   handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
   handlebars.registerHelper('defined', (value: unknown) => value !== null && value !== undefined);
+  // Handlebars passes its options object last: only the values before it count.
+  handlebars.registerHelper('or', (...args: unknown[]) => args.slice(0, -1).some(Boolean));
   try {
     // Markdown, not HTML: entity escaping would turn `< 10 ms` into `&lt; 10 ms`; cells are escaped by the view.
     const markdown = handlebars.compile(source, { noEscape: true, strict: false })(view);
@@ -44,32 +46,72 @@ export interface ChartOutcome {
   readonly warnings: readonly string[];
 }
 
+export interface WriteChartsOptions {
+  /** Named in each SVG, so a chart kept later can say which run it shows. */
+  readonly runId: string;
+  /**
+   * The run failed part-way: a chart of an earlier report that this run has no data for is kept
+   * (and labelled as such) instead of removed; what was measured before stays visible.
+   * @default false
+   */
+  readonly keepEarlierCharts?: boolean;
+  readonly secrets?: readonly string[];
+}
+
 /**
- * Renders every chart the data allows into `dir` and removes charts of earlier reports that this
- * one does not have (a link must never show another run's data).
+ * Renders every chart the data allows into `dir`. A chart of an earlier report that this one has
+ * no data for is removed (a link must never pass another run's data off as this one's), unless
+ * the run failed: then it is kept and listed with the run it was drawn for.
  */
 export async function writeCharts(
   dir: string,
   results: RunArchive['results'],
   historyRuns: readonly HistoryEntry[],
-  secrets: readonly string[] = [],
+  options: WriteChartsOptions,
 ): Promise<ChartOutcome> {
-  const charts: ChartLink[] = [];
+  const drawn = new Map<string, ChartLink>();
   const warnings: string[] = [];
   for (const chart of buildChartSpecs(results, historyRuns)) {
     const file = chartFileName(chart.id);
     try {
-      writeTextSafely(path.join(dir, file), await renderSvg(chart.spec), secrets);
-      charts.push({ id: chart.id, title: chart.title, caption: chart.caption, file });
+      writeTextSafely(path.join(dir, file), markDrawnFor(await renderSvg(chart.spec), options.runId), options.secrets ?? []);
+      drawn.set(chart.id, { id: chart.id, title: chart.title, caption: chart.caption, file, earlier_run: null });
     } catch (error) {
       warnings.push(`chart ${file} could not be rendered: ${describeError(error)}`);
     }
   }
-  const written = new Set(charts.map((chart) => chart.id));
+  const charts: ChartLink[] = [];
   for (const id of CHART_IDS) {
-    if (!written.has(id)) fs.rmSync(path.join(dir, chartFileName(id)), { force: true });
+    const file = chartFileName(id);
+    const current = drawn.get(id);
+    if (current) {
+      charts.push(current);
+      continue;
+    }
+    const earlier = options.keepEarlierCharts ? readEarlierChart(path.join(dir, file)) : null;
+    if (earlier === null) {
+      fs.rmSync(path.join(dir, file), { force: true });
+      continue;
+    }
+    const known = CHART_TITLES[id];
+    const earlierRun = earlier.runId ?? 'an earlier run';
+    charts.push({
+      id,
+      title: `${known.title} (from ${earlier.runId ?? 'an earlier run'})`,
+      caption: known.caption,
+      file,
+      earlier_run: earlierRun,
+    });
   }
   return { charts, warnings };
+}
+
+function readEarlierChart(filePath: string): { runId: string | null } | null {
+  try {
+    return { runId: drawnFor(fs.readFileSync(filePath, 'utf8')) };
+  } catch {
+    return null;
+  }
 }
 
 export interface WriteReportInput extends Omit<ReportInput, 'charts'> {
@@ -81,7 +123,11 @@ export interface WriteReportInput extends Omit<ReportInput, 'charts'> {
 /** Charts, then the Markdown report; returns the report's path and the view it was built from. */
 export async function writeReport(input: WriteReportInput): Promise<{ reportPath: string; view: ReportView }> {
   fs.mkdirSync(input.reportsDir, { recursive: true });
-  const chartOutcome = await writeCharts(input.reportsDir, input.archive.results, input.historyRuns, input.secrets);
+  const chartOutcome = await writeCharts(input.reportsDir, input.archive.results, input.historyRuns, {
+    runId: input.archive.run_id,
+    keepEarlierCharts: input.archive.status !== 'passed',
+    secrets: input.secrets,
+  });
   const view = buildReportView({ ...input, charts: chartOutcome.charts, warnings: [...input.warnings, ...chartOutcome.warnings] });
   const markdown = renderMarkdown(view, input.templatePath);
   const reportPath = path.join(input.reportsDir, REPORT_FILE_NAME);

@@ -1,27 +1,44 @@
 /**
- * Results by category, one table per family (result name). Data-driven: any result renders,
- * known to us or not. Few parameter sets: one row per metric, one column per parameter set (reads
- * well for recovery's many metrics); many: one row per parameter set, one column per metric.
+ * The report's detail sections (pure): one per category, one table block per family (result
+ * name), configurations as rows (familyTables.ts). Data-driven: any result renders, known to us
+ * or not. Each note is said once: in its family, prefixed with the configurations it is about
+ * when not about all of them; a note two families of a category share, once for the category.
  */
-import { resultCategories } from '../results/schemas';
-import { compareResults, evaluateTarget } from '../results/keyMetrics';
 import type { TestOutcome } from '../results/outcome';
 import type { Category, RawResult } from '../results/rawResult';
-import { shortParameters } from './labels';
-import { formatNumber, formatValue, humanizeMetricName } from './format';
-import { markdownTable } from './markdown';
+import { compareResults } from '../results/keyMetrics';
+import { resultCategories } from '../results/schemas';
+import { familyTitle, parametersText, parameterText, sharedParametersText, varyingParameterKeys } from './configurations';
+import { familyTables } from './familyTables';
+import { withDerivedFigures } from './metricNames';
 
 export interface FamilyTable {
+  /** The result name, e.g. `publish_throughput`. */
   readonly name: string;
   readonly title: string;
   readonly results_count: number;
+  /** What every configuration of the family shares (`100 msgs/thread · rounds=5`); empty when nothing. */
+  readonly parameters: string;
+  /** One or more Markdown tables. */
+  readonly tables: readonly string[];
+  /** The tables joined, for templates that want one string. */
   readonly table: string;
   readonly notes: readonly string[];
+  readonly failed_tests: number;
 }
 
 export interface CategorySection {
   readonly category: Category;
   readonly title: string;
+  /** Notes that two or more families of this category share (said here, not in each family). */
+  readonly shared_notes: readonly string[];
+  /** The families those notes are about: `Realistic latency and Realistic periodic resets`. */
+  readonly shared_notes_families: string;
+  /**
+   * Notes of this category already said under an earlier one are not repeated; this sentence
+   * links there (`… as described under [Scalability results](#scalability-results) …`); empty when none.
+   */
+  readonly earlier_notes: string;
   readonly families: readonly FamilyTable[];
 }
 
@@ -34,76 +51,120 @@ const CATEGORY_TITLES: Readonly<Record<Category, string>> = {
   proxy: 'Proxy overhead',
 };
 
-/** Up to this many parameter sets, parameter sets are columns. */
-const MAX_COLUMNS = 6;
-
 export function buildCategorySections(results: readonly RawResult[], tests: readonly TestOutcome[]): CategorySection[] {
+  const failedTestIds = new Set(tests.filter((test) => test.status === 'failed').map((test) => test.test_id));
+  // Notes already said, with the category they were said under: later categories link there instead.
+  const saidUnder = new Map<string, string>();
   return resultCategories()
     .map((category) => {
-      const inCategory = results.filter((result) => result.category === category);
+      const inCategory = results.filter((result) => result.category === category).map(withDerivedFigures);
       const names = [...new Set(inCategory.map((result) => result.name))].sort();
-      const families = names.map((name) =>
-        familyTable(name, inCategory.filter((result) => result.name === name).sort(compareResults), tests),
-      );
-      return { category, title: CATEGORY_TITLES[category], families };
+      const families = names.map((name) => ({
+        name,
+        results: inCategory.filter((result) => result.name === name).sort(compareResults),
+      }));
+      return categorySection(category, families, failedTestIds, saidUnder);
     })
     .filter((section) => section.families.length > 0);
 }
 
-function familyTable(name: string, results: readonly RawResult[], tests: readonly TestOutcome[]): FamilyTable {
-  const metricNames = [...new Set(results.flatMap((result) => Object.keys(result.metrics)))];
-  const labels = results.map((result) => columnLabel(result, tests));
-  const table =
-    results.length <= MAX_COLUMNS
-      ? markdownTable(
-          ['Metric', ...labels],
-          metricNames.map((metric) => [humanizeMetricName(metric), ...results.map((result) => cellWithTarget(result, metric, true))]),
-          [false, ...labels.map(() => true)],
-        )
-      : markdownTable(
-          [
-            'Parameters',
-            ...metricNames.map((metric) =>
-              humanizeMetricName(metric).endsWith(')')
-                ? humanizeMetricName(metric)
-                : `${humanizeMetricName(metric)} (${unitOf(results, metric)})`,
-            ),
-          ],
-          results.map((result, index) => [labels[index]!, ...metricNames.map((metric) => cellWithTarget(result, metric, false))]),
-          [false, ...metricNames.map(() => true)],
-        );
-  // A note every result shares is said once; the others say which parameter set they belong to.
-  const shared = (note: string) => results.every((result) => result.notes?.includes(note));
-  const notes = [
-    ...new Set(
-      results.flatMap((result) =>
-        (result.notes ?? []).map((note) => (results.length > 1 && !shared(note) ? `${shortParameters(result.parameters)}: ${note}` : note)),
-      ),
+/** `Scalability` -> `#scalability-results`, the anchor GitHub and the docs site give that heading. */
+export function sectionAnchor(title: string): string {
+  return `#${`${title} results`
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-')}`;
+}
+
+function categorySection(
+  category: Category,
+  families: readonly { name: string; results: readonly RawResult[] }[],
+  failedTestIds: ReadonlySet<string>,
+  saidUnder: Map<string, string>,
+): CategorySection {
+  // A note every configuration of a family has, in two or more families: said once for the category,
+  // naming its families when it is not about all the families listed.
+  const wholeFamilyNotes = families.map(({ results }) => notesOfAll(results));
+  const shared = [...new Set(wholeFamilyNotes.flat())].filter(
+    (note) => wholeFamilyNotes.filter((notes) => notes.includes(note)).length >= 2,
+  );
+  const familiesOf = (note: string) => families.filter((_, index) => wholeFamilyNotes[index]!.includes(note)).map((family) => family.name);
+  const title = CATEGORY_TITLES[category];
+  // Each note once in the whole report: one an earlier category said is left out, and linked to.
+  const earlier = new Set<string>();
+  const firstTime = (note: string): boolean => {
+    const where = saidUnder.get(note);
+    if (where !== undefined && where !== title) {
+      earlier.add(where);
+      return false;
+    }
+    saidUnder.set(note, title);
+    return true;
+  };
+  const sharedHere = shared.filter(firstTime);
+  const sharing = families.filter((family) => sharedHere.some((note) => familiesOf(note).includes(family.name)));
+  const links = [...earlier].map((where) => `[${where} results](${sectionAnchor(where)})`);
+  return {
+    category,
+    title,
+    shared_notes: sharedHere.map((note) =>
+      familiesOf(note).length === sharing.length ? note : `${joinWords(familiesOf(note).map(familyTitle))}: ${note}`,
     ),
-  ];
-  return { name, title: name.replace(/_/g, ' '), results_count: results.length, table, notes };
+    shared_notes_families: joinWords(sharing.map((family) => familyTitle(family.name))),
+    earlier_notes:
+      links.length === 0 ? '' : `Some of these are measured as described under ${joinWords(links)}; those notes are not repeated here.`,
+    families: families.map(({ name, results }) => {
+      const { tables, labels } = familyTables(results, failedTestIds);
+      const failed = results.filter((result) => failedTestIds.has(result.test_id)).length;
+      return {
+        name,
+        title: familyTitle(name),
+        results_count: results.length,
+        parameters: sharedParametersText(results),
+        tables,
+        table: tables.join('\n\n'),
+        notes: familyNotes(results, labels).filter((note) => !shared.includes(note) && firstTime(note)),
+        failed_tests: failed,
+      };
+    }),
+  };
 }
 
-/** Parameters, plus a mark when the test that wrote the result failed. */
-function columnLabel(result: RawResult, tests: readonly TestOutcome[]): string {
-  const label = Object.keys(result.parameters).length > 0 ? shortParameters(result.parameters) : 'result';
-  const test = tests.find((outcome) => outcome.test_id === result.test_id);
-  return test?.status === 'failed' ? `${label} (test failed)` : label;
+function notesOfAll(results: readonly RawResult[]): string[] {
+  return [...new Set(results.flatMap((result) => result.notes ?? []))].filter((note) =>
+    results.every((result) => result.notes?.includes(note)),
+  );
 }
 
-function unitOf(results: readonly RawResult[], metric: string): string {
-  const unit = results.find((result) => result.metrics[metric])?.metrics[metric]!.unit ?? '';
-  return unit === 'count' ? 'count' : unit;
+/** Each distinct note once; one that only some configurations have says which (`confirm: …`, `100 threads: …`). */
+export function familyNotes(results: readonly RawResult[], labels: readonly string[]): string[] {
+  const distinct = [...new Set(results.flatMap((result) => result.notes ?? []))];
+  const labelled = distinct.map((note) => {
+    const having = results.flatMap((result, index) => (result.notes?.includes(note) ? [index] : []));
+    return { note, about: having.length === results.length ? null : subsetLabel(results, having, labels) };
+  });
+  // Notes about every configuration first, then those about some, grouped by whom they are about.
+  const order = [...new Set(labelled.map((entry) => entry.about))].sort((a, b) => Number(a !== null) - Number(b !== null));
+  return order.flatMap((about) =>
+    labelled.filter((entry) => entry.about === about).map((entry) => (about === null ? entry.note : `${about}: ${entry.note}`)),
+  );
 }
 
-/** `3.2 ms ✅` / `12.5 ms ❌` where a target applies; `(n=10)` when samples back the figure. */
-function cellWithTarget(result: RawResult, metricName: string, withUnit: boolean): string {
-  const metric = result.metrics[metricName];
-  if (!metric) return '';
-  const text = withUnit ? formatValue(metric.value, metric.unit) : metric.value === null ? '—' : formatNumber(metric.value);
-  const target = result.targets?.find((candidate) => candidate.metric === metricName);
-  const met = target ? (target.met ?? evaluateTarget(metric.value, target)) : null;
-  const mark = met === true ? ' ✅' : met === false ? ' ❌' : '';
-  const samples = result.samples?.[metricName]?.length;
-  return `${text}${mark}${withUnit && samples ? ` (n=${samples})` : ''}`;
+/** The fewest parameters that pick out exactly these configurations, else their row labels. */
+function subsetLabel(results: readonly RawResult[], indexes: readonly number[], labels: readonly string[]): string {
+  const subset = indexes.map((index) => results[index]!);
+  const first = subset[0]!.parameters;
+  const same = (key: string, result: RawResult) => JSON.stringify(result.parameters[key]) === JSON.stringify(first[key]);
+  const common = varyingParameterKeys(results).filter((key) => subset.every((result) => same(key, result)));
+  const picksExactly = (keys: readonly string[]) =>
+    results.filter((result) => keys.every((key) => same(key, result))).length === subset.length;
+  const single = common.find((key) => picksExactly([key]));
+  if (single !== undefined) return parameterText(single, first[single]!);
+  if (common.length > 0 && picksExactly(common)) return parametersText(first, common);
+  return indexes.map((index) => labels[index]!).join('; ');
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function joinWords(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }

@@ -6,10 +6,12 @@
 import type { TestCounts } from '../results/outcome';
 import type { RunArchive } from '../results/archive';
 import type { Regression, RunComparison } from '../results/compare';
+import { keyMetricLabel } from '../results/keyMetrics';
 import type { HistoryEntry } from '../results/history';
 import { escapeCell, formatBytes, formatDate, formatDuration, formatValue } from './format';
 import { buildCategorySections, type CategorySection } from './resultTables';
 import { buildComparisonView, type ComparisonView } from './comparisonView';
+import { buildGlance, statusLabel, type Glance } from './glance';
 import { shortParameters } from './labels';
 import { markdownTable } from './markdown';
 
@@ -19,6 +21,11 @@ export interface ChartLink {
   readonly caption: string;
   /** File name, relative to the report. */
   readonly file: string;
+  /**
+   * Set when the chart was kept from an earlier report because this run failed before producing
+   * its data: that run's id, or `an earlier run` when the file does not say.
+   */
+  readonly earlier_run?: string | null;
 }
 
 export interface ReportInput {
@@ -74,14 +81,16 @@ export interface ReportView {
     readonly warnings: readonly string[];
   };
   readonly key_metrics: { readonly rows: readonly KeyMetricRow[]; readonly table: string };
+  /** The first screen: verdict, peaks, recovery figures with their targets. */
+  readonly glance: Glance;
   readonly categories: readonly CategorySection[];
   readonly comparison: ComparisonView | null;
   readonly comparison_note: string | null;
   readonly charts: readonly ChartLink[];
+  /** Charts kept from an earlier report (this run failed before it could redraw them). */
+  readonly charts_from_earlier_runs: readonly ChartLink[];
   readonly history_runs: number;
 }
-
-const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
 
 export function buildReportView(input: ReportInput): ReportView {
   const { archive } = input;
@@ -99,13 +108,13 @@ export function buildReportView(input: ReportInput): ReportView {
     { field: 'Captured', value: formatDate(environment.captured_at) },
   ];
   const keyRows: KeyMetricRow[] = archive.key_metrics.map((metric) => ({
-    label: metric.label,
+    label: keyMetricLabel(metric),
     scenario: Object.keys(metric.parameters).length > 0 ? shortParameters(metric.parameters) : '—',
     value: formatValue(metric.value, metric.unit),
     target: metric.target ? `${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)}` : '—',
     status: metric.target === null ? '—' : metric.met === true ? '✅ met' : metric.met === false ? '❌ missed' : '⚠️ no value',
   }));
-  const withTarget = archive.key_metrics.filter((metric) => metric.target !== null);
+  const glance = buildGlance(archive);
   const counts = archive.counts;
   const failures = [
     ...archive.tests
@@ -119,7 +128,7 @@ export function buildReportView(input: ReportInput): ReportView {
     run: {
       run_id: archive.run_id,
       status: archive.status,
-      status_label: STATUS_LABELS[archive.status] ?? archive.status,
+      status_label: statusLabel(archive.status),
       started_at: formatDate(archive.started_at),
       finished_at: formatDate(archive.finished_at),
       duration: formatDuration(archive.duration_ms),
@@ -139,13 +148,13 @@ export function buildReportView(input: ReportInput): ReportView {
     summary: {
       ...counts,
       results_count: archive.results.length,
-      targets_met: withTarget.filter((metric) => metric.met === true).length,
-      targets_total: withTarget.length,
+      targets_met: glance.targets_met,
+      targets_total: glance.targets_total,
       table: markdownTable(
         ['Status', 'Passed', 'Failed', 'Skipped', 'Total', 'Results', 'Duration'],
         [
           [
-            STATUS_LABELS[archive.status] ?? archive.status,
+            statusLabel(archive.status),
             String(counts.passed),
             String(counts.failed + counts.failed_suites),
             String(counts.skipped + counts.todo),
@@ -172,10 +181,12 @@ export function buildReportView(input: ReportInput): ReportView {
               keyRows.map((row) => [row.label, row.scenario, row.value, row.target, row.status]),
             ),
     },
+    glance,
     categories: buildCategorySections(archive.results, archive.tests),
     comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,
     comparison_note: input.comparison ? null : input.comparisonNote,
     charts: input.charts,
+    charts_from_earlier_runs: input.charts.filter((chart) => chart.earlier_run !== undefined && chart.earlier_run !== null),
     history_runs: input.historyRuns.length,
   };
 }

@@ -1,7 +1,8 @@
 /**
- * The few figures a reader looks for first (peak throughput, RST and partition detection, full
- * recovery), picked out of the raw results by family and metric name, each checked against the
- * seed's targets. Pure: results in, key metrics out.
+ * The few figures a reader looks for first (peak throughput, detection and propagation after a TCP
+ * reset and a partition, full recovery), picked out of the raw results by family and metric name,
+ * each checked against the seed's targets. Pure: results in, key metrics out. Labels use the
+ * report's one name for each recovery figure (src/report/metricNames.ts).
  */
 import type { Direction, RawResult } from './rawResult';
 
@@ -70,7 +71,7 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
   },
   {
     id: 'rst_detection',
-    label: 'TCP RST detection',
+    label: 'TCP reset: detection (first thread)',
     family: named('recovery_after_reset_peer'),
     metric: 'error_detection_latency_ms',
     pick: 'each',
@@ -78,14 +79,14 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
   },
   {
     id: 'rst_propagation',
-    label: 'TCP RST propagation',
+    label: 'TCP reset: propagation (all threads)',
     family: named('recovery_after_reset_peer'),
     metric: 'error_propagation_latency_ms',
     pick: 'each',
   },
   {
     id: 'partition_detection',
-    label: 'Partition detection',
+    label: 'Partition: detection (first thread)',
     family: named('recovery_after_network_partition'),
     metric: 'error_detection_latency_ms',
     pick: 'each',
@@ -93,7 +94,7 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
   },
   {
     id: 'partition_propagation',
-    label: 'Partition propagation',
+    label: 'Partition: propagation (all threads)',
     family: named('recovery_after_network_partition'),
     metric: 'error_propagation_latency_ms',
     pick: 'each',
@@ -156,6 +157,11 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
     target,
     met: declared ? declared.met : evaluateTarget(metric.value, target),
   };
+}
+
+/** Today's label of a key metric, whatever label the archive or history it was read from stored. */
+export function keyMetricLabel(metric: Pick<KeyMetric, 'id' | 'label'>): string {
+  return KEY_METRIC_DEFINITIONS.find((definition) => definition.id === metric.id)?.label ?? metric.label;
 }
 
 export function evaluateTarget(value: number | null, target: KeyMetricTarget | null): boolean | null {

@@ -134,7 +134,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(archive.tests.find((test) => test.status === 'failed')?.failure_message).toContain(
       'failed on purpose while talking to amqp://bench@127.0.0.1:5672',
     );
-    expect(fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8')).toContain('**❌ failed**');
+    expect(fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8')).toContain('**❌ failed: 3 tests passed, 1 failed;');
     expect(fs.readFileSync(path.join(out, 'junit.xml'), 'utf8')).toContain('<failure>');
     for (const file of fs.readdirSync(out)) expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain('hunter22x');
   }, 60_000);

@@ -226,6 +226,10 @@ describeIfDocs('the docs site: what is copied in at build time', () => {
         '![Recovery by scenario](chart-recovery-by-scenario.svg)',
         '![A chart that was not written](chart-missing.svg)',
         '',
+        '## Recovery results',
+        '',
+        '### Recovery after reset peer',
+        '',
         'Raw data: [the run archive](run_20260101_000000_abcdef12.json).',
         '',
       ].join('\n'),
@@ -237,10 +241,13 @@ describeIfDocs('the docs site: what is copied in at build time', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('shows the latest report on the results page, headings under the page title', () => {
+  it('shows the latest report on the results page, its sections at the levels the outline shows', () => {
     const html = readSite('results/index.html');
-    expect(html).toMatch(/<h2[^>]*>Benchmark report/);
-    expect(html).toMatch(/<h3[^>]*>Key metrics/);
+    // The page has its own title: the report's one title is left out, its sections stay at level 2.
+    expect(html).not.toMatch(/<h[1-6][^>]*>Benchmark report/);
+    expect(html).toMatch(/<h2[^>]*>Key metrics/);
+    expect(html).toMatch(/<h3[^>]*>Recovery after reset peer/);
+    expect(html).toContain('<div class="latest-report">');
     expect(html).toContain('RST detection');
     expect(html).toContain('{{ this }}');
     // Placeholders in angle brackets are text, not tags (an unknown tag would fail the build).
@@ -249,9 +256,21 @@ describeIfDocs('the docs site: what is copied in at build time', () => {
     expect(html).toMatch(/1 &lt; 2 <br>/);
   });
 
-  it('copies the charts in and points the report at them', () => {
+  it('copies the charts in and points the report at them, each at its own size with click to enlarge', () => {
     const html = readSite('results/index.html');
     expect(html).toContain('src="/results/chart-recovery-by-scenario.svg"');
+    expect(html).toContain(
+      '<a class="report-chart" href="/results/chart-recovery-by-scenario.svg" target="_blank" rel="noopener" title="Recovery by scenario: click to enlarge"><img src="/results/chart-recovery-by-scenario.svg" alt="Recovery by scenario"></a>',
+    );
+    // The theme's click-to-enlarge and the chart styles are in the built site.
+    const assets = fs.readdirSync(path.join(site, 'assets'), { recursive: true, encoding: 'utf8' });
+    const text = (pattern: RegExp) =>
+      assets
+        .filter((file) => pattern.test(file))
+        .map((file) => fs.readFileSync(path.join(site, 'assets', file), 'utf8'))
+        .join('\n');
+    expect(text(/\.js$/)).toContain('a.report-chart');
+    expect(text(/\.css$/)).toMatch(/dialog\.chart-zoom/);
     expect(fs.existsSync(path.join(site, 'results', 'chart-recovery-by-scenario.svg'))).toBe(true);
     expect(html).toMatch(/chart <code>chart-missing\.svg<\/code> was not found/);
     // A link to a file that is not on the site becomes its path in the repository.

@@ -15,7 +15,8 @@ import {
 } from '../../src/report/format';
 import { markdownTable } from '../../src/report/markdown';
 import { estimateTextWidth, vegaTextWidth } from '../../src/report/textWidth';
-import { renderMarkdown, writeCharts } from '../../src/report/render';
+import { drawnFor, markDrawnFor } from '../../src/report/charts';
+import { renderMarkdown, writeCharts, writeReport } from '../../src/report/render';
 import { buildReportView } from '../../src/report/view';
 import { environment, rawResult, realisticResults, tempDir } from '../results/helpers';
 
@@ -74,26 +75,31 @@ describe('the Markdown report', () => {
   it('has every section, figures with units and separators, a comparison with deltas, linked SVG charts', async () => {
     const { out, runs } = await twoRuns(root);
     const report = `\n${fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8')}`;
-    for (const heading of [
+    const headings = [
       '# AMQP client benchmark report',
-      '## Summary',
       '## Key metrics',
-      '## Results by category',
-      '### Throughput',
-      '### Scalability',
-      '### Recovery',
-      '### Stability',
-      '## Comparison with the previous run',
       '## Charts',
-      '## Environment',
-    ]) {
-      expect(report).toContain(`\n${heading}\n`);
-    }
+      '## Throughput results',
+      '### Publish throughput',
+      '## Scalability results',
+      '### Massive consumers',
+      '## Recovery results',
+      '### Recovery after reset peer',
+      '## Stability results',
+      '## Comparison with the previous run',
+      '## Run and environment',
+    ];
+    for (const heading of headings) expect(report).toContain(`\n${heading}\n`);
+    // A reader in a hurry gets the verdict, the key metrics and the charts first, the detail after.
+    const positions = headings.map((heading) => report.indexOf(`\n${heading}\n`));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(report).toContain('**✅ passed: 0 tests passed; all 7 targets met**');
+    expect(report).toMatch(/\| Peak publish throughput \| 73,200 msg\/s \| 100 threads · plain +\|/);
+    expect(report).toMatch(/\| TCP reset · 10 threads +\| 1\.75 ✅ +\| 2\.68 +\| 0\.926 +\| 350 ✅ +\|/);
+    expect(report).toMatch(/\| Partition · 10 threads +\| 98\.3 ✅ +\| 150\.4 +\| 52 +\| 1,083 ✅ +\|/);
     expect(report).toContain(
-      '| Peak publish throughput | 100 threads · 100 msgs/thread · 256 B · plain | 73,200 msg/s | —          | —      |',
+      'Targets (specification): detection < 10 ms after a TCP reset, < 200 ms after a partition; full recovery < 5 s;',
     );
-    expect(report).toMatch(/\| TCP RST detection +\| 10 threads · manual +\| 1.75 ms +\| < 10 ms +\| ✅ met +\|/);
-    expect(report).toMatch(/\| Full recovery +\| 10 threads · manual +\| 350 ms +\| < 5,000 ms +\| ✅ met +\|/);
     expect(report).toContain('Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC).');
     expect(report).toContain('**Fingerprints differ**');
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
@@ -178,16 +184,16 @@ describe('the Markdown report', () => {
       warnings: [],
     });
     const markdown = renderMarkdown(view);
+    expect(markdown).toContain('## Proxy overhead results');
     expect(markdown).toContain('### Proxy overhead');
-    expect(markdown).toMatch(/\| Added latency p50 \| 0\.0421 ms +\|/);
-    expect(markdown).toMatch(/\| Bytes forwarded +\| 123,456,789 B +\|/);
-    expect(markdown).toContain('payload_bytes=1024 (test failed)');
+    expect(markdown).toMatch(/\| Added latency p50 \| +0\.0421 ms \| Bytes forwarded \| +123,456,789 B \|/);
+    expect(markdown).toContain('`proxy_overhead`: 1 configuration; payload_bytes=1024; ❌ 1 failed test');
     expect(markdown).toContain('- **TestProxy test_proxy_overhead**: boom');
-    expect(markdown).toContain('- raw result bad.json was skipped: not valid JSON');
+    expect(markdown).toContain('- ⚠️ raw result bad.json was skipped: not valid JSON');
     expect(markdown).toContain('- a|pipe in a note');
     expect(markdown).toContain('First run in the history: nothing to compare with yet.');
     expect(markdown).toContain('No key metric in this run');
-    expect(markdown).toContain('**❌ failed**');
+    expect(markdown).toContain('**❌ failed: 0 tests passed, 1 failed; no target in this selection**');
   });
 
   it('uses a replacement template, and names a broken one', () => {
@@ -238,9 +244,61 @@ describe('the Markdown report', () => {
       out,
       realisticResults().filter((result) => result.name === 'publish_throughput'),
       [],
+      { runId: 'run_20250131_120000_abcd1234' },
     );
     expect(outcome.charts.map((chart) => chart.file)).toEqual(['chart-throughput-by-threads.svg', 'chart-latency-percentiles.svg']);
     expect(fs.readdirSync(out).sort()).toEqual(['chart-latency-percentiles.svg', 'chart-throughput-by-threads.svg']);
+  });
+
+  it('keeps, when the run failed, the earlier charts it has no data for, and says which run they show', async () => {
+    const out = path.join(root, 'out');
+    fs.mkdirSync(out);
+    const earlier = markDrawnFor('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>', 'run_20250130_090000_abcd1234');
+    fs.writeFileSync(path.join(out, 'chart-recovery-by-scenario.svg'), earlier);
+    fs.writeFileSync(path.join(out, 'chart-history-trend.svg'), '<svg/>');
+    const publishOnly = realisticResults().filter((result) => result.name === 'publish_throughput');
+    const outcome = await writeCharts(out, publishOnly, [], { runId: 'run_20250131_120000_abcd1234', keepEarlierCharts: true });
+    expect(outcome.charts.map((chart) => [chart.file, chart.earlier_run])).toEqual([
+      ['chart-throughput-by-threads.svg', null],
+      ['chart-latency-percentiles.svg', null],
+      ['chart-recovery-by-scenario.svg', 'run_20250130_090000_abcd1234'],
+      ['chart-history-trend.svg', 'an earlier run'],
+    ]);
+    expect(fs.readFileSync(path.join(out, 'chart-recovery-by-scenario.svg'), 'utf8')).toBe(earlier);
+    expect(drawnFor(fs.readFileSync(path.join(out, 'chart-throughput-by-threads.svg'), 'utf8'))).toBe('run_20250131_120000_abcd1234');
+
+    // Through the whole report: a failed run's report says so under each kept chart.
+    const archive = buildRunArchive({
+      environment: environment(),
+      startedAt: new Date('2025-01-31T12:00:00Z'),
+      finishedAt: new Date('2025-01-31T12:00:10Z'),
+      markerExpression: null,
+      testNameFilter: null,
+      invokedBy: 'cli',
+      jestExitCode: 1,
+      interrupted: false,
+      tests: [],
+      suiteErrors: [{ file: 'benchmarks/bench_recovery_latency.bench.ts', message: 'broker went away' }],
+      results: publishOnly,
+      invalidResultFiles: [],
+      warnings: [],
+    });
+    const { reportPath } = await writeReport({
+      archive,
+      archiveFile: 'run.json',
+      historyRuns: [],
+      comparison: null,
+      comparisonNote: null,
+      thresholdPercent: null,
+      regressions: [],
+      generatedAt: new Date(),
+      warnings: [],
+      reportsDir: out,
+    });
+    const report = fs.readFileSync(reportPath, 'utf8');
+    expect(report).toContain('![Recovery times by scenario (from run_20250130_090000_abcd1234)](chart-recovery-by-scenario.svg)');
+    expect(report).toContain('⚠️ **From an earlier run** (`run_20250130_090000_abcd1234`)');
+    expect(fs.existsSync(path.join(out, 'chart-history-trend.svg'))).toBe(true);
   });
 
   it('rebuilds the same report from disk alone (bench report), also without a history', async () => {
@@ -297,7 +355,9 @@ describe('formatting', () => {
       '1 h 02 min',
     ]);
     expect(formatNumber(-1234.5)).toBe('-1,235');
-    expect(humanizeMetricName('error_detection_latency_ms')).toBe('Error detection latency');
+    expect(humanizeMetricName('error_detection_latency_ms')).toBe('Detection (first thread)');
+    expect(humanizeMetricName('rst_error_propagation_latency_ms')).toBe('TCP reset: propagation (all threads)');
+    expect(humanizeMetricName('e2e_latency_p99_ms')).toBe('End-to-end latency p99');
     expect(humanizeMetricName('throughput_mb_per_sec')).toBe('Throughput (MB/s)');
   });
 

@@ -1,0 +1,172 @@
+/**
+ * The report's first screen (pure): the verdict in one line, the peaks, and the recovery figures
+ * of every scenario side by side with their targets, short enough to read without scrolling.
+ */
+import type { RunArchive } from '../results/archive';
+import { compareParameters, keyMetricLabel, SEED_TARGETS, type KeyMetric } from '../results/keyMetrics';
+import type { RawResult } from '../results/rawResult';
+import { configurationLabel, parametersText, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
+import { formatNumber, formatValue } from './format';
+import { markdownTable } from './markdown';
+import { RECOVERY_TABLE_LEGEND, withDerivedFigures } from './metricNames';
+import { describeCheck, figureMet, targetChecks, type TargetCheck } from './targets';
+
+export interface PeakRow {
+  readonly label: string;
+  readonly value: string;
+  readonly configuration: string;
+}
+
+export interface RecoveryRow {
+  readonly scenario: string;
+  readonly detection: string;
+  readonly propagation: string;
+  readonly spread: string;
+  readonly full_recovery: string;
+}
+
+export interface Glance {
+  /** `✅ passed: 21 tests passed, 16 skipped; all 16 targets met`. */
+  readonly verdict: string;
+  readonly targets_met: number;
+  readonly targets_total: number;
+  /** One line per missed target, or target without a value. */
+  readonly targets_missed: readonly string[];
+  readonly peaks: { readonly rows: readonly PeakRow[]; readonly table: string };
+  readonly recovery: { readonly rows: readonly RecoveryRow[]; readonly table: string; readonly legend: string };
+  /** The specification's targets, in words, with what the marks mean. */
+  readonly targets_text: string;
+}
+
+const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
+/** Parameters that say what a configuration is, for a family run in one configuration only. */
+const IDENTITY_PARAMETERS = ['threads', 'consumers', 'message_size_bytes', 'message_bytes', 'mode'];
+const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_partition', 'recovery_with_latency_before_failure'];
+
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+export function buildGlance(archive: RunArchive): Glance {
+  const checks = targetChecks(archive.results, archive.key_metrics);
+  const judged = checks.filter((check) => check.met !== null);
+  const met = judged.filter((check) => check.met === true).length;
+  return {
+    verdict: verdictLine(archive, checks),
+    targets_met: met,
+    targets_total: checks.length,
+    targets_missed: checks
+      .filter((check) => check.met !== true)
+      .map((check) => (check.met === null ? `${describeCheck(check)} (no value)` : describeCheck(check))),
+    peaks: peaksOf(archive),
+    recovery: recoveryOf(archive.results, archive.key_metrics),
+    targets_text: `Targets (specification): detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}; ✅ met, ❌ missed.`,
+  };
+}
+
+function target(spec: { comparator: string; threshold: number; unit: string }): string {
+  return spec.unit === 'ms' && spec.threshold >= 1000
+    ? `${spec.comparator} ${spec.threshold / 1000} s`
+    : `${spec.comparator} ${formatValue(spec.threshold, spec.unit)}`;
+}
+
+function verdictLine(archive: RunArchive, checks: readonly TargetCheck[]): string {
+  const counts = archive.counts;
+  const tests = [
+    `${counts.passed} test${counts.passed === 1 ? '' : 's'} passed`,
+    ...(counts.failed > 0 ? [`${counts.failed} failed`] : []),
+    ...(counts.failed_suites > 0 ? [`${counts.failed_suites} file${counts.failed_suites === 1 ? '' : 's'} could not run`] : []),
+    ...(counts.skipped + counts.todo > 0 ? [`${counts.skipped + counts.todo} skipped`] : []),
+  ].join(', ');
+  const missed = checks.filter((check) => check.met === false).length;
+  const unknown = checks.filter((check) => check.met === null).length;
+  const targets =
+    checks.length === 0
+      ? 'no target in this selection'
+      : missed === 0 && unknown === 0
+        ? `all ${checks.length} targets met`
+        : `${checks.length - missed - unknown} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}`;
+  return `${statusLabel(archive.status)}: ${tests}; ${targets}`;
+}
+
+function peaksOf(archive: RunArchive): Glance['peaks'] {
+  const rows = archive.key_metrics
+    .filter((metric) => metric.id.startsWith('peak_'))
+    .map((metric) => ({
+      label: keyMetricLabel(metric),
+      value: formatValue(metric.value, metric.unit),
+      configuration: keyMetricConfiguration(metric, archive.results),
+    }));
+  return {
+    rows,
+    table:
+      rows.length === 0
+        ? ''
+        : markdownTable(
+            ['Peak', 'Value', 'Configuration'],
+            rows.map((row) => [row.label, row.value, row.configuration]),
+            [false, true, false],
+          ),
+  };
+}
+
+/** What tells the key metric's configuration apart within its family (or what it is, when the family ran once). */
+export function keyMetricConfiguration(metric: KeyMetric, results: readonly RawResult[]): string {
+  const family = results.filter((result) => result.name === metric.result_name);
+  const varying = varyingParameterKeys(family);
+  if (varying.length > 0) return configurationLabel({ parameters: metric.parameters }, varying);
+  return parametersText(metric.parameters, IDENTITY_PARAMETERS);
+}
+
+/** The recovery scenarios of a run, in the report's order (TCP reset, partition, latency then reset), with their spread. */
+export function recoveryScenarios(results: readonly RawResult[]): { readonly scenario: string; readonly result: RawResult }[] {
+  const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
+  return results
+    .filter((result) => result.name.startsWith('recovery_') && result.category === 'recovery')
+    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters))
+    .map((result, _, all) => ({
+      scenario: recoveryScenarioLabel(
+        result,
+        all.filter((candidate) => candidate.name === result.name),
+      ),
+      result: withDerivedFigures(result),
+    }));
+}
+
+/** The columns of the recovery table, as raw metric names: detection, propagation, spread, full recovery. */
+export const GLANCE_RECOVERY_METRICS = [
+  'error_detection_latency_ms',
+  'error_propagation_latency_ms',
+  'spread_ms',
+  'full_recovery_latency_ms',
+] as const;
+
+function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetric[]): Glance['recovery'] {
+  const recovery = recoveryScenarios(results);
+  // Numbers alone (the headers say ms), so a cell never wraps on a narrow page.
+  const value = (result: RawResult, metric: string) => {
+    const figure = result.metrics[metric];
+    if (!figure || figure.value === null) return '—';
+    const met = figureMet(result, metric, keyMetrics);
+    return `${formatNumber(figure.value)}${met === true ? ' ✅' : met === false ? ' ❌' : ''}`;
+  };
+  const rows: RecoveryRow[] = recovery.map(({ scenario, result }) => ({
+    scenario,
+    detection: value(result, 'error_detection_latency_ms'),
+    propagation: value(result, 'error_propagation_latency_ms'),
+    spread: value(result, 'spread_ms'),
+    full_recovery: value(result, 'full_recovery_latency_ms'),
+  }));
+  return {
+    rows,
+    table:
+      rows.length === 0
+        ? ''
+        : markdownTable(
+            ['Scenario', 'Detection (ms)', 'Propagation (ms)', 'Spread (ms)', 'Full recovery (ms)'],
+            rows.map((row) => [row.scenario, row.detection, row.propagation, row.spread, row.full_recovery]),
+            [false, true, true, true, true],
+          ),
+    legend: rows.length === 0 ? '' : RECOVERY_TABLE_LEGEND,
+  };
+}

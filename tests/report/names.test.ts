@@ -1,0 +1,112 @@
+/**
+ * One name per recovery figure, in the terminal, the report and the progress lines: detection
+ * (first thread), propagation (all threads), spread, full recovery, recovery after removal.
+ */
+import { formatSummary } from '../../src/cli/summary';
+import { humanizeMetricName } from '../../src/report/format';
+import { recoveryFigureName, withDerivedFigures } from '../../src/report/metricNames';
+import { recoveryProgress } from '../../src/report/progress';
+import { rawResult } from '../results/helpers';
+import { recordedRun } from './recorded';
+
+describe('recovery figure names', () => {
+  it.each([
+    ['error_detection_latency_ms', 'Detection (first thread)'],
+    ['error_propagation_latency_ms', 'Propagation (all threads)'],
+    ['spread_ms', 'Spread'],
+    ['full_recovery_latency_ms', 'Full recovery'],
+    ['recovery_after_removal_ms', 'Recovery after removal'],
+    ['rst_error_detection_latency_ms', 'TCP reset: detection (first thread)'],
+    ['slow_network_threads_recovered', 'Slow network: threads recovered'],
+  ])('%s reads %p', (metric, name) => {
+    expect(humanizeMetricName(metric)).toBe(name);
+  });
+
+  it('leaves other metrics, even with a scenario-like prefix, to the general rule', () => {
+    expect(recoveryFigureName('partition_count')).toBeUndefined();
+    expect(humanizeMetricName('consumer_startup_ms')).toBe('Consumer startup');
+    expect(humanizeMetricName('injection_api_ms')).toBe('Injection API');
+  });
+
+  it('derives the spread after each propagation, never writing it into the result', () => {
+    const result = rawResult({
+      name: 'recovery_after_reset_peer',
+      metrics: {
+        error_detection_latency_ms: { value: 1.5, unit: 'ms', direction: 'lower' },
+        error_propagation_latency_ms: { value: 12, unit: 'ms', direction: 'lower' },
+        rst_error_detection_latency_ms: { value: 2, unit: 'ms', direction: 'lower' },
+        rst_error_propagation_latency_ms: { value: null, unit: 'ms', direction: 'lower' },
+      },
+    });
+    const derived = withDerivedFigures(result);
+    expect(Object.keys(derived.metrics)).toEqual([
+      'error_detection_latency_ms',
+      'error_propagation_latency_ms',
+      'spread_ms',
+      'rst_error_detection_latency_ms',
+      'rst_error_propagation_latency_ms',
+    ]);
+    expect(derived.metrics.spread_ms).toEqual({ value: 10.5, unit: 'ms', direction: 'lower' });
+    expect(result.metrics.spread_ms).toBeUndefined();
+  });
+});
+
+describe('the progress line of a recovery benchmark', () => {
+  it('says detection for the first thread and propagation for all, never "detected in" the propagation', () => {
+    expect(
+      recoveryProgress({
+        threads: 10,
+        detected: 10,
+        recovered: 10,
+        detectionMs: 1.53,
+        propagationMs: 18.2,
+        fullRecoveryMs: 212.4,
+        recoveryAfterRemovalMs: 35.2,
+      }),
+    ).toBe(
+      'detected 10/10, recovered 10/10; detection (first thread) 1.53 ms, propagation (all threads) 18.2 ms, spread 16.7 ms, full recovery 212.4 ms, recovery after removal 35.2 ms',
+    );
+    expect(
+      recoveryProgress({ threads: 50, detected: 49, recovered: null, detectionMs: null, propagationMs: 3, recoveryAfterRemovalMs: null }),
+    ).toBe(
+      'detected 49/50, recovered ?/50; detection (first thread) —, propagation (all threads) 3 ms, spread —, recovery after removal —',
+    );
+  });
+});
+
+describe('the terminal summary', () => {
+  const text = formatSummary({
+    archive: recordedRun(),
+    archivePath: '/r/run.json',
+    reportPath: '/r/LATEST_REPORT.md',
+    chartCount: 5,
+    historyPath: null,
+    historyRuns: null,
+    junitPath: null,
+    comparison: null,
+    regressions: [],
+    thresholdPercent: null,
+    cwd: '/',
+  });
+
+  it('shows the peaks, then every recovery scenario in the report’s names, then the targets with the missed one named', () => {
+    const lines = text.split('\n');
+    const start = lines.indexOf('key metrics');
+    expect(lines.slice(start, start + 13)).toEqual([
+      'key metrics',
+      '  Peak publish throughput   58,571 msg/s  100 threads · 256 B · plain',
+      '  Peak publish bandwidth      137.7 MB/s  100 threads · 4096 B · plain',
+      '  Peak consume throughput    2,474 msg/s  20 consumers · 256 B',
+      '  recovery, ms from the fault       detection  propagation  spread  full recovery',
+      '  TCP reset · 10 threads               1.22 ✓       26.8    25.6          187.6 ✓',
+      '  TCP reset · 50 threads               1.72 ✓       91.9    90.2            889 ✓',
+      '  Partition · 10 threads               93.4 ✓      106.9    13.5          181.2 ✓',
+      '  Partition · 50 threads               77.1 ✓      134.6    57.5          522.5 ✓',
+      '  Latency, then reset · 10 threads     2.01 ✓       43.6    41.6            128 ✓',
+      '  detection = first thread to notice, propagation = all threads, spread = the time between; ✓ target met, ✗ missed',
+      'targets     16 of 17 met; missed:',
+      '  ✗ Harness overhead: ratio 82.6%, target > 90%',
+    ]);
+    expect(text).not.toMatch(/TCP RST|detected in/);
+  });
+});
