@@ -6,8 +6,8 @@
  * with a message round trip). Client mode from BENCH_CLIENT_MODE (manual | amqplib-recovery).
  */
 import { getConfig } from '../src/config';
-import { toxicLatency, toxicResetPeer, toxicTimeout } from '../src/faults';
-import { computeRecoveryMetrics, type RecoveryScenarioKind } from '../src/recovery/metrics';
+import { armLatency, armResetPeer, toxicTimeout } from '../src/faults';
+import { computeRecoveryMetrics, describeReceived, type RecoveryScenarioKind } from '../src/recovery/metrics';
 import { runRecoveryScenario, type RecoveryScenarioOptions } from '../src/recovery/scenario';
 import { benchContext } from '../fixtures/context';
 import { formatMs, recordResult } from '../fixtures/record';
@@ -18,7 +18,7 @@ async function measureRecovery(
   name: string,
   kind: RecoveryScenarioKind,
   threads: number,
-  scenario: Pick<RecoveryScenarioOptions, 'inject' | 'preFault' | 'preFaultMs' | 'drainTimeoutMs'>,
+  scenario: Pick<RecoveryScenarioOptions, 'fault' | 'preFault' | 'preFaultMs' | 'drainTimeoutMs'>,
   parameters: Record<string, string | number>,
 ): Promise<void> {
   const context = benchContext();
@@ -43,10 +43,13 @@ async function measureRecovery(
       targets: computed.targets,
       notes: computed.notes,
       details: computed.details,
+      fault_proxy: computed.faultProxy,
+      fault: computed.fault,
     },
-    `detected ${metric('threads_detected')}/${threads}, recovered ${metric('threads_recovered')}/${threads}; ` +
+    `detected ${metric('threads_detected')}/${threads} (${describeReceived(computed.fault.received)}), recovered ${metric('threads_recovered')}/${threads}; ` +
       `detection ${formatMs(metric('error_detection_latency_ms'))}, propagation ${formatMs(metric('error_propagation_latency_ms'))}, ` +
-      `full recovery ${formatMs(metric('full_recovery_latency_ms'))} (${formatMs(metric('recovery_after_removal_ms'))} after removal)`,
+      `full recovery ${formatMs(metric('full_recovery_latency_ms'))} (${formatMs(metric('recovery_after_removal_ms'))} after removal)` +
+      `${computed.fault.reference.exact ? '' : ' [upper bounds: no proxy fault timeline]'}; ${computed.faultProxy.label}`,
   );
 
   // Correctness is asserted; speed is recorded (targets fail the test only when asked for).
@@ -67,7 +70,8 @@ describe('TestRecoveryLatency', () => {
         'recovery_after_reset_peer',
         'reset_peer',
         threads,
-        { inject: (proxy) => toxicResetPeer(proxy, 0) },
+        // Armed before the threads connect: real Toxiproxy then closes their links with a true RST.
+        { fault: { arm: (proxy) => armResetPeer(proxy, 0) } },
         { toxic: 'reset_peer', toxic_timeout_ms: 0 },
       );
     },
@@ -82,7 +86,7 @@ describe('TestRecoveryLatency', () => {
         'recovery_after_network_partition',
         'network_partition',
         threads,
-        { inject: (proxy) => toxicTimeout(proxy, 100), drainTimeoutMs: 100 },
+        { fault: { inject: (proxy) => toxicTimeout(proxy, 100) }, drainTimeoutMs: 100 },
         { toxic: 'timeout', toxic_timeout_ms: 100, drain_timeout_ms: 100 },
       );
     },
@@ -96,7 +100,12 @@ describe('TestRecoveryLatency', () => {
         'recovery_with_latency_before_failure',
         'latency_before_failure',
         10,
-        { preFault: (proxy) => toxicLatency(proxy, 200, 100), preFaultMs: 2000, inject: (proxy) => toxicResetPeer(proxy, 0) },
+        // Both armed before the threads connect, latency first so the reset acts behind it in each link.
+        {
+          preFault: { arm: (proxy) => armLatency(proxy, 200, 100) },
+          preFaultMs: 2000,
+          fault: { arm: (proxy) => armResetPeer(proxy, 0) },
+        },
         { toxic: 'latency+reset_peer', latency_ms: 200, jitter_ms: 100, latency_phase_ms: 2000 },
       );
     },

@@ -102,7 +102,8 @@ function cellWithTarget(result: RawResult, metricName: string, withUnit: boolean
   if (!metric) return '';
   const text = withUnit ? formatValue(metric.value, metric.unit) : metric.value === null ? '—' : formatNumber(metric.value);
   const target = result.targets?.find((candidate) => candidate.metric === metricName);
-  const met = target ? (target.met ?? evaluateTarget(metric.value, target)) : null;
+  // A target left unscored on purpose (an upper bound, not the fault it is about) stays unscored.
+  const met = target ? (target.met ?? (target.reason === undefined ? evaluateTarget(metric.value, target) : null)) : null;
   const mark = met === true ? ' ✅' : met === false ? ' ❌' : '';
   const samples = result.samples?.[metricName]?.length;
   return `${text}${mark}${withUnit && samples ? ` (n=${samples})` : ''}`;

@@ -2,7 +2,12 @@
  * The few figures a reader looks for first (peak throughput, RST and partition detection, full
  * recovery), picked out of the raw results by family and metric name, each checked against the
  * seed's targets. Pure: results in, key metrics out.
+ *
+ * A recovery figure says which proxy produced it and whether it is exact or an upper bound (timed
+ * from the injecting API call); an upper bound is never scored as if exact, and a reset_peer
+ * figure whose clients did not all receive an RST is not called TCP RST detection.
  */
+import { describeReceived } from '../recovery/received';
 import type { Direction, RawResult } from './rawResult';
 
 export interface KeyMetricTarget {
@@ -23,8 +28,14 @@ export interface KeyMetric {
   readonly unit: string;
   readonly direction: Direction;
   readonly target: KeyMetricTarget | null;
-  /** null when there is no target or no value. */
+  /** null when there is no target or no value, or when the figure is not scored (see `met_reason`). */
   readonly met: boolean | null;
+  /** Why a figure with a value and a target is not scored (an upper bound; not the fault the target is about). */
+  readonly met_reason: string | null;
+  /** The fault proxy that produced it (`Toxiproxy 2.12.0`, `embedded proxy (Toxiproxy 2.12.0 API)`); null when none was involved. */
+  readonly fault_proxy: string | null;
+  /** `exact` (timed from the proxy's fault timeline) or `upper_bound` (from the injecting API call); null for figures without a fault. */
+  readonly reference: 'exact' | 'upper_bound' | null;
 }
 
 interface KeyMetricDefinition {
@@ -35,6 +46,8 @@ interface KeyMetricDefinition {
   /** `max`/`min`: one figure over all matching results; `each`: one per parameter set. */
   readonly pick: 'max' | 'min' | 'each';
   readonly target?: KeyMetricTarget;
+  /** The figure is about this fault as the clients received it (`reset`: an RST); results where they got another are renamed and not scored. */
+  readonly receivedFault?: 'reset';
 }
 
 const named = (family: string) => (name: string) => name === family;
@@ -75,6 +88,7 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
     metric: 'error_detection_latency_ms',
     pick: 'each',
     target: SEED_TARGETS.rstDetection,
+    receivedFault: 'reset',
   },
   {
     id: 'rst_propagation',
@@ -82,6 +96,7 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
     family: named('recovery_after_reset_peer'),
     metric: 'error_propagation_latency_ms',
     pick: 'each',
+    receivedFault: 'reset',
   },
   {
     id: 'partition_detection',
@@ -144,17 +159,43 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
   const target: KeyMetricTarget | null = declared
     ? { comparator: declared.comparator, threshold: declared.threshold, unit: declared.unit }
     : (definition.target ?? null);
-  return {
-    id: definition.id,
-    label: definition.label,
+  const reference = result.fault ? (result.fault.reference.exact ? 'exact' : 'upper_bound') : null;
+  const common = {
     result_name: result.name,
     parameters: result.parameters,
     metric: definition.metric,
     value: metric.value,
     unit: metric.unit,
     direction: metric.direction,
+    fault_proxy: result.fault_proxy?.label ?? null,
+    reference,
+  } as const;
+  const fault = result.fault;
+  if (definition.receivedFault && fault && Object.keys(fault.received).some((kind) => kind !== definition.receivedFault)) {
+    // Not the fault this figure is named after: say what it is, score nothing.
+    const received = describeReceived(fault.received);
+    return {
+      ...common,
+      id: definition.id.replace(/^rst_/, 'reset_peer_'),
+      label: `${definition.label.replace('TCP RST', 'reset_peer')} (clients received ${received}, not RST only)`,
+      target: null,
+      met: null,
+      met_reason: `the clients received ${received}: not a TCP RST figure`,
+    };
+  }
+  const unscored = declared !== undefined && declared.met === null && declared.reason !== undefined;
+  const upperBound = reference === 'upper_bound' && metric.unit === 'ms';
+  return {
+    ...common,
+    id: definition.id,
+    label: upperBound ? `${definition.label} (upper bound)` : definition.label,
     target,
-    met: declared ? declared.met : evaluateTarget(metric.value, target),
+    met: declared ? declared.met : upperBound ? null : evaluateTarget(metric.value, target),
+    met_reason: unscored
+      ? declared.reason!
+      : upperBound && target !== null && metric.value !== null
+        ? 'an upper bound (timed from the injecting API call): not scored against the exact-moment target'
+        : null,
   };
 }
 
