@@ -192,7 +192,7 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
     target,
     met: declared ? declared.met : upperBound ? null : evaluateTarget(metric.value, target),
     met_reason: unscored
-      ? declared.reason!
+      ? declared.reason
       : upperBound && target !== null && metric.value !== null
         ? 'an upper bound (timed from the injecting API call): not scored against the exact-moment target'
         : null,

@@ -57,7 +57,9 @@ describe('computeRecoveryMetrics', () => {
         threshold: 10,
         unit: 'ms',
         met: null,
-        reason: expect.stringMatching(/^an upper bound: timed from the start of the injecting API call .*not scored against the exact-moment target$/),
+        reason: expect.stringMatching(
+          /^an upper bound: timed from the start of the injecting API call .*not scored against the exact-moment target$/,
+        ),
       },
       {
         metric: 'full_recovery_latency_ms',
@@ -97,7 +99,10 @@ describe('computeRecoveryMetrics', () => {
     );
     expect(fin.fault.received).toEqual({ closed: 1, reset: 1 });
     expect(fin.fault.as_expected).toBe(false);
-    expect(fin.targets[0]).toMatchObject({ met: null, reason: 'the clients received FIN ×1, RST ×1, not RST only: not scored as TCP RST detection' });
+    expect(fin.targets[0]).toMatchObject({
+      met: null,
+      reason: 'the clients received FIN ×1, RST ×1, not RST only: not scored as TCP RST detection',
+    });
     expect(fin.notes).toContain('the clients received FIN ×1, RST ×1, not RST only: not scored as TCP RST detection');
     expect(fin.targets[1]).toMatchObject({ met: true });
   });
