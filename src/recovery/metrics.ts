@@ -229,6 +229,14 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
   };
 }
 
+/**
+ * What BENCH_STRICT_TARGETS fails a test on: a missed target, or one without a value. A target
+ * left unscored on purpose (an upper bound; not the fault it is about) is neither.
+ */
+export function missedOrUnmeasured(target: Target): boolean {
+  return target.met === false || (target.met === null && target.reason === undefined);
+}
+
 /** A `<` target in ms; `notScoredBecause` makes `met` null (with the reason) whatever the value. */
 function target(metric: string, thresholdMs: number, value: number | null, notScoredBecause: string | null = null): Target {
   const base = { metric, comparator: '<' as const, threshold: thresholdMs, unit: 'ms' };
