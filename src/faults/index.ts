@@ -17,6 +17,7 @@ export {
   removeToxic,
   removeToxicSafely,
   resetProxyEntry,
+  strongestRemoval,
   toxicLatency,
   toxicResetPeer,
   toxicTimeout,

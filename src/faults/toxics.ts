@@ -92,7 +92,7 @@ function trackedRemoval(proxy: ProxyTarget, type: string, names: readonly string
         tracked.delete(handle);
         const startedNs = nowNs();
         const methods = await Promise.all(names.map((name) => removeToxicSafely(proxy, name, type)));
-        return { startedNs, completedNs: nowNs(), method: strongest(methods) };
+        return { startedNs, completedNs: nowNs(), method: strongestRemoval(methods) };
       })();
       return removal;
     },
@@ -101,7 +101,8 @@ function trackedRemoval(proxy: ProxyTarget, type: string, names: readonly string
   return handle;
 }
 
-function strongest(methods: readonly RemovalMethod[]): RemovalMethod {
+/** Of several removals, the method that says the most about what happened to the entry. */
+export function strongestRemoval(methods: readonly RemovalMethod[]): RemovalMethod {
   for (const method of ['entry_recreated', 'passthrough_then_deleted'] as const) if (methods.includes(method)) return method;
   return 'deleted';
 }

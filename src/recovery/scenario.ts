@@ -14,7 +14,15 @@ import { randomUUID } from 'node:crypto';
 import type { BackoffOptions, RecoveryMode } from '../client/types';
 import { DEFAULT_BACKOFF } from '../client/types';
 import { WorkerError } from '../errors';
-import type { ActiveToxic, ArmedToxic, FaultEvent, ProxyServerIdentity, ProxyTarget, Removal, RemovalMethod } from '../faults';
+import {
+  strongestRemoval,
+  type ActiveToxic,
+  type ArmedToxic,
+  type FaultEvent,
+  type ProxyServerIdentity,
+  type ProxyTarget,
+  type Removal,
+} from '../faults';
 import { nowNs, sleep, type Bracket } from '../measure/clock';
 import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from '../workers/board';
 import { settleWithin, startThreadPool } from '../workers/pool';
@@ -210,12 +218,6 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
 function injectNow(plan: FaultPlan, proxy: ProxyTarget): Promise<ActiveToxic> {
   if (!('inject' in plan)) throw new Error('an armed fault is fired, not injected');
   return plan.inject(proxy);
-}
-
-/** The removal method that says the most about what happened to the entry. */
-function strongestRemoval(methods: readonly RemovalMethod[]): RemovalMethod {
-  for (const method of ['entry_recreated', 'passthrough_then_deleted'] as const) if (methods.includes(method)) return method;
-  return 'deleted';
 }
 
 function range(count: number): number[] {
