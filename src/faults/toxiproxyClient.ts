@@ -94,7 +94,7 @@ export class ProxyCallTimeoutError extends ProxyError {
 /** Bound of the two probes that tell a wedged server from a gone one. */
 const PROBE_TIMEOUT_MS = 1000;
 
-type Method = 'get' | 'post' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export class ToxiproxyClient {
   readonly apiUrl: string;
@@ -145,7 +145,7 @@ export class ToxiproxyClient {
   }
 
   async updateProxy(name: string, body: Partial<{ listen: string; upstream: string; enabled: boolean }>): Promise<ProxyInfo> {
-    return this.remember(await this.call('post', `/proxies/${encodeURIComponent(name)}`, body));
+    return this.remember(await this.call('patch', `/proxies/${encodeURIComponent(name)}`, body));
   }
 
   async deleteProxy(name: string, timeoutMs?: number): Promise<void> {
@@ -161,14 +161,17 @@ export class ToxiproxyClient {
     return this.call('post', `/proxies/${encodeURIComponent(proxy)}/toxics`, spec);
   }
 
-  /** Toxiproxy's update: attributes merged, toxicity replaced when given (`POST /proxies/{p}/toxics/{t}`). */
+  /**
+   * Toxiproxy's update: attributes merged, toxicity replaced when given. PATCH, which Toxiproxy
+   * 2.12 prefers (it logs POST as deprecated); the embedded proxy takes both.
+   */
   updateToxic(
     proxy: string,
     toxic: string,
     change: { readonly toxicity?: number; readonly attributes?: Readonly<Record<string, number>> },
     timeoutMs?: number,
   ): Promise<Toxic> {
-    return this.call('post', `/proxies/${encodeURIComponent(proxy)}/toxics/${encodeURIComponent(toxic)}`, change, timeoutMs);
+    return this.call('patch', `/proxies/${encodeURIComponent(proxy)}/toxics/${encodeURIComponent(toxic)}`, change, timeoutMs);
   }
 
   listToxics(proxy: string): Promise<Toxic[]> {
