@@ -166,7 +166,7 @@ async function startWedgedApi(stuck: readonly string[] = []): Promise<{ url: str
     if (call === 'GET /version') return json(200, { version: '2.12.0' });
     if (call === 'GET /proxies/p')
       return json(200, { name: 'p', listen: '127.0.0.1:9', upstream: '127.0.0.1:5672', enabled: true, toxics: [] });
-    if (call === 'POST /proxies/p/toxics/lag')
+    if (call === 'PATCH /proxies/p/toxics/lag')
       return json(200, { name: 'lag', type: 'latency', stream: 'downstream', toxicity: 1, attributes: {} });
     if (call === 'DELETE /proxies/p') return json(204);
     if (call === 'POST /proxies')
@@ -195,7 +195,7 @@ describe('a wedged Toxiproxy (answers /version, not /proxies)', () => {
       expect(method).toBe('entry_recreated');
       expect(api.calls).toEqual(
         expect.arrayContaining([
-          'POST /proxies/p/toxics/lag',
+          'PATCH /proxies/p/toxics/lag',
           'DELETE /proxies/p/toxics/lag',
           'GET /version',
           'GET /proxies',
