@@ -1,24 +1,30 @@
 /**
  * @benchmark
  *
- * What the embedded fault proxy costs with no toxic, side by side in one run against the same
- * broker (issue 3): amqplib publishing 256-byte messages directly and through the proxy in
- * alternating rounds (target: proxied >= 90% of direct), the median round trip of a small
- * message (target: < 0.3 ms added), and the proxy's RSS while a bandwidth toxic throttles a
- * fast publisher (target: flat, < 100 MB; BENCH_PROXY_SOAK_SECONDS, default 30, `slow`).
+ * What the fault proxy costs with no toxic, side by side in one run against the same broker:
+ * amqplib publishing 256-byte messages directly and through the proxy in alternating rounds
+ * (target: proxied >= 90% of direct), the median round trip of a small message (target:
+ * < 0.3 ms added), and the embedded proxy's RSS while a bandwidth toxic throttles a fast
+ * publisher (target: flat, < 100 MB; BENCH_PROXY_SOAK_SECONDS, default 30, `slow`).
  *
- * The proxy runs as `bench proxy --port 0` in its own process, as globalSetup starts it and as
- * real Toxiproxy runs, so its event loop does not compete with the publisher's; this file
- * starts and stops its own and does not use the configured one. Targets are recorded, not
- * asserted (speed goals never fail a run on a shared machine); correctness is asserted.
+ * Measured: the configured proxy (TOXIPROXY_URL, through the benchmarks' own entry, as every
+ * other benchmark reaches the broker), and, when that is not the embedded proxy (a real
+ * Toxiproxy), also the embedded one, side by side in the same rounds. Each result names the proxy
+ * it measured (`parameters.proxy`, `fault_proxy`). The embedded proxy this file starts runs as
+ * `bench proxy --port 0` in its own process, as globalSetup starts it and as real Toxiproxy
+ * runs, so its event loop does not compete with the publisher's. The memory soak reads the RSS
+ * of a proxy process of its own, so it measures the embedded proxy only. Targets are recorded,
+ * not asserted (speed goals never fail a run on a shared machine); correctness is asserted.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import amqp from 'amqplib';
+import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { formatHostPort, getConfig, PROJECT_ROOT } from '../src/config';
+import { describeProxyServer, ToxiproxyClient, type ProxyServerIdentity } from '../src/faults';
 import { sleep } from '../src/measure/clock';
 import { isNonEmpty, median, quantile, sortSamples } from '../src/measure/statistics';
 import type { Target } from '../src/results/rawResult';
@@ -26,7 +32,7 @@ import { markedTest } from '../src/testing';
 
 const MESSAGE_BYTES = 256;
 const MESSAGES_PER_ROUND = 20_000;
-/** Alternating direct/proxied pairs after one warm-up pair; the order flips every pair to cancel drift. */
+/** Rounds (every side once, the order rotating) after one warm-up round; `pairs` in the parameters, as before. */
 const THROUGHPUT_PAIRS = 11;
 const ROUND_TRIP_BLOCKS = 10;
 const ROUND_TRIPS_PER_BLOCK = 100;
@@ -67,7 +73,11 @@ async function startProxyProcess(): Promise<ProxyProcess> {
 }
 
 async function api<T = unknown>(apiUrl: string, method: string, pathname: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${apiUrl}${pathname}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${apiUrl}${pathname}`, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${text}`);
   return (text === '' ? undefined : JSON.parse(text)) as T;
@@ -94,19 +104,35 @@ function rssMb(pid: number): number {
 }
 
 interface Side {
-  readonly label: 'direct' | 'proxied';
+  /** `direct`, or the kind of proxy this side goes through. */
+  readonly label: 'direct' | ProxyServerIdentity['kind'];
+  /** The proxy server on this side (none for direct). */
+  readonly server: ProxyServerIdentity | undefined;
+  /** How the proxy was reached, for the record. */
+  readonly via: string;
   readonly connection: amqp.ChannelModel;
   readonly channel: amqp.Channel;
   readonly queue: string;
 }
 
-async function openSide(label: Side['label'], url: string): Promise<Side> {
+async function openSide(label: Side['label'], url: string, server?: ProxyServerIdentity, via = 'direct'): Promise<Side> {
   const connection = await amqp.connect(url, { timeout: 10_000, noDelay: true });
   const channel = await connection.createChannel();
   // Exclusive but not autoDelete: the round-trip test cancels its consumer between blocks.
   const { queue } = await channel.assertQueue(`amqp-bench.proxy-overhead.${randomUUID()}`, { exclusive: true });
-  return { label, connection, channel, queue };
+  return { label, server, via, connection, channel, queue };
 }
+
+/** The parameters and `fault_proxy` that say which proxy a result measured. */
+function measuredProxy(side: Side): { parameters: { proxy: string; proxy_process: string }; fault_proxy: FaultProxyJson } {
+  const server = side.server!;
+  return {
+    parameters: { proxy: side.label, proxy_process: side.via },
+    fault_proxy: { kind: server.kind, version: server.version, label: describeProxyServer(server) },
+  };
+}
+
+type FaultProxyJson = { kind: ProxyServerIdentity['kind']; version: string; label: string };
 
 /** Waits until the queue holds `count` messages (the broker took them all), polling. */
 async function untilQueued(side: Side, count: number, deadlineMs = 60_000): Promise<void> {
@@ -164,18 +190,31 @@ const target = (metric: string, comparator: '<' | '>', threshold: number, unit: 
 
 describe('TestProxyOverhead', () => {
   let direct: Side;
-  let proxied: Side;
-  let proxiedUrl: string;
+  /** The configured proxy first, then the embedded one when the configured proxy is not it. */
+  const proxied: Side[] = [];
   const closers: Array<() => Promise<unknown>> = [];
 
   beforeAll(async () => {
-    const proxy = await startProxyProcess();
-    closers.push(() => proxy.stop());
-    proxiedUrl = await createEntry(proxy);
+    const context = benchContext();
+    const configured = await new ToxiproxyClient(context.proxy.client.apiUrl).identify();
     direct = await openSide('direct', getConfig().amqpUrl);
     closers.push(() => direct.connection.close());
-    proxied = await openSide('proxied', proxiedUrl);
-    closers.push(() => proxied.connection.close());
+    const configuredSide = await openSide(
+      configured.kind,
+      context.proxiedUrl,
+      configured,
+      `the configured proxy at ${context.proxy.client.apiUrl}, entry "${context.proxy.name}"`,
+    );
+    closers.push(() => configuredSide.connection.close());
+    proxied.push(configuredSide);
+    if (configured.kind !== 'embedded') {
+      const embedded = await startProxyProcess();
+      closers.push(() => embedded.stop());
+      const identity = await new ToxiproxyClient(embedded.apiUrl).identify();
+      const embeddedSide = await openSide('embedded', await createEntry(embedded), identity, 'bench proxy (child process)');
+      closers.push(() => embeddedSide.connection.close());
+      proxied.push(embeddedSide);
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -183,85 +222,107 @@ describe('TestProxyOverhead', () => {
   }, 30_000);
 
   test('test_proxy_publish_throughput', async () => {
-    await publishRound(direct);
-    await publishRound(proxied); // warm-up pair, not counted
-    const directRates: number[] = [];
-    const proxiedRates: number[] = [];
-    const ratios: number[] = [];
-    for (let pair = 0; pair < THROUGHPUT_PAIRS; pair += 1) {
-      const order = pair % 2 === 0 ? [direct, proxied] : [proxied, direct];
-      const rates = new Map<Side, number>();
-      for (const side of order) rates.set(side, await publishRound(side));
-      directRates.push(Math.round(rates.get(direct)!));
-      proxiedRates.push(Math.round(rates.get(proxied)!));
-      ratios.push(round2((rates.get(proxied)! / rates.get(direct)!) * 100));
+    const sides = [direct, ...proxied];
+    for (const side of sides) await publishRound(side); // warm-up round, not counted
+    const rates = new Map<Side, number[]>(sides.map((side) => [side, []]));
+    for (let round = 0; round < THROUGHPUT_PAIRS; round += 1) {
+      // The order rotates every round (and reverses every other) to cancel drift.
+      const rotated = [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)];
+      for (const side of round % 2 === 0 ? rotated : rotated.reverse()) rates.get(side)!.push(await publishRound(side));
     }
-    const ratioPercent = round2(med(ratios));
-    recordResult(
-      {
-        name: 'proxy_overhead',
-        category: 'proxy',
-        parameters: {
-          message_size_bytes: MESSAGE_BYTES,
-          messages_per_round: MESSAGES_PER_ROUND,
-          pairs: THROUGHPUT_PAIRS,
-          proxy_process: 'bench proxy (child process)',
-          toxics: 'none',
+    const directRates = rates.get(direct)!;
+    for (const side of proxied) {
+      const proxiedRates = rates.get(side)!;
+      const ratios = proxiedRates.map((rate, round) => round2((rate / directRates[round]!) * 100));
+      const ratioPercent = round2(med(ratios));
+      const which = measuredProxy(side);
+      recordResult(
+        {
+          name: 'proxy_overhead',
+          category: 'proxy',
+          parameters: {
+            message_size_bytes: MESSAGE_BYTES,
+            messages_per_round: MESSAGES_PER_ROUND,
+            pairs: THROUGHPUT_PAIRS,
+            ...which.parameters,
+            toxics: 'none',
+          },
+          metrics: {
+            ratio_percent: { value: ratioPercent, unit: '%', direction: 'higher' },
+            direct_msgs_per_sec: { value: Math.round(med(directRates)), unit: 'msg/s', direction: 'higher' },
+            proxied_msgs_per_sec: { value: Math.round(med(proxiedRates)), unit: 'msg/s', direction: 'higher' },
+          },
+          samples: {
+            ratio_percent: ratios,
+            direct_msgs_per_sec: directRates.map(Math.round),
+            proxied_msgs_per_sec: proxiedRates.map(Math.round),
+          },
+          targets: [target('ratio_percent', '>', 90, '%', ratioPercent)],
+          fault_proxy: which.fault_proxy,
+          notes: [
+            `measured: ${which.fault_proxy.label} (${side.via})${
+              proxied.length > 1
+                ? `, in the same rounds as ${proxied
+                    .filter((other) => other !== side)
+                    .map((other) => describeProxyServer(other.server!))
+                    .join(', ')}`
+                : ''
+            }`,
+            `median of ${THROUGHPUT_PAIRS} per-round ratios (proxied/direct); the order of the ${sides.length} sides rotates every round, after one warm-up round`,
+            'a round ends when checkQueue reports every message in the queue',
+          ],
         },
-        metrics: {
-          ratio_percent: { value: ratioPercent, unit: '%', direction: 'higher' },
-          direct_msgs_per_sec: { value: Math.round(med(directRates)), unit: 'msg/s', direction: 'higher' },
-          proxied_msgs_per_sec: { value: Math.round(med(proxiedRates)), unit: 'msg/s', direction: 'higher' },
-        },
-        samples: { ratio_percent: ratios, direct_msgs_per_sec: directRates, proxied_msgs_per_sec: proxiedRates },
-        targets: [target('ratio_percent', '>', 90, '%', ratioPercent)],
-        notes: [
-          `median of ${THROUGHPUT_PAIRS} per-pair ratios (proxied/direct), rounds alternating and the order flipped each pair, after one warm-up pair`,
-          'a round ends when checkQueue reports every message in the queue',
-        ],
-      },
-      `proxied ${Math.round(med(proxiedRates))} vs direct ${Math.round(med(directRates))} msg/s: ratio ${ratioPercent}% (target >= 90%); pairs ${ratios.join('%, ')}%`,
-    );
-    expect(ratios).toHaveLength(THROUGHPUT_PAIRS);
-  }, 240_000);
+        `${which.fault_proxy.label}: proxied ${Math.round(med(proxiedRates))} vs direct ${Math.round(med(directRates))} msg/s: ratio ${ratioPercent}% (target >= 90%); rounds ${ratios.join('%, ')}%`,
+      );
+      expect(ratios).toHaveLength(THROUGHPUT_PAIRS);
+    }
+  }, 360_000);
 
   test('test_proxy_round_trip_latency', async () => {
-    await roundTrips(direct, 100);
-    await roundTrips(proxied, 100); // warm-up
-    const samples: Record<Side['label'], number[]> = { direct: [], proxied: [] };
+    const sides = [direct, ...proxied];
+    for (const side of sides) await roundTrips(side, 100); // warm-up
+    const samples = new Map<Side, number[]>(sides.map((side) => [side, []]));
     for (let block = 0; block < ROUND_TRIP_BLOCKS; block += 1) {
-      const order = block % 2 === 0 ? [direct, proxied] : [proxied, direct];
-      for (const side of order) samples[side.label].push(...(await roundTrips(side, ROUND_TRIPS_PER_BLOCK)));
+      const rotated = [...sides.slice(block % sides.length), ...sides.slice(0, block % sides.length)];
+      for (const side of block % 2 === 0 ? rotated : rotated.reverse())
+        samples.get(side)!.push(...(await roundTrips(side, ROUND_TRIPS_PER_BLOCK)));
     }
-    const addedMs = round3(med(samples.proxied) - med(samples.direct));
+    const directSamples = samples.get(direct)!;
     const metric = (value: number) => ({ value: round3(value), unit: 'ms', direction: 'lower' as const });
-    recordResult(
-      {
-        name: 'proxy_added_latency',
-        category: 'proxy',
-        parameters: {
-          message_size_bytes: 4,
-          samples_per_side: ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK,
-          proxy_process: 'bench proxy (child process)',
-          toxics: 'none',
+    for (const side of proxied) {
+      const proxiedSamples = samples.get(side)!;
+      const addedMs = round3(med(proxiedSamples) - med(directSamples));
+      const which = measuredProxy(side);
+      recordResult(
+        {
+          name: 'proxy_added_latency',
+          category: 'proxy',
+          parameters: {
+            message_size_bytes: 4,
+            samples_per_side: ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK,
+            ...which.parameters,
+            toxics: 'none',
+          },
+          metrics: {
+            added_median_ms: metric(addedMs),
+            direct_median_ms: metric(med(directSamples)),
+            proxied_median_ms: metric(med(proxiedSamples)),
+            direct_p99_ms: metric(q(directSamples, 0.99)),
+            proxied_p99_ms: metric(q(proxiedSamples, 0.99)),
+          },
+          samples: { direct_ms: directSamples.map(round3), proxied_ms: proxiedSamples.map(round3) },
+          targets: [target('added_median_ms', '<', 0.3, 'ms', addedMs)],
+          fault_proxy: which.fault_proxy,
+          notes: [
+            `measured: ${which.fault_proxy.label} (${side.via})`,
+            `publish -> delivery to a consumer on the same connection, one message in flight; blocks of 100 rotate between the ${sides.length} sides`,
+          ],
         },
-        metrics: {
-          added_median_ms: metric(addedMs),
-          direct_median_ms: metric(med(samples.direct)),
-          proxied_median_ms: metric(med(samples.proxied)),
-          direct_p99_ms: metric(q(samples.direct, 0.99)),
-          proxied_p99_ms: metric(q(samples.proxied, 0.99)),
-        },
-        samples: { direct_ms: samples.direct.map(round3), proxied_ms: samples.proxied.map(round3) },
-        targets: [target('added_median_ms', '<', 0.3, 'ms', addedMs)],
-        notes: [
-          'publish -> delivery to a consumer on the same connection, one message in flight; blocks of 100 alternate between direct and proxied',
-        ],
-      },
-      `median round trip direct ${round3(med(samples.direct))} ms, proxied ${round3(med(samples.proxied))} ms: added ${addedMs} ms (target < 0.3 ms); p99 ${round3(q(samples.direct, 0.99))} / ${round3(q(samples.proxied, 0.99))} ms`,
-    );
-    expect(samples.proxied).toHaveLength(ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK);
-  }, 120_000);
+        `${which.fault_proxy.label}: median round trip direct ${round3(med(directSamples))} ms, proxied ${round3(med(proxiedSamples))} ms: added ${addedMs} ms (target < 0.3 ms); p99 ${round3(q(directSamples, 0.99))} / ${round3(q(proxiedSamples, 0.99))} ms`,
+      );
+      expect(proxiedSamples).toHaveLength(ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK);
+    }
+  }, 180_000);
 
   markedTest(['slow'])(
     'test_proxy_memory_under_bandwidth_throttle',
@@ -269,7 +330,8 @@ describe('TestProxyOverhead', () => {
       // A fresh proxy process: its memory must not carry the traffic of the tests before.
       const soakProxy = await startProxyProcess();
       closers.push(() => soakProxy.stop());
-      const publisher = await openSide('proxied', await createEntry(soakProxy));
+      const soakIdentity = await new ToxiproxyClient(soakProxy.apiUrl).identify();
+      const publisher = await openSide('embedded', await createEntry(soakProxy), soakIdentity, 'bench proxy (child process, fresh)');
       closers.push(() => publisher.connection.close());
       await api(soakProxy.apiUrl, 'POST', '/proxies/bench-proxy-overhead/toxics', {
         name: 'soak_bandwidth',
@@ -314,7 +376,8 @@ describe('TestProxyOverhead', () => {
             bandwidth_rate_kbps: SOAK_RATE_KBPS,
             message_size_bytes: MESSAGE_BYTES,
             stream: 'upstream',
-            proxy_process: 'bench proxy (child process)',
+            proxy: 'embedded',
+            proxy_process: 'bench proxy (child process, fresh)',
           },
           metrics: {
             max_rss_mb: { value: maxRssMb, unit: 'MB', direction: 'lower' },
@@ -324,7 +387,9 @@ describe('TestProxyOverhead', () => {
           },
           samples: { rss_mb: rssSamplesMb },
           targets: [target('max_rss_mb', '<', 100, 'MB', maxRssMb)],
+          fault_proxy: measuredProxy(publisher).fault_proxy,
           notes: [
+            'measured: the embedded proxy only (the RSS of a proxy process this test starts; a configured Toxiproxy may be another machine or container)',
             'RSS of the proxy process (VmRSS from /proc) once per second; the publisher respects amqplib backpressure, so a proxy that kept reading would grow without bound',
             'a fresh `bench proxy` process; its baseline (before the toxic) is Node, esbuild-register and every module src/cli/main.ts imports, not only the proxy',
             'growth = median of the second half minus median of the first half of the throttled samples',

@@ -6,8 +6,8 @@
  * with a message round trip). Client mode from BENCH_CLIENT_MODE (manual | amqplib-recovery).
  */
 import { getConfig } from '../src/config';
-import { toxicLatency, toxicResetPeer, toxicTimeout } from '../src/faults';
-import { computeRecoveryMetrics, type RecoveryScenarioKind } from '../src/recovery/metrics';
+import { armLatency, armResetPeer, toxicTimeout } from '../src/faults';
+import { computeRecoveryMetrics, describeReceived, missedOrUnmeasured, type RecoveryScenarioKind } from '../src/recovery/metrics';
 import { runRecoveryScenario, type RecoveryScenarioOptions } from '../src/recovery/scenario';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
@@ -19,7 +19,7 @@ async function measureRecovery(
   name: string,
   kind: RecoveryScenarioKind,
   threads: number,
-  scenario: Pick<RecoveryScenarioOptions, 'inject' | 'preFault' | 'preFaultMs' | 'drainTimeoutMs'>,
+  scenario: Pick<RecoveryScenarioOptions, 'fault' | 'preFault' | 'preFaultMs' | 'drainTimeoutMs'>,
   parameters: Record<string, string | number>,
 ): Promise<void> {
   const context = benchContext();
@@ -44,8 +44,10 @@ async function measureRecovery(
       targets: computed.targets,
       notes: computed.notes,
       details: computed.details,
+      fault_proxy: computed.faultProxy,
+      fault: computed.fault,
     },
-    recoveryProgress({
+    `${recoveryProgress({
       threads,
       detected: metric('threads_detected'),
       recovered: metric('threads_recovered'),
@@ -53,7 +55,9 @@ async function measureRecovery(
       propagationMs: metric('error_propagation_latency_ms'),
       fullRecoveryMs: metric('full_recovery_latency_ms'),
       recoveryAfterRemovalMs: metric('recovery_after_removal_ms'),
-    }),
+      received: describeReceived(computed.fault.received),
+      upperBound: !computed.fault.reference.exact,
+    })}; ${computed.faultProxy.label}`,
   );
 
   // Correctness is asserted; speed is recorded (targets fail the test only when asked for).
@@ -62,7 +66,7 @@ async function measureRecovery(
   expect(metric('threads_detected')).toBe(threads);
   expect(metric('threads_recovered')).toBe(threads);
   if (context.strictTargets) {
-    expect(computed.targets.filter((target) => target.met !== true)).toEqual([]);
+    expect(computed.targets.filter(missedOrUnmeasured)).toEqual([]);
   }
 }
 
@@ -74,7 +78,8 @@ describe('TestRecoveryLatency', () => {
         'recovery_after_reset_peer',
         'reset_peer',
         threads,
-        { inject: (proxy) => toxicResetPeer(proxy, 0) },
+        // Armed before the threads connect: real Toxiproxy then closes their links with a true RST.
+        { fault: { arm: (proxy) => armResetPeer(proxy, 0) } },
         { toxic: 'reset_peer', toxic_timeout_ms: 0 },
       );
     },
@@ -89,7 +94,7 @@ describe('TestRecoveryLatency', () => {
         'recovery_after_network_partition',
         'network_partition',
         threads,
-        { inject: (proxy) => toxicTimeout(proxy, 100), drainTimeoutMs: 100 },
+        { fault: { inject: (proxy) => toxicTimeout(proxy, 100) }, drainTimeoutMs: 100 },
         { toxic: 'timeout', toxic_timeout_ms: 100, drain_timeout_ms: 100 },
       );
     },
@@ -103,7 +108,12 @@ describe('TestRecoveryLatency', () => {
         'recovery_with_latency_before_failure',
         'latency_before_failure',
         10,
-        { preFault: (proxy) => toxicLatency(proxy, 200, 100), preFaultMs: 2000, inject: (proxy) => toxicResetPeer(proxy, 0) },
+        // Both armed before the threads connect, latency first so the reset acts behind it in each link.
+        {
+          preFault: { arm: (proxy) => armLatency(proxy, 200, 100) },
+          preFaultMs: 2000,
+          fault: { arm: (proxy) => armResetPeer(proxy, 0) },
+        },
         { toxic: 'latency+reset_peer', latency_ms: 200, jitter_ms: 100, latency_phase_ms: 2000 },
       );
     },

@@ -11,7 +11,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import amqp from 'amqplib';
-import { PROJECT_ROOT } from './config';
+import { PROJECT_ROOT, type EmbeddedProxyMode } from './config';
+import { ToxiproxyClient } from './faults/toxiproxyClient';
+import { TOXIPROXY_COMPATIBLE_VERSION } from './proxy/server';
 import { redactUrl } from './redact';
 
 export const ENVIRONMENT_SCHEMA_VERSION = 1;
@@ -38,6 +40,14 @@ export interface EnvironmentRecord {
   readonly broker_url: string;
   readonly captured_at: string;
   readonly fingerprint: string;
+  /**
+   * The fault proxy at TOXIPROXY_URL: `toxiproxy` (a real Toxiproxy answers), `embedded` (the
+   * project's proxy answers, or nothing does and the harness will start it there); null when
+   * nothing answers and nothing would be started. Absent in records of older runs.
+   */
+  readonly fault_proxy_kind?: 'embedded' | 'toxiproxy' | null;
+  /** What that proxy's `GET /version` answers (the embedded proxy: the Toxiproxy release it reproduces). */
+  readonly fault_proxy_version?: string | null;
 }
 
 /** The four fields the fingerprint is computed from. */
@@ -94,11 +104,31 @@ export async function readRabbitmqVersion(amqpUrl: string, timeoutMs = 3000): Pr
   }
 }
 
+/** Which fault proxy serves `apiUrl` (each probe bounded by `timeoutMs`). */
+export async function readFaultProxy(
+  apiUrl: string,
+  embeddedProxy: EmbeddedProxyMode,
+  timeoutMs = 1000,
+): Promise<{ kind: 'embedded' | 'toxiproxy' | null; version: string | null }> {
+  try {
+    const identity = await new ToxiproxyClient(apiUrl, { timeoutMs }).identify();
+    return { kind: identity.kind, version: identity.version };
+  } catch {
+    // Nothing answers: in `auto` mode on this machine the harness starts the embedded proxy there.
+    const loopback = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(new URL(apiUrl).hostname);
+    return embeddedProxy === 'auto' && loopback
+      ? { kind: 'embedded', version: TOXIPROXY_COMPATIBLE_VERSION }
+      : { kind: null, version: null };
+  }
+}
+
 export interface CaptureOptions {
   /** Where to read git state from. @default the project root */
   readonly cwd?: string;
   /** Broker to ask for its version; omit to skip the broker. */
   readonly amqpUrl?: string;
+  /** The fault proxy API to identify (and whether the harness would start the embedded one there); omit to skip it. */
+  readonly faultProxy?: { readonly apiUrl: string; readonly embeddedProxy: EmbeddedProxyMode };
   readonly now?: () => Date;
 }
 
@@ -125,5 +155,13 @@ export async function captureEnvironment(options: CaptureOptions = {}): Promise<
     broker_url: options.amqpUrl ? redactUrl(options.amqpUrl) : '',
     captured_at: (options.now?.() ?? new Date()).toISOString(),
     fingerprint: computeFingerprint(fields),
+    ...(options.faultProxy ? await faultProxyFields(options.faultProxy) : {}),
   });
+}
+
+async function faultProxyFields(
+  faultProxy: NonNullable<CaptureOptions['faultProxy']>,
+): Promise<Pick<EnvironmentRecord, 'fault_proxy_kind' | 'fault_proxy_version'>> {
+  const found = await readFaultProxy(faultProxy.apiUrl, faultProxy.embeddedProxy);
+  return { fault_proxy_kind: found.kind, fault_proxy_version: found.version };
 }

@@ -10,7 +10,10 @@ export function registerEnvCommand(program: Command): void {
     .option('--no-broker', 'do not connect to the broker to read its version')
     .action(async (options: { broker: boolean }) => {
       const config = getConfig();
-      const record = await captureEnvironment({ amqpUrl: options.broker ? config.amqpUrl : undefined });
+      const record = await captureEnvironment({
+        amqpUrl: options.broker ? config.amqpUrl : undefined,
+        faultProxy: { apiUrl: config.proxyApiUrl, embeddedProxy: config.embeddedProxy },
+      });
       process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
     });
 }

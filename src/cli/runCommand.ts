@@ -129,9 +129,12 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
   const secrets = secretsOf(config.amqpUrl);
   const startedAt = new Date();
 
-  const environment = await captureEnvironment({ amqpUrl: options.queryBroker ? config.amqpUrl : undefined });
+  const environment = await captureEnvironment({
+    amqpUrl: options.queryBroker ? config.amqpUrl : undefined,
+    faultProxy: { apiUrl: config.proxyApiUrl, embeddedProxy: config.embeddedProxy },
+  });
   log(
-    `bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`,
+    `bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, fault proxy ${environment.fault_proxy_kind ? `${environment.fault_proxy_kind} ${environment.fault_proxy_version ?? ''}`.trim() : 'none'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`,
   );
   // Old results may be kept, an old test outcome never: it would be taken for this run's.
   if (options.keepResults) fs.rmSync(outcomePath(options.rawResultsDir), { force: true });

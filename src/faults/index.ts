@@ -1,12 +1,30 @@
-export { ToxiproxyClient, type FaultEvent, type ProxyInfo, type Stream, type Toxic, type ToxicSpec } from './toxiproxyClient';
 export {
+  describeProxyServer,
+  ProxyCallTimeoutError,
+  ToxiproxyClient,
+  type FaultEvent,
+  type ProxyInfo,
+  type ProxyServerIdentity,
+  type Stream,
+  type Toxic,
+  type ToxicSpec,
+} from './toxiproxyClient';
+export {
+  armLatency,
+  armResetPeer,
   removeActiveToxics,
   removeAllToxics,
   removeToxic,
+  removeToxicSafely,
+  resetProxyEntry,
+  strongestRemoval,
   toxicLatency,
   toxicResetPeer,
   toxicTimeout,
   withToxic,
   type ActiveToxic,
+  type ArmedToxic,
   type ProxyTarget,
+  type Removal,
+  type RemovalMethod,
 } from './toxics';

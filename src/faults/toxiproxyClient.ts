@@ -1,6 +1,11 @@
 /**
  * A small Toxiproxy HTTP client (axios). Works against real Toxiproxy 2.x and against the
  * embedded proxy alike; the fault timeline (`events`) is an extension only the embedded one has.
+ *
+ * Every call has a bound (`timeoutMs`, or a shorter one per call). A call that gets no answer in
+ * time is diagnosed before it is reported: a server that still answers `GET /version` but not
+ * `GET /proxies` is wedged (real Toxiproxy deadlocks on some toxic removals,
+ * Shopify/toxiproxy#558 and #412), which is said in one line instead of "start the proxy".
  */
 import http from 'node:http';
 import axios, { AxiosError, type AxiosInstance } from 'axios';
@@ -32,6 +37,20 @@ export interface ProxyInfo {
   readonly toxics: Toxic[];
 }
 
+/** Which server answers the API: the project's embedded proxy, or (real) Toxiproxy. */
+export interface ProxyServerIdentity {
+  /** `embedded` when `/version` announces the project's extensions (events, connections). */
+  readonly kind: 'embedded' | 'toxiproxy';
+  /** What `/version` reports (the embedded proxy reports the Toxiproxy release it reproduces). */
+  readonly version: string;
+  readonly extensions: readonly string[];
+}
+
+/** `Toxiproxy 2.12.0` / `embedded proxy (Toxiproxy 2.12.0 API)`: how results name the server. */
+export function describeProxyServer(identity: ProxyServerIdentity): string {
+  return identity.kind === 'embedded' ? `embedded proxy (Toxiproxy ${identity.version} API)` : `Toxiproxy ${identity.version}`;
+}
+
 /**
  * One entry of the embedded proxy's fault timeline (`GET /proxies/{name}/events`), joined
  * with the connection it happened on (`GET /proxies/{name}/connections`).
@@ -55,19 +74,42 @@ interface ConnectionJson {
 }
 
 export interface ToxiproxyClientOptions {
-  /** @default 5000 */
+  /** Bound on every call that does not name its own. @default 5000 */
   readonly timeoutMs?: number;
 }
 
+/** How a server that did not answer a call in time answers a short probe. */
+export type UnansweredDiagnosis = 'answers' | 'wedged' | 'unreachable';
+
+/** A call got no answer within its bound; `diagnosis` says what the server still answers. */
+export class ProxyCallTimeoutError extends ProxyError {
+  readonly diagnosis: UnansweredDiagnosis;
+
+  constructor(message: string, diagnosis: UnansweredDiagnosis, options?: { cause?: unknown }) {
+    super('PROXY_UNREACHABLE', message, undefined, options);
+    this.diagnosis = diagnosis;
+  }
+}
+
+/** Bound of the two probes that tell a wedged server from a gone one. */
+const PROBE_TIMEOUT_MS = 1000;
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
 export class ToxiproxyClient {
   readonly apiUrl: string;
+  readonly timeoutMs: number;
   private readonly http: AxiosInstance;
+  private identity: Promise<ProxyServerIdentity> | undefined;
+  /** listen/upstream of every entry seen in an answer: what re-creating an entry needs when the server no longer lists it. */
+  private readonly entries = new Map<string, { readonly listen: string; readonly upstream: string }>();
 
   constructor(apiUrl: string, options: ToxiproxyClientOptions = {}) {
     this.apiUrl = apiUrl.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? 5000;
     this.http = axios.create({
       baseURL: this.apiUrl,
-      timeout: options.timeoutMs ?? 5000,
+      timeout: this.timeoutMs,
       headers: { 'Content-Type': 'application/json', 'User-Agent': 'amqp-bench' },
       // Keep-alive would hold a socket open past the test; each call is cheap on loopback.
       httpAgent: new http.Agent({ keepAlive: false }),
@@ -78,36 +120,66 @@ export class ToxiproxyClient {
     return this.call('get', '/version').then((body) => String((body as { version?: unknown }).version ?? body));
   }
 
-  listProxies(): Promise<Record<string, ProxyInfo>> {
-    return this.call('get', '/proxies');
+  /** Which server this is (asked once per client; `/version` with or without the extensions list). */
+  identify(): Promise<ProxyServerIdentity> {
+    this.identity ??= this.call<{ version?: unknown; extensions?: unknown }>('get', '/version').then((body) => {
+      const extensions = Array.isArray(body.extensions) ? body.extensions.map(String) : [];
+      return { kind: extensions.includes('events') ? 'embedded' : 'toxiproxy', version: String(body.version ?? 'unknown'), extensions };
+    });
+    this.identity.catch(() => (this.identity = undefined));
+    return this.identity;
   }
 
-  getProxy(name: string): Promise<ProxyInfo> {
-    return this.call('get', `/proxies/${encodeURIComponent(name)}`);
+  async listProxies(): Promise<Record<string, ProxyInfo>> {
+    const proxies = await this.call<Record<string, ProxyInfo>>('get', '/proxies');
+    for (const proxy of Object.values(proxies)) this.remember(proxy);
+    return proxies;
   }
 
-  createProxy(body: { name: string; listen: string; upstream: string; enabled?: boolean }): Promise<ProxyInfo> {
-    return this.call('post', '/proxies', body);
+  async getProxy(name: string, timeoutMs?: number): Promise<ProxyInfo> {
+    return this.remember(await this.call('get', `/proxies/${encodeURIComponent(name)}`, undefined, timeoutMs));
   }
 
-  updateProxy(name: string, body: Partial<{ listen: string; upstream: string; enabled: boolean }>): Promise<ProxyInfo> {
-    return this.call('post', `/proxies/${encodeURIComponent(name)}`, body);
+  async createProxy(body: { name: string; listen: string; upstream: string; enabled?: boolean }, timeoutMs?: number): Promise<ProxyInfo> {
+    return this.remember(await this.call('post', '/proxies', body, timeoutMs));
   }
 
-  async deleteProxy(name: string): Promise<void> {
-    await this.call('delete', `/proxies/${encodeURIComponent(name)}`);
+  async updateProxy(name: string, body: Partial<{ listen: string; upstream: string; enabled: boolean }>): Promise<ProxyInfo> {
+    return this.remember(await this.call('patch', `/proxies/${encodeURIComponent(name)}`, body));
+  }
+
+  async deleteProxy(name: string, timeoutMs?: number): Promise<void> {
+    await this.call('delete', `/proxies/${encodeURIComponent(name)}`, undefined, timeoutMs);
+  }
+
+  /** listen and upstream of an entry as last seen in an answer of this client, if any. */
+  knownEntry(name: string): { readonly listen: string; readonly upstream: string } | undefined {
+    return this.entries.get(name);
   }
 
   addToxic(proxy: string, spec: ToxicSpec): Promise<Toxic> {
     return this.call('post', `/proxies/${encodeURIComponent(proxy)}/toxics`, spec);
   }
 
+  /**
+   * Toxiproxy's update: attributes merged, toxicity replaced when given. PATCH, which Toxiproxy
+   * 2.12 prefers (it logs POST as deprecated); the embedded proxy takes both.
+   */
+  updateToxic(
+    proxy: string,
+    toxic: string,
+    change: { readonly toxicity?: number; readonly attributes?: Readonly<Record<string, number>> },
+    timeoutMs?: number,
+  ): Promise<Toxic> {
+    return this.call('patch', `/proxies/${encodeURIComponent(proxy)}/toxics/${encodeURIComponent(toxic)}`, change, timeoutMs);
+  }
+
   listToxics(proxy: string): Promise<Toxic[]> {
     return this.call('get', `/proxies/${encodeURIComponent(proxy)}/toxics`);
   }
 
-  async removeToxic(proxy: string, toxic: string): Promise<void> {
-    await this.call('delete', `/proxies/${encodeURIComponent(proxy)}/toxics/${encodeURIComponent(toxic)}`);
+  async removeToxic(proxy: string, toxic: string, timeoutMs?: number): Promise<void> {
+    await this.call('delete', `/proxies/${encodeURIComponent(proxy)}/toxics/${encodeURIComponent(toxic)}`, undefined, timeoutMs);
   }
 
   async reset(): Promise<void> {
@@ -135,20 +207,61 @@ export class ToxiproxyClient {
     }
   }
 
-  private async call<T>(method: 'get' | 'post' | 'delete', path: string, body?: unknown): Promise<T> {
+  /**
+   * What a server that left a call unanswered still answers: `wedged` when `/version` answers
+   * and `/proxies` does not (each probe bounded by 1 s).
+   */
+  async diagnoseUnanswered(): Promise<UnansweredDiagnosis> {
+    const answers = (path: string) =>
+      this.http
+        .get(path, { timeout: PROBE_TIMEOUT_MS })
+        .then(() => true)
+        .catch((error: unknown) => error instanceof AxiosError && error.response !== undefined);
+    if (!(await answers('/version'))) return 'unreachable';
+    return (await answers('/proxies')) ? 'answers' : 'wedged';
+  }
+
+  private remember(proxy: ProxyInfo): ProxyInfo {
+    if (proxy && typeof proxy.name === 'string') this.entries.set(proxy.name, { listen: proxy.listen, upstream: proxy.upstream });
+    return proxy;
+  }
+
+  private async call<T>(method: Method, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    const boundMs = timeoutMs ?? this.timeoutMs;
     try {
-      const response = await this.http.request<T>({ method, url: path, data: body });
+      const response = await this.http.request<T>({ method, url: path, data: body, timeout: boundMs });
       return response.data;
     } catch (error) {
+      if (isTimeout(error) && path !== '/version') {
+        const diagnosis = await this.diagnoseUnanswered();
+        throw new ProxyCallTimeoutError(unansweredMessage(this.apiUrl, method, path, boundMs, diagnosis), diagnosis, { cause: error });
+      }
       throw toProxyError(this.apiUrl, method, path, error);
     }
   }
 }
 
+function isTimeout(error: unknown): boolean {
+  return error instanceof AxiosError && error.response === undefined && (error.code === 'ECONNABORTED' || error.code === 'ETIMEDOUT');
+}
+
+/** One line per case; a wedged server is named as such, with the upstream issue. */
+export function unansweredMessage(apiUrl: string, method: string, path: string, boundMs: number, diagnosis: UnansweredDiagnosis): string {
+  const call = `${method.toUpperCase()} ${path}`;
+  switch (diagnosis) {
+    case 'wedged':
+      return `fault proxy at ${apiUrl} is wedged: it answers /version but not /proxies (${call} got no answer in ${boundMs} ms; a known Toxiproxy deadlock when a toxic holding data is removed, Shopify/toxiproxy#558 and #412); restart it`;
+    case 'answers':
+      return `fault proxy at ${apiUrl} did not answer ${call} within ${boundMs} ms, though it answers /version and /proxies`;
+    case 'unreachable':
+      return `fault proxy API at ${apiUrl} stopped answering (${call} got no answer in ${boundMs} ms, nor did /version)`;
+  }
+}
+
 function toProxyError(apiUrl: string, method: string, path: string, error: unknown): ProxyError {
   if (error instanceof AxiosError && error.response) {
-    const data = error.response.data as { error?: string } | undefined;
-    const message = data?.error ?? error.message;
+    const data = error.response.data as { error?: string } | string | undefined;
+    const message = (typeof data === 'object' ? data?.error : data?.trim()) || error.message;
     return new ProxyError(
       'PROXY_API',
       `${method.toUpperCase()} ${path} failed with ${error.response.status}: ${message}`,

@@ -3,14 +3,22 @@
  *
  * Every latency is a difference of two `process.hrtime.bigint()` readings. The reference
  * ("fault moment") is the moment the proxy's timeline says the toxic first acted, when the
- * proxy has a timeline; otherwise the start of the API call that injected it, which no thread
- * can precede except by a fault that was not ours. A detection earlier than its reference is
- * therefore flagged and left out of the figures, never reported as a negative number.
+ * proxy has a timeline (exact); otherwise the start of the API call that injected it, which no
+ * thread can precede except by a fault that was not ours, and which makes every latency timed
+ * from it an upper bound. A detection earlier than its reference is therefore flagged and left
+ * out of the figures, never reported as a negative number.
+ *
+ * A target about an exact moment is scored only against an exact figure, and a target about
+ * a TCP RST only when the clients received an RST: otherwise `met` is null with the reason.
  */
-import type { FaultEvent } from '../faults';
+import { describeProxyServer, type FaultEvent } from '../faults';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
+import type { Fault, FaultKind, FaultProxy } from '../results/schemaTypes';
+import { describeReceived, KIND_WORDS } from './received';
+
+export { describeReceived } from './received';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
 
 export type RecoveryScenarioKind = 'reset_peer' | 'network_partition' | 'latency_before_failure';
@@ -28,7 +36,18 @@ export interface RecoveryMetrics {
   readonly targets: Target[];
   readonly details: Record<string, unknown>;
   readonly notes: string[];
+  /** What was injected, what each client received, what figures are timed from. */
+  readonly fault: Fault;
+  /** The server that injected it. */
+  readonly faultProxy: FaultProxy;
 }
+
+/** The fault kind a scenario models, when there is one (a partition is legitimately noticed by silence or by a close). */
+const EXPECTED_RECEIVED: Record<RecoveryScenarioKind, FaultKind | null> = {
+  reset_peer: 'reset',
+  latency_before_failure: 'reset',
+  network_partition: null,
+};
 
 const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({
   value: value === null ? null : round3(value),
@@ -69,12 +88,12 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
   const acted = actedEvents(outcome.faultEvents, kind);
   const firstActedNs = acted.length > 0 ? acted.reduce((min, event) => (event.timeNs < min ? event.timeNs : min), acted[0]!.timeNs) : null;
   const referenceNs = firstActedNs ?? outcome.injection.startedNs;
-  const referenceSource =
-    firstActedNs === null
-      ? 'start of the injecting API call'
-      : kind === 'network_partition'
-        ? 'proxy fault timeline (first data dropped)'
-        : 'proxy fault timeline (first RST sent)';
+  const exact = firstActedNs !== null;
+  const referenceSource = !exact
+    ? 'start of the injecting API call'
+    : kind === 'network_partition'
+      ? 'proxy fault timeline (first data dropped)'
+      : 'proxy fault timeline (first RST sent)';
   const actedByPort = new Map(acted.filter((event) => event.clientPort !== null).map((event) => [event.clientPort!, event.timeNs]));
 
   const clockDisagreements: string[] = [];
@@ -125,17 +144,61 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     false_alarms: count(outcome.threads.reduce((sum, thread) => sum + thread.falseAlarms, 0)),
   };
 
+  const receivedPerThread = outcome.threads.map((thread) => thread.detectionCause);
+  const received = countBy(receivedPerThread);
+  const expected = EXPECTED_RECEIVED[kind];
+  const asExpected = expected === null ? null : receivedPerThread.every((cause) => cause === expected);
+  const upperBound = 'an upper bound: timed from the start of the injecting API call (this proxy has no fault timeline)';
+  const notTheFault =
+    asExpected === false
+      ? `the clients received ${describeReceived(received)}, not ${KIND_WORDS[expected!]} only: not scored as TCP RST detection`
+      : null;
+
   const detectionTarget = kind === 'network_partition' ? RECOVERY_TARGETS_MS.partitionDetection : RECOVERY_TARGETS_MS.rstDetection;
   const targets: Target[] = [
-    target('error_detection_latency_ms', detectionTarget, firstDetectionMs),
-    target('full_recovery_latency_ms', RECOVERY_TARGETS_MS.fullRecovery, fullRecoveryMs),
+    target(
+      'error_detection_latency_ms',
+      detectionTarget,
+      firstDetectionMs,
+      notTheFault ?? (exact ? null : `${upperBound}, not scored against the exact-moment target`),
+    ),
+    target(
+      'full_recovery_latency_ms',
+      RECOVERY_TARGETS_MS.fullRecovery,
+      fullRecoveryMs,
+      exact
+        ? null
+        : `${upperBound}, not scored against the exact-moment target${fullRecoveryMs !== null && fullRecoveryMs < RECOVERY_TARGETS_MS.fullRecovery ? ` (being below ${RECOVERY_TARGETS_MS.fullRecovery} ms, so is the exact figure)` : ''}`,
+    ),
   ];
 
   const notes = [
-    `detection timed from the ${referenceSource}${actedByPort.size > 0 ? "; per-thread detection from the moment the fault acted on that thread's own connection" : ''}`,
-    `recovery proved by a message round trip on the new connection; timed from the completed removal of the toxic`,
+    `detection timed from the ${referenceSource}${exact ? ' (exact)' : ' (every latency from it is an upper bound)'}${actedByPort.size > 0 ? "; per-thread detection from the moment the fault acted on that thread's own connection" : ''}`,
+    `fault: ${outcome.toxic} ${outcome.injectionMode === 'armed' ? 'armed at toxicity 0 before the threads connected, then raised to 1' : 'added while the threads were connected'}, through ${describeProxyServer(outcome.proxyServer)}; the clients received ${describeReceived(received)}`,
+    `recovery proved by a message round trip on the new connection; timed from the completed removal of the toxic${outcome.removal?.method === 'entry_recreated' ? ' (the proxy entry was re-created: its removal got no answer)' : ''}`,
   ];
+  if (notTheFault) notes.push(notTheFault);
   if (clockDisagreements.length > 0) notes.push(`clock disagreement flagged, excluded from figures: ${clockDisagreements.join('; ')}`);
+
+  const fault: Fault = {
+    toxic: outcome.toxic,
+    injection: outcome.injectionMode,
+    reference: {
+      source: exact ? 'proxy_timeline' : 'api_call_start',
+      exact,
+      description: exact ? referenceSource : `${referenceSource}: every latency timed from it is an upper bound`,
+    },
+    received,
+    received_per_thread: receivedPerThread,
+    expected,
+    as_expected: asExpected,
+    removal: outcome.removal?.method ?? null,
+  };
+  const faultProxy: FaultProxy = {
+    kind: outcome.proxyServer.kind,
+    version: outcome.proxyServer.version,
+    label: describeProxyServer(outcome.proxyServer),
+  };
 
   return {
     metrics,
@@ -153,6 +216,7 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
         ? { started: String(outcome.removal.startedNs), completed: String(outcome.removal.completedNs) }
         : null,
       detection_causes: causes,
+      reference_exact: exact,
       clock_disagreements: clockDisagreements,
       traffic_interval_ms: outcome.trafficIntervalMs,
       drain_timeout_ms: outcome.drainTimeoutMs,
@@ -160,11 +224,25 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
       threads: outcome.threads.map((thread, index) => threadDetail(thread, perThreadDetectionMs[index] ?? null, referenceNs, removalNs)),
     },
     notes,
+    fault,
+    faultProxy,
   };
 }
 
-function target(metric: string, thresholdMs: number, value: number | null): Target {
-  return { metric, comparator: '<', threshold: thresholdMs, unit: 'ms', met: value === null ? null : value < thresholdMs };
+/**
+ * What BENCH_STRICT_TARGETS fails a test on: a missed target, or one without a value. A target
+ * left unscored on purpose (an upper bound; not the fault it is about) is neither.
+ */
+export function missedOrUnmeasured(target: Target): boolean {
+  return target.met === false || (target.met === null && target.reason === undefined);
+}
+
+/** A `<` target in ms; `notScoredBecause` makes `met` null (with the reason) whatever the value. */
+function target(metric: string, thresholdMs: number, value: number | null, notScoredBecause: string | null = null): Target {
+  const base = { metric, comparator: '<' as const, threshold: thresholdMs, unit: 'ms' };
+  if (value === null) return { ...base, met: null };
+  if (notScoredBecause !== null) return { ...base, met: null, reason: notScoredBecause };
+  return { ...base, met: value < thresholdMs };
 }
 
 function threadDetail(

@@ -1,21 +1,40 @@
 /**
  * Runs one recovery scenario end to end and returns what every thread recorded:
- * threads connect through the fault proxy -> barrier -> traffic flows -> (optional pre-fault,
- * e.g. latency) -> fault injected -> wait (bounded) until every thread detected -> toxics
- * removed and threads told so -> wait (bounded) until every thread proved recovery with a round
- * trip -> stop. Whatever happens, toxics are removed, traffic stopped and the pool destroyed.
+ * (armed faults added at toxicity 0) -> threads connect through the fault proxy -> barrier ->
+ * traffic flows -> (optional pre-fault, e.g. latency) -> fault injected (added, or an armed one
+ * fired) -> wait (bounded) until every thread detected -> toxics removed and threads told so ->
+ * wait (bounded) until every thread proved recovery with a round trip -> stop. Whatever
+ * happens, toxics are removed, traffic stopped and the pool destroyed.
+ *
+ * Why arm: real Toxiproxy closes a link with a true RST only when a reset_peer toxic was in its
+ * chain when the link started; a reset_peer added to open links closes them with a FIN.
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { BackoffOptions, RecoveryMode } from '../client/types';
 import { DEFAULT_BACKOFF } from '../client/types';
 import { WorkerError } from '../errors';
-import type { ActiveToxic, FaultEvent, ProxyTarget } from '../faults';
+import {
+  strongestRemoval,
+  type ActiveToxic,
+  type ArmedToxic,
+  type FaultEvent,
+  type ProxyServerIdentity,
+  type ProxyTarget,
+  type Removal,
+} from '../faults';
 import { nowNs, sleep, type Bracket } from '../measure/clock';
 import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from '../workers/board';
 import { settleWithin, startThreadPool } from '../workers/pool';
 import type { RecoveryTask, RecoveryThreadReport } from '../workers/recoveryWorker';
 import { startFanoutTraffic } from './traffic';
+
+/**
+ * How a fault gets onto the proxy: added when it is due (`inject`), or armed at toxicity 0
+ * before the threads connect and fired (toxicity 1) when it is due (`arm`).
+ */
+export type FaultPlan =
+  { readonly inject: (proxy: ProxyTarget) => Promise<ActiveToxic> } | { readonly arm: (proxy: ProxyTarget) => Promise<ArmedToxic> };
 
 export interface RecoveryScenarioOptions {
   readonly threads: number;
@@ -25,10 +44,10 @@ export interface RecoveryScenarioOptions {
   readonly proxiedUrl: string;
   /** Broker URL direct (the traffic source). */
   readonly directUrl: string;
-  /** Injects the fault being measured. */
-  readonly inject: (proxy: ProxyTarget) => Promise<ActiveToxic>;
+  /** The fault being measured. */
+  readonly fault: FaultPlan;
   /** Optional condition before the fault (e.g. a latency toxic), held for `preFaultMs`. */
-  readonly preFault?: (proxy: ProxyTarget) => Promise<ActiveToxic>;
+  readonly preFault?: FaultPlan;
   /** @default 1000 */
   readonly preFaultMs?: number;
   /** The client's drain deadline. @default 1000 */
@@ -67,9 +86,15 @@ export interface ThreadRecord {
 
 export interface RecoveryOutcome {
   readonly threads: readonly ThreadRecord[];
+  /** The server behind the proxy API (embedded, or Toxiproxy with its version). */
+  readonly proxyServer: ProxyServerIdentity;
+  /** Toxic type(s) of the fault, pre-fault first (`latency+reset_peer`). */
+  readonly toxic: string;
   readonly preFault: Bracket | null;
+  /** Around the API call(s) that made the fault act (the add, or the toxicity raise of an armed one). */
   readonly injection: Bracket;
-  readonly removal: Bracket | null;
+  readonly injectionMode: ActiveToxic['injection'];
+  readonly removal: Removal | null;
   /** The proxy's fault timeline since the injection; null for a proxy without one (real Toxiproxy). */
   readonly faultEvents: readonly FaultEvent[] | null;
   readonly allDetected: boolean;
@@ -79,6 +104,8 @@ export interface RecoveryOutcome {
 }
 
 const optionalNs = (ns: bigint): bigint | null => (ns === 0n ? null : ns);
+/** How long past the warm-up a thread that has seen no traffic yet is waited for. */
+const WARMUP_GRACE_MS = 10_000;
 
 export async function runRecoveryScenario(options: RecoveryScenarioOptions): Promise<RecoveryOutcome> {
   const threads = options.threads;
@@ -90,11 +117,19 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
   const board = new ThreadBoard(threads);
   const exchange = `amqp-bench.recovery.${randomUUID()}`;
   const queues = Array.from({ length: threads }, (_, thread) => `${exchange}.${thread}`);
+  const proxyServer = await options.proxy.client.identify();
+  // Also what re-creating the entry needs, should a removal get no answer (resetProxyEntry).
+  await options.proxy.client.getProxy(options.proxy.name);
+  const toxics: { remove(): Promise<Removal> }[] = [];
   const traffic = await startFanoutTraffic(options.directUrl, exchange, trafficIntervalMs, queues);
   const pool = startThreadPool(path.join(__dirname, '../workers/recoveryWorker.ts'), threads);
-  const toxics: ActiveToxic[] = [];
   let tasks: Promise<RecoveryThreadReport>[] = [];
   try {
+    // Armed before any thread connects, so that every link starts with them in its chain.
+    const armedPreFault = options.preFault && 'arm' in options.preFault ? await options.preFault.arm(options.proxy) : undefined;
+    if (armedPreFault) toxics.push(armedPreFault);
+    const armedFault = 'arm' in options.fault ? await options.fault.arm(options.proxy) : undefined;
+    if (armedFault) toxics.push(armedFault);
     tasks = Array.from({ length: threads }, (_, threadIndex) =>
       pool.run<RecoveryTask, RecoveryThreadReport>({
         threadIndex,
@@ -119,28 +154,37 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
 
     board.raise(Control.GO);
     await sleep(options.warmupMs ?? 300);
-    const silent = range(threads).filter((thread) => board.int(thread, IntSlot.DELIVERIES) === 0);
-    if (silent.length > 0) throw new WorkerError(`no traffic reached threads ${silent.join(', ')} during warm-up`);
+    // On a loaded machine a thread may not have run yet: wait for it (bounded) rather than fail.
+    const silentThreads = () => range(threads).filter((thread) => board.int(thread, IntSlot.DELIVERIES) === 0);
+    for (const warmDeadline = Date.now() + WARMUP_GRACE_MS; silentThreads().length > 0 && Date.now() < warmDeadline;) await sleep(20);
+    const silent = silentThreads();
+    if (silent.length > 0)
+      throw new WorkerError(
+        `no traffic reached threads ${silent.join(', ')} during warm-up (${options.warmupMs ?? 300} ms + ${WARMUP_GRACE_MS} ms grace)`,
+      );
 
     let preFault: Bracket | null = null;
+    let toxicTypes: string[] = [];
     if (options.preFault) {
-      const pre = await options.preFault(options.proxy);
-      toxics.push(pre);
+      const pre = armedPreFault ? await armedPreFault.fire() : await injectNow(options.preFault, options.proxy);
+      if (!armedPreFault) toxics.push(pre);
       preFault = pre.injected;
+      toxicTypes = [pre.type];
       await sleep(options.preFaultMs ?? 1000);
     }
 
     board.raise(Control.INJECTED);
-    const toxic = await options.inject(options.proxy);
-    toxics.push(toxic);
+    const toxic = armedFault ? await armedFault.fire() : await injectNow(options.fault, options.proxy);
+    if (!armedFault) toxics.push(toxic);
+    toxicTypes = [...toxicTypes, toxic.type];
     // The fault acts on the next data: send it to every connection at once, now.
     traffic.pulse();
     const allDetected = await board.waitFor(Control.DETECTED, threads, detectionBoundMs);
 
     // Remove every toxic of the scenario, then tell the threads (they recover from here).
     const removalStartedNs = nowNs();
-    await Promise.all(toxics.map((active) => active.remove()));
-    const removal: Bracket = { startedNs: removalStartedNs, completedNs: nowNs() };
+    const methods = (await Promise.all(toxics.map((active) => active.remove()))).map((done) => done.method);
+    const removal: Removal = { startedNs: removalStartedNs, completedNs: nowNs(), method: strongestRemoval(methods) };
     board.raise(Control.TOXIC_REMOVED);
 
     const allRecovered = await waitForRecoveries(board, threads, allDetected ? recoveryBoundMs : Math.min(recoveryBoundMs, 5000));
@@ -155,8 +199,11 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
     });
     return {
       threads: reports.map((report) => threadRecord(board, report)),
+      proxyServer,
+      toxic: toxicTypes.join('+'),
       preFault,
       injection: toxic.injected,
+      injectionMode: toxic.injection,
       removal,
       faultEvents,
       allDetected,
@@ -173,6 +220,12 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
     await traffic.stop();
     await pool.destroy();
   }
+}
+
+/** Adds a fault that was not armed. */
+function injectNow(plan: FaultPlan, proxy: ProxyTarget): Promise<ActiveToxic> {
+  if (!('inject' in plan)) throw new Error('an armed fault is fired, not injected');
+  return plan.inject(proxy);
 }
 
 function range(count: number): number[] {

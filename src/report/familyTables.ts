@@ -69,10 +69,15 @@ function columnOf(metric: string): Column {
   return { metric, header, unitInHeader: /\((msg\/s|MB\/s)\)$/.test(header) };
 }
 
-/** Whether the result met the target it declares for this metric; null without a target or a value. */
+/**
+ * Whether the result met the target it declares for this metric; null without a target or a
+ * value, and null for a target left unscored on purpose (it has a `reason`: never re-scored here).
+ */
 export function targetMet(result: RawResult, metricName: string): boolean | null {
   const target = result.targets?.find((candidate) => candidate.metric === metricName);
-  return target ? (target.met ?? evaluateTarget(result.metrics[metricName]?.value ?? null, target)) : null;
+  if (!target) return null;
+  if (target.met !== null) return target.met;
+  return target.reason === undefined ? evaluateTarget(result.metrics[metricName]?.value ?? null, target) : null;
 }
 
 /** `3.2 ms ✅` / `12.5 ❌` where a target applies; `(n=10)` when samples back the figure and the header does not say so. */

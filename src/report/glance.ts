@@ -57,7 +57,11 @@ export function buildGlance(archive: RunArchive): Glance {
     targets_total: checks.length,
     targets_missed: checks
       .filter((check) => check.met !== true)
-      .map((check) => (check.met === null ? `${describeCheck(check)} (no value)` : describeCheck(check))),
+      .map((check) =>
+        check.met !== null
+          ? describeCheck(check)
+          : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
+      ),
     peaks: peaksOf(archive),
     recovery: recoveryOf(archive.results, archive.key_metrics),
     targets_text: `Targets (specification): detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}; ✅ met, ❌ missed.`,
@@ -79,13 +83,14 @@ function verdictLine(archive: RunArchive, checks: readonly TargetCheck[]): strin
     ...(counts.skipped + counts.todo > 0 ? [`${counts.skipped + counts.todo} skipped`] : []),
   ].join(', ');
   const missed = checks.filter((check) => check.met === false).length;
-  const unknown = checks.filter((check) => check.met === null).length;
+  const unscored = checks.filter((check) => check.met === null && check.reason !== undefined).length;
+  const unknown = checks.filter((check) => check.met === null && check.reason === undefined).length;
   const targets =
     checks.length === 0
       ? 'no target in this selection'
-      : missed === 0 && unknown === 0
+      : missed === 0 && unknown === 0 && unscored === 0
         ? `all ${checks.length} targets met`
-        : `${checks.length - missed - unknown} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}`;
+        : `${checks.length - missed - unknown - unscored} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}${unscored > 0 ? `, ${unscored} not scored (upper bounds)` : ''}`;
   return `${statusLabel(archive.status)}: ${tests}; ${targets}`;
 }
 

@@ -11,6 +11,12 @@ export interface RecoveryProgressFigures {
   /** Omitted where the benchmark does not print it. */
   readonly fullRecoveryMs?: number | null;
   readonly recoveryAfterRemovalMs: number | null;
+  /** What the threads received, e.g. `RST ×10` (src/recovery/received.ts). */
+  readonly received?: string;
+  /** The figures are timed from the injecting API call, not from the fault's own moment. */
+  readonly upperBound?: boolean;
+  /** How the toxic was removed (e.g. `deleted`, `passed through, then deleted`). */
+  readonly removal?: string;
 }
 
 /**
@@ -27,5 +33,8 @@ export function recoveryProgress(figures: RecoveryProgressFigures): string {
     `${RECOVERY_FIGURE_NAMES.recovery_after_removal_ms} ${ms(figures.recoveryAfterRemovalMs)}`,
   ];
   const count = (value: number | null) => `${value ?? '?'}/${figures.threads}`;
-  return `detected ${count(figures.detected)}, recovered ${count(figures.recovered)}; ${parts.join(', ')}`;
+  const received = figures.received ? ` (${figures.received})` : '';
+  const bound = figures.upperBound ? ' [upper bounds: timed from the injecting API call]' : '';
+  const removal = figures.removal ? `; toxic ${figures.removal}` : '';
+  return `detected ${count(figures.detected)}${received}, recovered ${count(figures.recovered)}; ${parts.join(', ')}${bound}${removal}`;
 }

@@ -3,7 +3,7 @@
  * harness overhead, ...) and the specification's targets of the key metrics where a result did
  * not declare its own. The verdict, the report and the terminal count the same list.
  */
-import { evaluateTarget, type KeyMetric } from '../results/keyMetrics';
+import type { KeyMetric } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
 import { configurationLabel, familyTitle, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
 import { targetMet } from './familyTables';
@@ -17,8 +17,10 @@ export interface TargetCheck {
   readonly unit: string;
   readonly comparator: '<' | '>';
   readonly threshold: number;
-  /** null: no value to judge. */
+  /** null: no value to judge, or not scored on purpose (then `reason` says why). */
   readonly met: boolean | null;
+  /** Why a target was left unscored (e.g. the figure is an upper bound, not the fault it is about). */
+  readonly reason?: string;
 }
 
 /** Who a result is, in a sentence: recovery scenarios by their short name, others by family and distinguishing parameters. */
@@ -41,7 +43,8 @@ export function targetChecks(results: readonly RawResult[], keyMetrics: readonly
         unit: target.unit,
         comparator: target.comparator,
         threshold: target.threshold,
-        met: target.met ?? evaluateTarget(value, target),
+        met: targetMet(result, target.metric),
+        ...(target.reason === undefined ? {} : { reason: target.reason }),
       });
     }
   }
@@ -60,6 +63,7 @@ export function targetChecks(results: readonly RawResult[], keyMetrics: readonly
       comparator: keyMetric.target.comparator,
       threshold: keyMetric.target.threshold,
       met: keyMetric.met,
+      ...(keyMetric.met_reason ? { reason: keyMetric.met_reason } : {}),
     });
   }
   return checks;

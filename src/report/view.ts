@@ -104,6 +104,16 @@ export function buildReportView(input: ReportInput): ReportView {
     { field: 'Memory', value: formatBytes(environment.total_memory_bytes) },
     { field: 'amqplib', value: environment.amqplib_version },
     { field: 'RabbitMQ', value: environment.rabbitmq_version ?? 'unknown (broker not reached)' },
+    ...(environment.fault_proxy_kind === undefined
+      ? []
+      : [
+          {
+            field: 'Fault proxy',
+            value: environment.fault_proxy_kind
+              ? `${environment.fault_proxy_kind} ${environment.fault_proxy_version ?? ''}`.trim()
+              : 'none',
+          },
+        ]),
     { field: 'Broker', value: environment.broker_url ? `\`${environment.broker_url}\`` : '—' },
     { field: 'Captured', value: formatDate(environment.captured_at) },
   ];
@@ -112,7 +122,16 @@ export function buildReportView(input: ReportInput): ReportView {
     scenario: Object.keys(metric.parameters).length > 0 ? shortParameters(metric.parameters) : '—',
     value: formatValue(metric.value, metric.unit),
     target: metric.target ? `${metric.target.comparator} ${formatValue(metric.target.threshold, metric.target.unit)}` : '—',
-    status: metric.target === null ? '—' : metric.met === true ? '✅ met' : metric.met === false ? '❌ missed' : '⚠️ no value',
+    status:
+      metric.target === null
+        ? '—'
+        : metric.met === true
+          ? '✅ met'
+          : metric.met === false
+            ? '❌ missed'
+            : metric.met_reason
+              ? 'not scored (upper bound)'
+              : '⚠️ no value',
   }));
   const glance = buildGlance(archive);
   const counts = archive.counts;

@@ -3,7 +3,12 @@
  * reset and a partition, full recovery), picked out of the raw results by family and metric name,
  * each checked against the seed's targets. Pure: results in, key metrics out. Labels use the
  * report's one name for each recovery figure (src/report/metricNames.ts).
+ *
+ * A recovery figure says which proxy produced it and whether it is exact or an upper bound (timed
+ * from the injecting API call); an upper bound is never scored as if exact, and a reset_peer
+ * figure whose clients did not all receive an RST is not called TCP RST detection.
  */
+import { describeReceived } from '../recovery/received';
 import type { Direction, RawResult } from './rawResult';
 
 export interface KeyMetricTarget {
@@ -24,8 +29,14 @@ export interface KeyMetric {
   readonly unit: string;
   readonly direction: Direction;
   readonly target: KeyMetricTarget | null;
-  /** null when there is no target or no value. */
+  /** null when there is no target or no value, or when the figure is not scored (see `met_reason`). */
   readonly met: boolean | null;
+  /** Why a figure with a value and a target is not scored (an upper bound; not the fault the target is about). */
+  readonly met_reason: string | null;
+  /** The fault proxy that produced it (`Toxiproxy 2.12.0`, `embedded proxy (Toxiproxy 2.12.0 API)`); null when none was involved. */
+  readonly fault_proxy: string | null;
+  /** `exact` (timed from the proxy's fault timeline) or `upper_bound` (from the injecting API call); null for figures without a fault. */
+  readonly reference: 'exact' | 'upper_bound' | null;
 }
 
 interface KeyMetricDefinition {
@@ -36,6 +47,8 @@ interface KeyMetricDefinition {
   /** `max`/`min`: one figure over all matching results; `each`: one per parameter set. */
   readonly pick: 'max' | 'min' | 'each';
   readonly target?: KeyMetricTarget;
+  /** The figure is about this fault as the clients received it (`reset`: an RST); results where they got another are renamed and not scored. */
+  readonly receivedFault?: 'reset';
 }
 
 const named = (family: string) => (name: string) => name === family;
@@ -76,6 +89,7 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
     metric: 'error_detection_latency_ms',
     pick: 'each',
     target: SEED_TARGETS.rstDetection,
+    receivedFault: 'reset',
   },
   {
     id: 'rst_propagation',
@@ -83,6 +97,7 @@ export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
     family: named('recovery_after_reset_peer'),
     metric: 'error_propagation_latency_ms',
     pick: 'each',
+    receivedFault: 'reset',
   },
   {
     id: 'partition_detection',
@@ -145,23 +160,52 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
   const target: KeyMetricTarget | null = declared
     ? { comparator: declared.comparator, threshold: declared.threshold, unit: declared.unit }
     : (definition.target ?? null);
-  return {
-    id: definition.id,
-    label: definition.label,
+  const reference = result.fault ? (result.fault.reference.exact ? 'exact' : 'upper_bound') : null;
+  const common = {
     result_name: result.name,
     parameters: result.parameters,
     metric: definition.metric,
     value: metric.value,
     unit: metric.unit,
     direction: metric.direction,
+    fault_proxy: result.fault_proxy?.label ?? null,
+    reference,
+  } as const;
+  const fault = result.fault;
+  if (definition.receivedFault && fault && Object.keys(fault.received).some((kind) => kind !== definition.receivedFault)) {
+    // Not the fault this figure is named after: say what it is, score nothing.
+    const received = describeReceived(fault.received);
+    return {
+      ...common,
+      id: definition.id.replace(/^rst_/, 'reset_peer_'),
+      label: `${definition.label.replace(/^TCP (?:RST|reset)/, 'reset_peer toxic')} (clients received ${received}, not RST only)`,
+      target: null,
+      met: null,
+      met_reason: `the clients received ${received}: not a TCP RST figure`,
+    };
+  }
+  const unscored = declared !== undefined && declared.met === null && declared.reason !== undefined;
+  const upperBound = reference === 'upper_bound' && metric.unit === 'ms';
+  return {
+    ...common,
+    id: definition.id,
+    label: upperBound ? `${definition.label} (upper bound)` : definition.label,
     target,
-    met: declared ? declared.met : evaluateTarget(metric.value, target),
+    met: declared ? declared.met : upperBound ? null : evaluateTarget(metric.value, target),
+    met_reason: unscored
+      ? declared.reason
+      : upperBound && target !== null && metric.value !== null
+        ? 'an upper bound (timed from the injecting API call): not scored against the exact-moment target'
+        : null,
   };
 }
 
 /** Today's label of a key metric, whatever label the archive or history it was read from stored. */
 export function keyMetricLabel(metric: Pick<KeyMetric, 'id' | 'label'>): string {
-  return KEY_METRIC_DEFINITIONS.find((definition) => definition.id === metric.id)?.label ?? metric.label;
+  const today = KEY_METRIC_DEFINITIONS.find((definition) => definition.id === metric.id)?.label;
+  if (today === undefined) return metric.label;
+  // What the figure was (an upper bound) stays said, whatever it was called then.
+  return metric.label.endsWith(' (upper bound)') ? `${today} (upper bound)` : today;
 }
 
 export function evaluateTarget(value: number | null, target: KeyMetricTarget | null): boolean | null {

@@ -4,6 +4,11 @@
  */
 
 /**
+ * How a client learned of the fault (src/client/faults.ts ClientFaultError.kind): reset = RST/ECONNRESET, closed = FIN/"Unexpected close", broker_closed = AMQP close from the broker, heartbeat = missed heartbeats, deadline = silence until the client's own deadline, error = anything else; none = the thread did not detect it.
+ */
+export type FaultKind = 'none' | 'reset' | 'closed' | 'broker_closed' | 'heartbeat' | 'deadline' | 'error';
+
+/**
  * One measurement, written by a benchmark into reports/.test-output/<name>_<YYYYmmdd_HHMMSS>_<pid>_<seq>_<random>.json (src/results/rawResult.ts). Extra fields are allowed: the contract may grow.
  */
 export interface RawResult {
@@ -44,6 +49,8 @@ export interface RawResult {
   details?: {
     [k: string]: unknown;
   };
+  fault_proxy?: FaultProxy;
+  fault?: Fault;
   timestamp: string;
   fingerprint: string;
 }
@@ -93,4 +100,68 @@ export interface Target {
   threshold: number;
   unit: string;
   met: boolean | null;
+  /**
+   * Why `met` is null although there is a value: e.g. the figure is an upper bound (timed from the injecting API call), or the clients did not receive the fault the target is about (FIN instead of RST).
+   */
+  reason?: string;
+}
+/**
+ * The fault-injection server that produced the figures of this result.
+ */
+export interface FaultProxy {
+  /**
+   * `embedded`: the project's own proxy (src/proxy); `toxiproxy`: a real Toxiproxy (or another server without the embedded proxy's extensions).
+   */
+  kind: 'embedded' | 'toxiproxy';
+  /**
+   * What its `GET /version` answered (the embedded proxy answers the Toxiproxy release it reproduces).
+   */
+  version: string;
+  /**
+   * How reports name it: `Toxiproxy 2.12.0`, `embedded proxy (Toxiproxy 2.12.0 API)`.
+   */
+  label: string;
+}
+/**
+ * The fault of a recovery measurement: what was injected and how, what each client received, and the moment figures are timed from.
+ */
+export interface Fault {
+  /**
+   * Toxic type(s), a pre-fault first: `reset_peer`, `timeout`, `latency`, `latency+reset_peer`.
+   */
+  toxic: string;
+  /**
+   * `added` while the clients were connected; `armed` at toxicity 0 before they connected, then raised to 1 (how real Toxiproxy sends a true RST).
+   */
+  injection: 'added' | 'armed';
+  reference: {
+    /**
+     * `proxy_timeline`: the moment the proxy's fault timeline says the toxic acted (exact); `api_call_start`: the start of the API call that injected the fault (no timeline: every latency timed from it is an upper bound).
+     */
+    source: 'proxy_timeline' | 'api_call_start';
+    exact: boolean;
+    description: string;
+  };
+  /**
+   * Threads per kind of fault received, e.g. {"reset": 10}.
+   */
+  received: {
+    [k: string]: number;
+  };
+  /**
+   * The kind each thread received, by thread index.
+   */
+  received_per_thread: FaultKind[];
+  /**
+   * The kind the scenario models when it is one (reset for a reset_peer scenario); null when several are legitimate (a partition is noticed by silence or by a close).
+   */
+  expected: FaultKind | null;
+  /**
+   * Every thread received `expected`; null when nothing is expected.
+   */
+  as_expected: boolean | null;
+  /**
+   * How the toxics were taken away (src/faults/toxics.ts RemovalMethod); null when never removed.
+   */
+  removal: 'deleted' | 'passthrough_then_deleted' | 'entry_recreated' | null;
 }

@@ -6,13 +6,14 @@
  * unhandled. A fault is told from a finding by its type (a typed client fault, or anything while
  * the connection is down), never by the words of an error message.
  */
-import type { ClientSpec, Publisher } from '../client/api';
+import type { ClientConnection, ClientSpec, Publisher } from '../client/api';
+import { classifyFault } from '../client/faults';
 import { bounded } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { ClientFaultError, DrainTimeoutError } from '../client/types';
 import { describeError } from '../errors';
 import { encodeHistogram, createLatencyHistogram, recordLatencyNs } from '../measure/histogram';
-import { nowNs } from '../measure/clock';
+import { nowNs, sleep } from '../measure/clock';
 import { redactText } from '../redact';
 import type { EncodedHistogram } from '../results/rawResult';
 import { DrainingConsumer } from '../recovery/drainingConsumer';
@@ -101,12 +102,13 @@ export default async function chaosThread(task: ChaosTask): Promise<ChaosReport>
   };
 
   try {
-    const connection = await connectClient(task.client, { urls: [task.url], connectionName: task.connectionName });
-    client = await DrainingConsumer.start(connection, task.queue).catch(async (error: unknown) => {
-      await connection.close();
-      throw error;
+    // The proxy's resets begin while the workers start: a thread reset as it connects (slow on a
+    // loaded machine) connects again, like any other recovery, instead of stopping.
+    client = await startWithinBound(task, () => {
+      faultsObserved += 1;
     });
     const chaos = client;
+    const connection = chaos.connection;
     for (let i = 0; i < task.iterations; i += 1) {
       try {
         if (task.kind === 'cycles') {
@@ -168,4 +170,22 @@ export default async function chaosThread(task: ChaosTask): Promise<ChaosReport>
     unhandled,
     ...(task.kind === 'cycles' ? { cycleHistogram: encodeHistogram(cycles) } : {}),
   };
+}
+
+/** Connects and starts consuming; a network fault on the way (classified, not an error of ours) means try again, within the recovery bound. */
+async function startWithinBound(task: ChaosTask, onFault: () => void): Promise<DrainingConsumer> {
+  const deadline = Date.now() + task.recoverBoundMs;
+  for (;;) {
+    let connection: ClientConnection | undefined;
+    try {
+      connection = await connectClient(task.client, { urls: [task.url], connectionName: task.connectionName });
+      return await DrainingConsumer.start(connection, task.queue);
+    } catch (error) {
+      await connection?.close();
+      const networkFault = error instanceof ClientFaultError || classifyFault(error) !== 'error' || connection?.state === 'down';
+      if (!networkFault || Date.now() >= deadline) throw error;
+      onFault();
+      await sleep(50);
+    }
+  }
 }

@@ -1,9 +1,13 @@
+import http from 'node:http';
 import net from 'node:net';
 import amqp from 'amqplib';
 import { ProxyError } from '../../src/errors';
 import {
+  armResetPeer,
+  ProxyCallTimeoutError,
   removeActiveToxics,
   removeAllToxics,
+  removeToxicSafely,
   toxicLatency,
   toxicResetPeer,
   toxicTimeout,
@@ -50,10 +54,39 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
       ['latency_downstream', 'latency', 'downstream', { latency: 200, jitter: 100 }],
     ]);
     expect(reset.injected.completedNs).toBeGreaterThanOrEqual(reset.injected.startedNs);
-    await Promise.all([reset.remove(), partition.remove(), latency.remove()]);
+    const removals = await Promise.all([reset.remove(), partition.remove(), latency.remove()]);
+    // A toxic that holds data is set to pass it through before it is deleted (Toxiproxy #558).
+    expect(removals.map((removal) => removal.method)).toEqual(['deleted', 'deleted', 'passthrough_then_deleted']);
     expect(await proxy.client.listToxics(proxy.name)).toEqual([]);
-    // Removing twice is harmless and returns the same bracket.
+    // Removing twice is harmless and returns the same result.
     expect(await reset.remove()).toBe(await reset.remove());
+    expect(reset.injection).toBe('added');
+  });
+
+  it('arms reset_peer at toxicity 0 (nothing happens), then fires it (toxicity 1): amqplib sees ECONNRESET', async () => {
+    const armed = await armResetPeer(proxy, 0);
+    expect(await proxy.client.listToxics(proxy.name)).toEqual([
+      { name: 'reset_peer_downstream', type: 'reset_peer', stream: 'downstream', toxicity: 0, attributes: { timeout: 0 } },
+    ]);
+    const connection = await amqp.connect(proxiedUrl, { timeout: 5000 });
+    const channel = await connection.createChannel();
+    const { queue } = await channel.assertQueue('', { exclusive: true }); // traffic passes while armed
+    const failed = new Promise<Error>((resolve) => connection.on('error', resolve));
+    connection.on('close', () => undefined);
+    const fired = await armed.fire();
+    expect(fired.injection).toBe('armed');
+    expect(fired.injected.startedNs).toBeGreaterThan(armed.armed.completedNs);
+    expect((await proxy.client.listToxics(proxy.name))[0]).toMatchObject({ toxicity: 1 });
+    channel.sendToQueue(queue, Buffer.from('trigger'));
+    await channel.checkQueue(queue).catch(() => undefined);
+    expect((await failed).message).toMatch(/ECONNRESET/);
+    expect(await armed.fire()).toBe(fired); // once
+    expect((await fired.remove()).method).toBe('deleted');
+    expect(await proxy.client.listToxics(proxy.name)).toEqual([]);
+  }, 20_000);
+
+  it('identifies the embedded proxy by the extensions its /version announces', async () => {
+    expect(await proxy.client.identify()).toEqual({ kind: 'embedded', version: '2.12.0', extensions: ['events', 'connections'] });
   });
 
   it('removes the toxic even when the body throws (withToxic)', async () => {
@@ -115,6 +148,85 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
     expect((error as ProxyError).status).toBe(404);
     expect((error as ProxyError).message).toMatch(/404: toxic not found/);
   });
+});
+
+/**
+ * A scripted Toxiproxy API on a free port, stuck the way a wedged Toxiproxy 2.12 is (#558):
+ * `/version` answers, `GET /proxies` and the toxic deletion never do; `stuck` lists other paths
+ * that never answer. Every hanging request is dropped when the server closes.
+ */
+async function startWedgedApi(stuck: readonly string[] = []): Promise<{ url: string; calls: string[]; close(): Promise<void> }> {
+  const calls: string[] = [];
+  const server = http.createServer((request, response) => {
+    const call = `${request.method} ${request.url}`;
+    calls.push(call);
+    const json = (status: number, body?: unknown) =>
+      response.writeHead(status, { 'Content-Type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
+    if (stuck.includes(call)) return; // never answers
+    if (call === 'GET /version') return json(200, { version: '2.12.0' });
+    if (call === 'GET /proxies/p')
+      return json(200, { name: 'p', listen: '127.0.0.1:9', upstream: '127.0.0.1:5672', enabled: true, toxics: [] });
+    if (call === 'PATCH /proxies/p/toxics/lag')
+      return json(200, { name: 'lag', type: 'latency', stream: 'downstream', toxicity: 1, attributes: {} });
+    if (call === 'DELETE /proxies/p') return json(204);
+    if (call === 'POST /proxies')
+      return json(201, { name: 'p', listen: '127.0.0.1:9', upstream: '127.0.0.1:5672', enabled: true, toxics: [] });
+    // GET /proxies and DELETE /proxies/p/toxics/lag: wedged.
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('a wedged Toxiproxy (answers /version, not /proxies)', () => {
+  it('re-creates the entry when a toxic deletion gets no answer in time', async () => {
+    const api = await startWedgedApi();
+    try {
+      const client = new ToxiproxyClient(api.url);
+      await client.getProxy('p');
+      const method = await removeToxicSafely({ client, name: 'p' }, 'lag', 'latency');
+      expect(method).toBe('entry_recreated');
+      expect(api.calls).toEqual(
+        expect.arrayContaining([
+          'PATCH /proxies/p/toxics/lag',
+          'DELETE /proxies/p/toxics/lag',
+          'GET /version',
+          'GET /proxies',
+          'DELETE /proxies/p',
+          'POST /proxies',
+        ]),
+      );
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
+
+  it('says in one line that it is wedged, naming the upstream issue, when nothing else works either', async () => {
+    const api = await startWedgedApi(['DELETE /proxies/p']);
+    try {
+      const client = new ToxiproxyClient(api.url);
+      await client.getProxy('p');
+      const error = await removeToxicSafely({ client, name: 'p' }, 'lag', 'latency').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProxyCallTimeoutError);
+      expect((error as ProxyCallTimeoutError).diagnosis).toBe('wedged');
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^fault proxy at ${api.url.replace(/\./g, '\\.')} is wedged: it answers /version but not /proxies \\(DELETE /proxies/p got no answer in 3000 ms; .*Shopify/toxiproxy#558.*\\); restart it$`,
+        ),
+      );
+      expect((error as Error).message).not.toContain('\n');
+      expect((error as Error).message).not.toMatch(/npm run proxy/);
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
 });
 
 describe('broker check (globalSetup)', () => {

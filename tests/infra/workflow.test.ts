@@ -94,6 +94,11 @@ describe('benchmarks.yml: the job', () => {
     expect(job['timeout-minutes']).toBeGreaterThan(0);
   });
 
+  it('stays on the real Toxiproxy image and never falls back to the embedded proxy', () => {
+    expect(job.services?.toxiproxy?.image).toMatch(/^ghcr\.io\/shopify\/toxiproxy(:|$)/);
+    expect(job.env?.BENCH_EMBEDDED_PROXY).toBe('never');
+  });
+
   it('runs the broker and the proxy as health-checked service containers', () => {
     const broker = job.services?.rabbitmq;
     const proxy = job.services?.toxiproxy;
@@ -105,15 +110,24 @@ describe('benchmarks.yml: the job', () => {
     expect(healthCommand(proxy)).toBe('/toxiproxy-cli list');
   });
 
-  it('takes the steps in order: checkout, Node 20 with npm cache, npm ci, proxy, quick run, artifact', () => {
+  it('takes the steps in order: checkout, Node 20 with npm cache, npm ci (both groups), npm test, proxy, quick run, artifact', () => {
     const checkout = stepIndex((step) => step.uses?.startsWith('actions/checkout@') === true);
     const setupNode = stepIndex((step) => step.uses?.startsWith('actions/setup-node@') === true);
     const install = stepIndex((step) => step.run?.trim() === 'npm ci');
+    const installDocs = stepIndex((step) => step.run?.trim() === 'npm ci --prefix docs');
+    const test = stepIndex((step) => step.run?.trim() === 'npm test');
     const createProxy = stepIndex((step) => /\bcurl\b[\s\S]*-X POST/.test(step.run ?? '') && (step.run ?? '').includes('/proxies'));
     const quickRun = stepIndex((step) => step.run?.trim() === 'npm run bench:quick');
     const upload = stepIndex((step) => step.uses?.startsWith('actions/upload-artifact@') === true);
-    expect([checkout, setupNode, install, createProxy, quickRun, upload]).toEqual([0, 1, 2, 3, 4, 5]);
+    expect([checkout, setupNode, install, installDocs, test, createProxy, quickRun, upload]).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(job.steps[setupNode]?.with).toEqual({ 'node-version': 20, cache: 'npm' });
+  });
+
+  it('runs the tests as .ci/run does (npm test), with the management API published for their connection checks', () => {
+    const ciRun = fs.readFileSync(path.join(PROJECT_ROOT, '.ci/run'), 'utf8');
+    expect(ciRun).toMatch(/^npm test$/m);
+    expect(ciRun).toMatch(/^npm ci --prefix docs/m);
+    expect(publishedPorts(job.services?.rabbitmq)).toContain(15672);
   });
 
   it("creates the proxy entry with the broker's service name as upstream, not localhost", () => {

@@ -5,11 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { formatHostPort, getConfig } from '../../src/config';
-import type { ProxyServer } from '../../src/proxy';
-import { addToxic, createProxy, Resources, startApi, withTimeout } from './helpers';
+import { addToxic, call, createProxy, embeddedOnly, pn, Resources, startApi, withTimeout, type ConformanceApi } from './helpers';
 
 const resources = new Resources();
-let api: ProxyServer;
+let api: ConformanceApi;
 let proxiedUrl: string;
 
 /** The broker URL with the host and port of the proxy. */
@@ -32,7 +31,7 @@ beforeEach(async () => {
   api = await startApi(resources);
   const broker = new URL(getConfig().amqpUrl);
   const upstream = formatHostPort({ host: broker.hostname, port: Number(broker.port || 5672) });
-  proxiedUrl = throughProxy(await createProxy(api.url, 'rabbitmq', upstream));
+  proxiedUrl = throughProxy(await createProxy(api.url, pn('rabbitmq'), upstream));
 });
 afterEach(() => resources.closeAll());
 
@@ -57,18 +56,36 @@ describe('AMQP through the proxy', () => {
     expect(await roundTripMs(connection)).toBeLessThan(2000);
   }, 20_000);
 
-  it('makes amqplib see ECONNRESET (connection "error") under reset_peer', async () => {
+  embeddedOnly('deliberate difference 1: Toxiproxy closes connections opened before a reset_peer toxic with a FIN')(
+    'makes amqplib see ECONNRESET (connection "error") under a reset_peer added to an open connection',
+    async () => {
+      const connection = await open(proxiedUrl);
+      const channel = await connection.createChannel();
+      const failed = new Promise<NodeJS.ErrnoException>((resolve) => connection.on('error', resolve));
+      const closed = new Promise<void>((resolve) => connection.on('close', () => resolve()));
+      await addToxic(api.url, pn('rabbitmq'), { type: 'reset_peer', attributes: { timeout: 0 } });
+      // The toxic acts on the next downstream data: ask the broker something.
+      channel.checkQueue(`absent-${randomUUID()}`).catch(() => undefined);
+      const error = await withTimeout(failed, 10_000, 'amqplib saw no error');
+      expect(error.code).toBe('ECONNRESET');
+      expect(error.message).toMatch(/ECONNRESET/);
+      await withTimeout(closed, 5000, 'amqplib did not report the close');
+    },
+    20_000,
+  );
+
+  it('makes amqplib see ECONNRESET under a reset_peer armed before it connected (toxicity 0), then raised to 1', async () => {
+    // The benchmarks' flow: a link that starts with a reset_peer in its chain closes with an RST (SO_LINGER 0) on Toxiproxy too.
+    await addToxic(api.url, pn('rabbitmq'), { type: 'reset_peer', toxicity: 0, attributes: { timeout: 0 } });
     const connection = await open(proxiedUrl);
     const channel = await connection.createChannel();
+    expect(await roundTripMs(connection)).toBeLessThan(2000); // armed at toxicity 0: nothing happens
     const failed = new Promise<NodeJS.ErrnoException>((resolve) => connection.on('error', resolve));
-    const closed = new Promise<void>((resolve) => connection.on('close', () => resolve()));
-    await addToxic(api.url, 'rabbitmq', { type: 'reset_peer', attributes: { timeout: 0 } });
-    // The toxic acts on the next downstream data: ask the broker something.
+    const raised = await call(api.url, 'POST', `/proxies/${pn('rabbitmq')}/toxics/reset_peer_downstream`, { toxicity: 1 });
+    expect(raised.json).toMatchObject({ toxicity: 1, attributes: { timeout: 0 } });
     channel.checkQueue(`absent-${randomUUID()}`).catch(() => undefined);
     const error = await withTimeout(failed, 10_000, 'amqplib saw no error');
     expect(error.code).toBe('ECONNRESET');
-    expect(error.message).toMatch(/ECONNRESET/);
-    await withTimeout(closed, 5000, 'amqplib did not report the close');
   }, 20_000);
 
   it('closes an idle connection under a timeout toxic (FIN: "Unexpected close")', async () => {
@@ -77,7 +94,7 @@ describe('AMQP through the proxy', () => {
       connection.on('close', (error) => resolve({ error, atMs: performance.now() })),
     );
     const startedMs = performance.now();
-    await addToxic(api.url, 'rabbitmq', { type: 'timeout', attributes: { timeout: 500 } });
+    await addToxic(api.url, pn('rabbitmq'), { type: 'timeout', attributes: { timeout: 500 } });
     const { error, atMs } = await withTimeout(closed, 10_000, 'connection not closed');
     expect(atMs - startedMs).toBeGreaterThanOrEqual(450);
     expect(atMs - startedMs).toBeLessThan(3000);
@@ -87,8 +104,8 @@ describe('AMQP through the proxy', () => {
   it('delays a round trip under latency (200 ms each way -> >= 380 ms)', async () => {
     const connection = await open(proxiedUrl);
     const baselineMs = await roundTripMs(connection);
-    await addToxic(api.url, 'rabbitmq', { type: 'latency', stream: 'upstream', attributes: { latency: 200 } });
-    await addToxic(api.url, 'rabbitmq', { type: 'latency', stream: 'downstream', attributes: { latency: 200 } });
+    await addToxic(api.url, pn('rabbitmq'), { type: 'latency', stream: 'upstream', attributes: { latency: 200 } });
+    await addToxic(api.url, pn('rabbitmq'), { type: 'latency', stream: 'downstream', attributes: { latency: 200 } });
     const delayedMs = await roundTripMs(connection);
     // createChannel, assertQueue, consume, the message: several round trips, each >= 400 ms.
     expect(delayedMs).toBeGreaterThanOrEqual(380);

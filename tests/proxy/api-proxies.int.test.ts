@@ -2,12 +2,26 @@
  * Conformance of the proxy endpoints with Toxiproxy 2.x over real HTTP: status codes, bodies,
  * error messages, defaults and check order, as in Toxiproxy's api.go.
  */
-import type { ProxyServer } from '../../src/proxy';
-import { addToxic, call, connect, createProxy, portOf, Resources, startApi, startPeer, type TcpPeer } from './helpers';
+import {
+  addToxic,
+  call,
+  connect,
+  createProxy,
+  goWording,
+  ownProxies,
+  pn,
+  portOf,
+  Resources,
+  startApi,
+  startPeer,
+  withoutLogger,
+  type ConformanceApi,
+  type TcpPeer,
+} from './helpers';
 import { isListening } from '../support/ports';
 
 const resources = new Resources();
-let api: ProxyServer;
+let api: ConformanceApi;
 let upstream: TcpPeer;
 
 beforeEach(async () => {
@@ -21,26 +35,28 @@ describe('GET /proxies', () => {
     const answer = await call(api.url, 'GET', '/proxies');
     expect(answer.status).toBe(200);
     expect(answer.contentType).toBe('application/json');
-    expect(answer.json).toEqual({});
+    expect(ownProxies(answer.json)).toEqual({});
   }, 10_000);
 
   it('lists proxies keyed by name, each with its toxics', async () => {
-    await createProxy(api.url, 'one', upstream.address);
-    await addToxic(api.url, 'one', { type: 'noop' });
+    await createProxy(api.url, pn('one'), upstream.address);
+    await addToxic(api.url, pn('one'), { type: 'noop' });
     const answer = await call(api.url, 'GET', '/proxies');
-    expect(Object.keys(answer.json)).toEqual(['one']);
-    expect(answer.json.one).toMatchObject({ name: 'one', upstream: upstream.address, enabled: true });
-    expect(answer.json.one.toxics).toEqual([{ name: 'noop_downstream', type: 'noop', stream: 'downstream', toxicity: 1, attributes: {} }]);
+    expect(Object.keys(ownProxies(answer.json))).toEqual([pn('one')]);
+    expect(answer.json[pn('one')]).toMatchObject({ name: pn('one'), upstream: upstream.address, enabled: true });
+    expect(answer.json[pn('one')].toxics).toEqual([
+      { name: 'noop_downstream', type: 'noop', stream: 'downstream', toxicity: 1, attributes: {} },
+    ]);
   }, 10_000);
 });
 
 describe('POST /proxies', () => {
   it('creates and starts a proxy: 201, the real bound address, enabled by default', async () => {
-    const answer = await call(api.url, 'POST', '/proxies', { name: 'rabbit', listen: '127.0.0.1:0', upstream: upstream.address });
+    const answer = await call(api.url, 'POST', '/proxies', { name: pn('rabbit'), listen: '127.0.0.1:0', upstream: upstream.address });
     expect(answer.status).toBe(201);
     expect(answer.contentType).toBe('application/json');
-    expect(answer.json).toEqual({
-      name: 'rabbit',
+    expect(withoutLogger(answer.json)).toEqual({
+      name: pn('rabbit'),
       listen: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
       upstream: upstream.address,
       enabled: true,
@@ -51,7 +67,7 @@ describe('POST /proxies', () => {
   }, 10_000);
 
   it('listens on every interface and a free port when listen is omitted, as Go does', async () => {
-    const answer = await call(api.url, 'POST', '/proxies', { name: 'anywhere', upstream: upstream.address });
+    const answer = await call(api.url, 'POST', '/proxies', { name: pn('anywhere'), upstream: upstream.address });
     expect(answer.status).toBe(201);
     expect(answer.json.listen).toMatch(/^(\[::\]|0\.0\.0\.0):\d+$/);
     expect(await isListening(portOf(answer.json.listen))).toBe(true);
@@ -59,7 +75,7 @@ describe('POST /proxies', () => {
 
   it('keeps a disabled proxy unbound, with listen as given', async () => {
     const answer = await call(api.url, 'POST', '/proxies', {
-      name: 'off',
+      name: pn('off'),
       listen: '127.0.0.1:0',
       upstream: upstream.address,
       enabled: false,
@@ -70,13 +86,13 @@ describe('POST /proxies', () => {
 
   it('ignores unknown fields and matches field names case-insensitively, as Go does', async () => {
     const answer = await call(api.url, 'POST', '/proxies', {
-      NAME: 'caps',
+      NAME: pn('caps'),
       Listen: '127.0.0.1:0',
       upstream: upstream.address,
       colour: 'blue',
     });
     expect(answer.status).toBe(201);
-    expect(answer.json).toMatchObject({ name: 'caps' });
+    expect(answer.json).toMatchObject({ name: pn('caps') });
     expect(answer.json).not.toHaveProperty('colour');
   }, 10_000);
 
@@ -101,7 +117,7 @@ describe('POST /proxies', () => {
     async (_case, body, message) => {
       const answer = await call(api.url, 'POST', '/proxies', body);
       expect(answer.status).toBe(400);
-      expect(answer.json).toEqual({ error: message, status: 400 });
+      expect(answer.json).toEqual({ error: goWording(message), status: 400 });
     },
     10_000,
   );
@@ -113,31 +129,31 @@ describe('POST /proxies', () => {
   }, 10_000);
 
   it('checks the body, name and upstream before the duplicate (409)', async () => {
-    await createProxy(api.url, 'dup', upstream.address);
-    expect((await call(api.url, 'POST', '/proxies', { name: 'dup' })).json.error).toBe('missing required field: upstream');
-    const duplicate = await call(api.url, 'POST', '/proxies', { name: 'dup', listen: '127.0.0.1:0', upstream: upstream.address });
+    await createProxy(api.url, pn('dup'), upstream.address);
+    expect((await call(api.url, 'POST', '/proxies', { name: pn('dup') })).json.error).toBe('missing required field: upstream');
+    const duplicate = await call(api.url, 'POST', '/proxies', { name: pn('dup'), listen: '127.0.0.1:0', upstream: upstream.address });
     expect(duplicate.status).toBe(409);
     expect(duplicate.json).toEqual({ error: 'proxy already exists', status: 409 });
   }, 10_000);
 
   it('answers 500 with the system message when it cannot listen, and does not add the proxy', async () => {
-    const taken = await call(api.url, 'POST', '/proxies', { name: 'clash', listen: upstream.address, upstream: upstream.address });
+    const taken = await call(api.url, 'POST', '/proxies', { name: pn('clash'), listen: upstream.address, upstream: upstream.address });
     expect(taken.status).toBe(500);
     expect(taken.json).toEqual({ error: `listen tcp ${upstream.address}: bind: address already in use`, status: 500 });
-    expect((await call(api.url, 'GET', '/proxies/clash')).status).toBe(404);
+    expect((await call(api.url, 'GET', `/proxies/${pn('clash')}`)).status).toBe(404);
 
-    const noPort = await call(api.url, 'POST', '/proxies', { name: 'bad', listen: 'localhost', upstream: upstream.address });
-    expect(noPort.json).toEqual({ error: 'listen tcp localhost: address localhost: missing port in address', status: 500 });
+    const noPort = await call(api.url, 'POST', '/proxies', { name: pn('bad'), listen: 'localhost', upstream: upstream.address });
+    expect(noPort.json).toEqual({ error: goWording('listen tcp localhost: address localhost: missing port in address'), status: 500 });
   }, 10_000);
 });
 
 describe('GET /proxies/{proxy}', () => {
   it('answers 200 with the proxy, 404 "proxy not found" otherwise', async () => {
-    await createProxy(api.url, 'shown', upstream.address);
-    const found = await call(api.url, 'GET', '/proxies/shown');
+    await createProxy(api.url, pn('shown'), upstream.address);
+    const found = await call(api.url, 'GET', `/proxies/${pn('shown')}`);
     expect(found.status).toBe(200);
-    expect(found.json).toMatchObject({ name: 'shown', enabled: true, toxics: [] });
-    const missing = await call(api.url, 'GET', '/proxies/absent');
+    expect(found.json).toMatchObject({ name: pn('shown'), enabled: true, toxics: [] });
+    const missing = await call(api.url, 'GET', `/proxies/${pn('absent')}`);
     expect(missing.status).toBe(404);
     expect(missing.json).toEqual({ error: 'proxy not found', status: 404 });
   }, 10_000);
@@ -147,15 +163,15 @@ describe('POST and PATCH /proxies/{proxy}', () => {
   it.each(['POST', 'PATCH'])(
     '%s enabled=false closes the listener and every open connection; true listens again on the same port',
     async (method) => {
-      const port = await createProxy(api.url, 'flip', upstream.address);
+      const port = await createProxy(api.url, pn('flip'), upstream.address);
       const client = await connect(resources, port);
-      const disabled = await call(api.url, method, '/proxies/flip', { enabled: false });
+      const disabled = await call(api.url, method, `/proxies/${pn('flip')}`, { enabled: false });
       expect(disabled.status).toBe(200);
-      expect(disabled.json).toMatchObject({ name: 'flip', enabled: false, listen: `127.0.0.1:${port}`, upstream: upstream.address });
+      expect(disabled.json).toMatchObject({ name: pn('flip'), enabled: false, listen: `127.0.0.1:${port}`, upstream: upstream.address });
       await client.waitForClose();
       expect(await isListening(port)).toBe(false);
 
-      const enabled = await call(api.url, method, '/proxies/flip', { enabled: true });
+      const enabled = await call(api.url, method, `/proxies/${pn('flip')}`, { enabled: true });
       expect(enabled.json).toMatchObject({ enabled: true, listen: `127.0.0.1:${port}` });
       expect(await isListening(port)).toBe(true);
     },
@@ -163,12 +179,12 @@ describe('POST and PATCH /proxies/{proxy}', () => {
   );
 
   it('keeps omitted fields, and restarts (closing connections) when the upstream changes', async () => {
-    const port = await createProxy(api.url, 'moving', upstream.address);
+    const port = await createProxy(api.url, pn('moving'), upstream.address);
     const client = await connect(resources, port);
     const other = await startPeer(resources);
-    const kept = await call(api.url, 'PATCH', '/proxies/moving', {});
+    const kept = await call(api.url, 'PATCH', `/proxies/${pn('moving')}`, {});
     expect(kept.json).toMatchObject({ listen: `127.0.0.1:${port}`, upstream: upstream.address, enabled: true });
-    const moved = await call(api.url, 'PATCH', '/proxies/moving', { upstream: other.address });
+    const moved = await call(api.url, 'PATCH', `/proxies/${pn('moving')}`, { upstream: other.address });
     expect(moved.status).toBe(200);
     expect(moved.json).toMatchObject({ upstream: other.address, enabled: true, listen: `127.0.0.1:${port}` });
     await client.waitForClose();
@@ -178,33 +194,33 @@ describe('POST and PATCH /proxies/{proxy}', () => {
   }, 15_000);
 
   it('answers 404 for an unknown proxy (before reading the body) and 400 for a bad body', async () => {
-    expect((await call(api.url, 'PATCH', '/proxies/absent', '{bad')).json).toEqual({ error: 'proxy not found', status: 404 });
-    await createProxy(api.url, 'typed', upstream.address);
-    const answer = await call(api.url, 'PATCH', '/proxies/typed', { enabled: 1 });
+    expect((await call(api.url, 'PATCH', `/proxies/${pn('absent')}`, '{bad')).json).toEqual({ error: 'proxy not found', status: 404 });
+    await createProxy(api.url, pn('typed'), upstream.address);
+    const answer = await call(api.url, 'PATCH', `/proxies/${pn('typed')}`, { enabled: 1 });
     expect(answer.json).toEqual({
-      error: 'bad request body: json: cannot unmarshal number 1 into Go struct field Proxy.enabled of type bool',
+      error: goWording('bad request body: json: cannot unmarshal number 1 into Go struct field Proxy.enabled of type bool'),
       status: 400,
     });
   }, 10_000);
 
   it('answers 500 when the new listen address cannot be bound, leaving the proxy disabled', async () => {
-    await createProxy(api.url, 'rebind', upstream.address);
-    const answer = await call(api.url, 'PATCH', '/proxies/rebind', { listen: upstream.address });
+    await createProxy(api.url, pn('rebind'), upstream.address);
+    const answer = await call(api.url, 'PATCH', `/proxies/${pn('rebind')}`, { listen: upstream.address });
     expect(answer).toMatchObject({ status: 500, json: { error: `listen tcp ${upstream.address}: bind: address already in use` } });
-    expect((await call(api.url, 'GET', '/proxies/rebind')).json).toMatchObject({ enabled: false, listen: upstream.address });
+    expect((await call(api.url, 'GET', `/proxies/${pn('rebind')}`)).json).toMatchObject({ enabled: false, listen: upstream.address });
   }, 10_000);
 });
 
 describe('DELETE /proxies/{proxy}', () => {
   it('stops and removes it: 204 with no body, then 404', async () => {
-    const port = await createProxy(api.url, 'gone', upstream.address);
+    const port = await createProxy(api.url, pn('gone'), upstream.address);
     const client = await connect(resources, port);
-    const answer = await call(api.url, 'DELETE', '/proxies/gone');
+    const answer = await call(api.url, 'DELETE', `/proxies/${pn('gone')}`);
     expect(answer.status).toBe(204);
     expect(answer.text).toBe('');
     await client.waitForClose();
     expect(await isListening(port)).toBe(false);
-    expect((await call(api.url, 'GET', '/proxies/gone')).status).toBe(404);
-    expect((await call(api.url, 'DELETE', '/proxies/gone')).json).toEqual({ error: 'proxy not found', status: 404 });
+    expect((await call(api.url, 'GET', `/proxies/${pn('gone')}`)).status).toBe(404);
+    expect((await call(api.url, 'DELETE', `/proxies/${pn('gone')}`)).json).toEqual({ error: 'proxy not found', status: 404 });
   }, 10_000);
 });

@@ -1,20 +1,19 @@
 /** Conformance of the toxic endpoints with Toxiproxy 2.x over real HTTP. */
-import type { ProxyServer } from '../../src/proxy';
-import { addToxic, call, createProxy, Resources, startApi, startPeer } from './helpers';
+import { addToxic, call, createProxy, goWording, pn, Resources, startApi, startPeer, type ConformanceApi } from './helpers';
 
 const resources = new Resources();
-let api: ProxyServer;
+let api: ConformanceApi;
 
 beforeEach(async () => {
   api = await startApi(resources);
   const upstream = await startPeer(resources);
-  await createProxy(api.url, 'p', upstream.address);
+  await createProxy(api.url, pn('p'), upstream.address);
 });
 afterEach(() => resources.closeAll());
 
 describe('POST /proxies/{proxy}/toxics', () => {
   it('answers 200 (not 201) with Toxiproxy defaults: downstream, toxicity 1, name <type>_<stream>, zero attributes', async () => {
-    const answer = await call(api.url, 'POST', '/proxies/p/toxics', { type: 'latency' });
+    const answer = await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, { type: 'latency' });
     expect(answer.status).toBe(200);
     expect(answer.contentType).toBe('application/json');
     expect(answer.json).toEqual({
@@ -38,14 +37,14 @@ describe('POST /proxies/{proxy}/toxics', () => {
   ])(
     'knows %s with attributes %j',
     async (type, attributes) => {
-      const answer = await call(api.url, 'POST', '/proxies/p/toxics', { type, stream: 'upstream' });
+      const answer = await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, { type, stream: 'upstream' });
       expect(answer.json).toEqual({ name: `${type}_upstream`, type, stream: 'upstream', toxicity: 1, attributes });
     },
     10_000,
   );
 
   it('keeps given fields, ignores unknown attributes, accepts the stream in any case', async () => {
-    const answer = await call(api.url, 'POST', '/proxies/p/toxics', {
+    const answer = await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, {
       name: 'slow',
       type: 'latency',
       stream: 'UPSTREAM',
@@ -99,42 +98,42 @@ describe('POST /proxies/{proxy}/toxics', () => {
   ])(
     'answers the Toxiproxy error for %s',
     async (_case, body, status, message) => {
-      const answer = await call(api.url, 'POST', '/proxies/p/toxics', body);
-      expect(answer.json).toEqual({ error: message, status });
+      const answer = await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, body);
+      expect(answer.json).toEqual({ error: goWording(message), status });
       expect(answer.status).toBe(status);
     },
     10_000,
   );
 
   it('answers 409 for a name already used in either stream', async () => {
-    await addToxic(api.url, 'p', { name: 'shared', type: 'noop', stream: 'upstream' });
-    const answer = await call(api.url, 'POST', '/proxies/p/toxics', { name: 'shared', type: 'latency', stream: 'downstream' });
+    await addToxic(api.url, pn('p'), { name: 'shared', type: 'noop', stream: 'upstream' });
+    const answer = await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, { name: 'shared', type: 'latency', stream: 'downstream' });
     expect(answer.status).toBe(409);
     expect(answer.json).toEqual({ error: 'toxic already exists', status: 409 });
-    expect((await call(api.url, 'POST', '/proxies/p/toxics', { type: 'noop', stream: 'upstream' })).status).toBe(200);
-    expect((await call(api.url, 'POST', '/proxies/p/toxics', { type: 'noop', stream: 'upstream' })).status).toBe(409);
+    expect((await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, { type: 'noop', stream: 'upstream' })).status).toBe(200);
+    expect((await call(api.url, 'POST', `/proxies/${pn('p')}/toxics`, { type: 'noop', stream: 'upstream' })).status).toBe(409);
   }, 10_000);
 
   it('answers 404 "proxy not found" for an unknown proxy', async () => {
-    expect((await call(api.url, 'POST', '/proxies/absent/toxics', { type: 'noop' })).json).toEqual({
+    expect((await call(api.url, 'POST', `/proxies/${pn('absent')}/toxics`, { type: 'noop' })).json).toEqual({
       error: 'proxy not found',
       status: 404,
     });
-    expect((await call(api.url, 'GET', '/proxies/absent/toxics')).json).toEqual({ error: 'proxy not found', status: 404 });
-    expect((await call(api.url, 'GET', '/proxies/absent/toxics/x')).status).toBe(404);
+    expect((await call(api.url, 'GET', `/proxies/${pn('absent')}/toxics`)).json).toEqual({ error: 'proxy not found', status: 404 });
+    expect((await call(api.url, 'GET', `/proxies/${pn('absent')}/toxics/x`)).status).toBe(404);
   }, 10_000);
 });
 
 describe('GET /proxies/{proxy}/toxics and /toxics/{toxic}', () => {
   it('lists upstream toxics first, then downstream, each in insertion order', async () => {
-    await addToxic(api.url, 'p', { name: 'd1', type: 'noop' });
-    await addToxic(api.url, 'p', { name: 'u1', type: 'noop', stream: 'upstream' });
-    await addToxic(api.url, 'p', { name: 'd2', type: 'noop' });
-    await addToxic(api.url, 'p', { name: 'u2', type: 'noop', stream: 'upstream' });
-    const answer = await call(api.url, 'GET', '/proxies/p/toxics');
+    await addToxic(api.url, pn('p'), { name: 'd1', type: 'noop' });
+    await addToxic(api.url, pn('p'), { name: 'u1', type: 'noop', stream: 'upstream' });
+    await addToxic(api.url, pn('p'), { name: 'd2', type: 'noop' });
+    await addToxic(api.url, pn('p'), { name: 'u2', type: 'noop', stream: 'upstream' });
+    const answer = await call(api.url, 'GET', `/proxies/${pn('p')}/toxics`);
     expect(answer.status).toBe(200);
     expect(answer.json.map((toxic: { name: string }) => toxic.name)).toEqual(['u1', 'u2', 'd1', 'd2']);
-    expect((await call(api.url, 'GET', '/proxies/p')).json.toxics.map((toxic: { name: string }) => toxic.name)).toEqual([
+    expect((await call(api.url, 'GET', `/proxies/${pn('p')}`)).json.toxics.map((toxic: { name: string }) => toxic.name)).toEqual([
       'u1',
       'u2',
       'd1',
@@ -143,9 +142,9 @@ describe('GET /proxies/{proxy}/toxics and /toxics/{toxic}', () => {
   }, 10_000);
 
   it('answers an empty array with no toxic, 200 with a toxic, 404 "toxic not found"', async () => {
-    expect((await call(api.url, 'GET', '/proxies/p/toxics')).json).toEqual([]);
-    await addToxic(api.url, 'p', { type: 'limit_data', attributes: { bytes: 10 } });
-    const found = await call(api.url, 'GET', '/proxies/p/toxics/limit_data_downstream');
+    expect((await call(api.url, 'GET', `/proxies/${pn('p')}/toxics`)).json).toEqual([]);
+    await addToxic(api.url, pn('p'), { type: 'limit_data', attributes: { bytes: 10 } });
+    const found = await call(api.url, 'GET', `/proxies/${pn('p')}/toxics/limit_data_downstream`);
     expect(found.status).toBe(200);
     expect(found.json).toEqual({
       name: 'limit_data_downstream',
@@ -154,7 +153,7 @@ describe('GET /proxies/{proxy}/toxics and /toxics/{toxic}', () => {
       toxicity: 1,
       attributes: { bytes: 10 },
     });
-    expect((await call(api.url, 'GET', '/proxies/p/toxics/absent')).json).toEqual({ error: 'toxic not found', status: 404 });
+    expect((await call(api.url, 'GET', `/proxies/${pn('p')}/toxics/absent`)).json).toEqual({ error: 'toxic not found', status: 404 });
   }, 10_000);
 });
 
@@ -162,8 +161,8 @@ describe('POST and PATCH /proxies/{proxy}/toxics/{toxic}', () => {
   it.each(['POST', 'PATCH'])(
     '%s merges attributes, keeps omitted ones, updates toxicity, ignores name/type/stream',
     async (method) => {
-      await addToxic(api.url, 'p', { name: 'lag', type: 'latency', toxicity: 0.5, attributes: { latency: 100, jitter: 10 } });
-      const jitterOnly = await call(api.url, method, '/proxies/p/toxics/lag', { attributes: { jitter: 20 } });
+      await addToxic(api.url, pn('p'), { name: 'lag', type: 'latency', toxicity: 0.5, attributes: { latency: 100, jitter: 10 } });
+      const jitterOnly = await call(api.url, method, `/proxies/${pn('p')}/toxics/lag`, { attributes: { jitter: 20 } });
       expect(jitterOnly.status).toBe(200);
       expect(jitterOnly.json).toEqual({
         name: 'lag',
@@ -172,7 +171,7 @@ describe('POST and PATCH /proxies/{proxy}/toxics/{toxic}', () => {
         toxicity: 0.5,
         attributes: { latency: 100, jitter: 20 },
       });
-      const toxicityOnly = await call(api.url, method, '/proxies/p/toxics/lag', {
+      const toxicityOnly = await call(api.url, method, `/proxies/${pn('p')}/toxics/lag`, {
         toxicity: 1,
         name: 'renamed',
         type: 'noop',
@@ -190,24 +189,30 @@ describe('POST and PATCH /proxies/{proxy}/toxics/{toxic}', () => {
   );
 
   it('answers 404 for an unknown toxic (before reading the body) and 400 for wrong types', async () => {
-    expect((await call(api.url, 'PATCH', '/proxies/p/toxics/absent', '{oops')).json).toEqual({ error: 'toxic not found', status: 404 });
-    await addToxic(api.url, 'p', { type: 'timeout' });
-    const answer = await call(api.url, 'PATCH', '/proxies/p/toxics/timeout_downstream', { attributes: { timeout: 'soon' } });
+    expect((await call(api.url, 'PATCH', `/proxies/${pn('p')}/toxics/absent`, '{oops')).json).toEqual({
+      error: 'toxic not found',
+      status: 404,
+    });
+    await addToxic(api.url, pn('p'), { type: 'timeout' });
+    const answer = await call(api.url, 'PATCH', `/proxies/${pn('p')}/toxics/timeout_downstream`, { attributes: { timeout: 'soon' } });
     expect(answer.status).toBe(400);
-    expect(answer.json.error).toBe(
-      'bad request body: json: cannot unmarshal string into Go struct field TimeoutToxic.timeout of type int64',
+    expect(answer.json.error).toEqual(
+      goWording('bad request body: json: cannot unmarshal string into Go struct field TimeoutToxic.timeout of type int64'),
     );
-    expect((await call(api.url, 'GET', '/proxies/p/toxics/timeout_downstream')).json.attributes).toEqual({ timeout: 0 });
+    expect((await call(api.url, 'GET', `/proxies/${pn('p')}/toxics/timeout_downstream`)).json.attributes).toEqual({ timeout: 0 });
   }, 10_000);
 });
 
 describe('DELETE /proxies/{proxy}/toxics/{toxic}', () => {
   it('answers 204 with no body, then 404', async () => {
-    await addToxic(api.url, 'p', { type: 'noop' });
-    const answer = await call(api.url, 'DELETE', '/proxies/p/toxics/noop_downstream');
+    await addToxic(api.url, pn('p'), { type: 'noop' });
+    const answer = await call(api.url, 'DELETE', `/proxies/${pn('p')}/toxics/noop_downstream`);
     expect(answer.status).toBe(204);
     expect(answer.text).toBe('');
-    expect((await call(api.url, 'GET', '/proxies/p/toxics')).json).toEqual([]);
-    expect((await call(api.url, 'DELETE', '/proxies/p/toxics/noop_downstream')).json).toEqual({ error: 'toxic not found', status: 404 });
+    expect((await call(api.url, 'GET', `/proxies/${pn('p')}/toxics`)).json).toEqual([]);
+    expect((await call(api.url, 'DELETE', `/proxies/${pn('p')}/toxics/noop_downstream`)).json).toEqual({
+      error: 'toxic not found',
+      status: 404,
+    });
   }, 10_000);
 });

@@ -4,6 +4,7 @@
  */
 import type { ProxyServer } from '../../src/proxy';
 import {
+  describeEmbeddedOnly,
   addToxic,
   call,
   connect,
@@ -11,7 +12,7 @@ import {
   eventually,
   Resources,
   sleep,
-  startApi,
+  startEmbeddedApi,
   startPeer,
   type ApiAnswer,
   type TcpPeer,
@@ -23,7 +24,7 @@ let echo: TcpPeer;
 let port: number;
 
 beforeEach(async () => {
-  api = await startApi(resources);
+  api = await startEmbeddedApi(resources);
   echo = await startPeer(resources);
   port = await createProxy(api.url, 'p', echo.address);
 });
@@ -35,7 +36,9 @@ async function events(query = ''): Promise<ApiAnswer['json'][]> {
   return answer.json.events;
 }
 
-describe('GET /proxies/{proxy}/events', () => {
+const extensionOnly = describeEmbeddedOnly('extension of the embedded proxy (the fault timeline); Toxiproxy answers 404');
+
+extensionOnly('GET /proxies/{proxy}/events', () => {
   it('starts empty, with the current time of the proxy clock', async () => {
     const before = process.hrtime.bigint();
     const answer = await call(api.url, 'GET', '/proxies/p/events');
@@ -140,7 +143,7 @@ describe('GET /proxies/{proxy}/events', () => {
   }, 10_000);
 
   it('keeps events when toxics are reset, and bounds the stored number', async () => {
-    const small = await startApi(resources, { maxEventsPerProxy: 2 });
+    const small = await startEmbeddedApi(resources, { maxEventsPerProxy: 2 });
     const smallPort = await createProxy(small.url, 'q', echo.address);
     await addToxic(small.url, 'q', { type: 'reset_peer' });
     for (let i = 0; i < 3; i += 1) {
@@ -155,7 +158,7 @@ describe('GET /proxies/{proxy}/events', () => {
   }, 15_000);
 });
 
-describe('GET /proxies/{proxy}/connections', () => {
+extensionOnly('GET /proxies/{proxy}/connections', () => {
   it('lists each connection with open/close times, reason and bytes', async () => {
     const before = process.hrtime.bigint();
     const client = await connect(resources, port);

@@ -18,10 +18,15 @@ export function decodeProxyUpdate(body: unknown, current: ProxySettings): ProxyS
   return { listen, upstream, enabled };
 }
 
+/** Go's name of the element type `/populate` decodes into (a Proxy with a nullable enabled), as its errors print it. */
+const POPULATE_ITEM_GO_TYPE = 'struct { toxiproxy.Proxy; Enabled *bool "json:\\"enabled\\"" }';
+
 /** Body of `POST /populate`: an array of proxies (null is an empty one). */
 export function decodePopulate(body: unknown): NamedProxySettings[] {
-  const items = asSlice(body, '[]toxiproxy.Proxy') ?? [];
-  return items.map((item) => decodeProxyFields(asStruct(item, 'toxiproxy.Proxy'), { name: '', listen: '', upstream: '', enabled: true }));
+  const items = asSlice(body, `[]${POPULATE_ITEM_GO_TYPE}`) ?? [];
+  return items.map((item) =>
+    decodeProxyFields(asStruct(item, POPULATE_ITEM_GO_TYPE), { name: '', listen: '', upstream: '', enabled: true }),
+  );
 }
 
 function decodeProxyFields(struct: JsonObject | undefined, defaults: NamedProxySettings): NamedProxySettings {

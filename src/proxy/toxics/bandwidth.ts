@@ -4,11 +4,14 @@
  * average rate; large chunks go out in 100 ms slices, as Toxiproxy does. Idle time earns no
  * credit (no burst after a pause). While data waits here the pipeline pauses the source, so
  * a fast sender is held back by TCP flow control instead of filling memory.
+ *
+ * A rate of 0 (or less) lets nothing through until the rate is raised or the toxic removed, as
+ * on Toxiproxy 2.12, whose 100 ms slicing loop never advances at rate 0 (checked against it).
  */
 import type { Chunk, TimerHandle, ToxicDefinition } from './types';
 
 export type BandwidthAttributes = {
-  /** KB/s (1 KB = 1000 bytes); 0 or less means unlimited. @default 0 */
+  /** KB/s (1 KB = 1000 bytes); 0 or less lets nothing through (Toxiproxy's behaviour). @default 0 */
   readonly rate: number;
 };
 
@@ -71,12 +74,12 @@ export const bandwidthToxic: ToxicDefinition<BandwidthAttributes> = {
         return heldBytes;
       },
       get holdLimitBytes() {
-        return rateBytesPerMs > 0 ? Math.max(MIN_HOLD_BYTES, rateBytesPerMs * SLICE_MS) : undefined;
+        return Math.max(MIN_HOLD_BYTES, rateBytesPerMs * SLICE_MS);
       },
       onData(chunk) {
-        if (rateBytesPerMs <= 0 && queue.length === 0) return context.push(chunk);
         queue.push(chunk);
         heldBytes += chunk.data.length;
+        if (rateBytesPerMs <= 0) return; // stalled until the rate is raised or the toxic removed
         if (timer === undefined && queue.length === 1) {
           lastRefillMs = context.nowMs();
           creditBytes = 0;
@@ -90,12 +93,16 @@ export const bandwidthToxic: ToxicDefinition<BandwidthAttributes> = {
       update(attributes) {
         context.clearTimer(timer);
         timer = undefined;
-        if (queue.length > 0) tick(); // settle the credit earned at the old rate
+        if (queue.length > 0 && rateBytesPerMs > 0) tick(); // settle the credit earned at the old rate
         context.clearTimer(timer);
         timer = undefined;
+        const wasStalled = rateBytesPerMs <= 0;
         rateBytesPerMs = attributes.rate;
-        if (queue.length === 0) return;
-        if (rateBytesPerMs <= 0) return releaseAll();
+        if (queue.length === 0 || rateBytesPerMs <= 0) return;
+        if (wasStalled) {
+          lastRefillMs = context.nowMs();
+          creditBytes = 0;
+        }
         schedule();
       },
       flush() {

@@ -14,7 +14,7 @@ export type LatencyAttributes = {
 
 interface Delayed {
   readonly chunk: Chunk;
-  readonly dueAtMs: number;
+  dueAtMs: number;
 }
 
 export const latencyToxic: ToxicDefinition<LatencyAttributes> = {
@@ -70,7 +70,20 @@ export const latencyToxic: ToxicDefinition<LatencyAttributes> = {
         if (queue.length === 0) context.end();
       },
       update(next) {
-        attributes = next; // chunks already waiting keep their due time
+        attributes = next;
+        if (queue.length === 0) return;
+        // As Toxiproxy: an update interrupts the wait, the chunk being waited for goes out at once
+        // ("exit fast without applying latency"), and the chunks behind it wait the new latency
+        // counted from when they were read.
+        context.clearTimer(timer);
+        timer = undefined;
+        queue[0]!.dueAtMs = context.nowMs();
+        lastDueAtMs = queue[0]!.dueAtMs;
+        for (const delayed of queue.slice(1)) {
+          delayed.dueAtMs = Math.max(delayed.chunk.receivedAtMs + delayMs(), lastDueAtMs);
+          lastDueAtMs = delayed.dueAtMs;
+        }
+        release();
       },
       flush() {
         context.clearTimer(timer);
