@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from './errors';
+import { resolveMinimumEffects, type MinimumEffects } from './results/minimumEffects';
 
 /** A TCP endpoint, e.g. `127.0.0.1:25672`. */
 export interface HostPort {
@@ -36,6 +37,8 @@ export interface BenchConfig {
   readonly strictTargets: boolean;
   /** BENCH_CLIENT_MODE: how the client under test recovers, `manual` or `amqplib-recovery`. @default manual */
   readonly clientMode: 'manual' | 'amqplib-recovery';
+  /** BENCH_MIN_EFFECTS: the comparison's minimum effects, inline JSON or a JSON file (src/results/minimumEffects.ts). @default per family: throughput 20%, latency 30%, recovery 30%, counts 50% */
+  readonly minimumEffects: MinimumEffects;
 }
 
 /** The project root (where package.json lives), independent of the working directory. */
@@ -82,6 +85,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
     clientMode: parseChoice('BENCH_CLIENT_MODE', value('BENCH_CLIENT_MODE') ?? 'manual', ['manual', 'amqplib-recovery'] as const),
+    minimumEffects: resolveMinimumEffects(value('BENCH_MIN_EFFECTS')),
   });
 }
 

@@ -94,14 +94,21 @@ describe('the Markdown report', () => {
     );
     expect(report).toMatch(/\| TCP RST detection +\| 10 threads · manual +\| 1.75 ms +\| < 10 ms +\| ✅ met +\|/);
     expect(report).toMatch(/\| Full recovery +\| 10 threads · manual +\| 350 ms +\| < 5,000 ms +\| ✅ met +\|/);
-    expect(report).toContain('Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC).');
+    expect(report).toContain('Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC): with its replicates');
     expect(report).toContain('**Fingerprints differ**');
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
-    // Throughput +20% on 5 rounds each side: p = 0.008 (exact), better.
+    // Throughput +20% on 5 replicates each side: p = 0.008 (exact), beyond the 20% minimum effect: better.
     expect(report).toMatch(
-      /\| publish_throughput \(10 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +52,000 msg\/s \| +62,400 msg\/s \| +\+20% +\| p=0\.008 \(n=5\+5\) +\| ✅ better/,
+      /\| publish_throughput \(100 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +60,867 msg\/s \(5 reps\) \| +73,200 msg\/s \(5 reps\) \| +\+20\.0% \[\+17\.9%, \+22\.5%\] \| ±20% \(config\) +\| MW exact p=0\.008, q=0\.008 +\| ✅ better/,
     );
-    expect(report).toContain('Threshold: significant regressions beyond 10% fail the run.');
+    // Per-thread samples only: the change is shown, not judged.
+    expect(report).toMatch(
+      /\| Detection latency p50 +\| +2\.94 ms +\| +2\.45 ms +\| +−16\.7% +\| ±30% \(config\), at least 1 ms +\| — +\| \? not judged \|/,
+    );
+    expect(report).toContain('Correction: Benjamini–Hochberg over the 8 judged metrics, false discovery rate α = 0.05');
+    expect(report).toContain(
+      'Threshold: metrics judged worse (significant after correction and beyond their minimum effect) by more than 10% fail the run.',
+    );
     expect(runs[1]!.comparison?.previous_run_id).toBe('run_20250131_120000_abcd1234');
     expect(report).toContain('![Publish throughput by publisher threads](chart-throughput-by-threads.svg)');
     expect(report).toContain('3 min 25 s');
