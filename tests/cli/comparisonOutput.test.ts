@@ -120,8 +120,6 @@ describe('bench aa options', () => {
     expect(() => resolveAaOptions({ output: path.dirname(getConfig().reportsDir), threshold: 'x' })).toThrow(
       '--threshold must be a percentage of 0 or more (e.g. 10); got "x"',
     );
-    expect(() => resolveAaOptions({ output: getConfig().reportsDir })).toThrow(
-      '-o/--output must be a folder of its own for the A/A runs',
-    );
+    expect(() => resolveAaOptions({ output: getConfig().reportsDir })).toThrow('-o/--output must be a folder of its own for the A/A runs');
   });
 });
