@@ -19,6 +19,7 @@ import type { Category, Direction } from './rawResult';
 import type { SampleSource } from './samples';
 
 export type { Baseline, Change, ComparisonTest, MinimumEffect } from './judge';
+export { countVerdicts, regressionsBeyond, type Regression, type VerdictCounts } from './gate';
 
 /** False discovery rate of the Benjamini–Hochberg correction. */
 export const DEFAULT_ALPHA = 0.05;
@@ -274,47 +275,4 @@ function formatQ(q: number): string {
 export function describeMinimum(minimum: MinimumEffect, unit: string): string {
   const percent = `±${Number(minimum.percent.toPrecision(2))}% (${minimum.source === 'history' ? `noise of ${minimum.runs} runs` : 'config'})`;
   return minimum.absolute > 0 ? `${percent}, at least ${minimum.absolute} ${unit}` : percent;
-}
-
-export interface Regression {
-  readonly result: string;
-  readonly metric: MetricComparison;
-}
-
-/**
- * The `--threshold` gate: metrics judged worse (significant after correction and beyond their
- * minimum effect) whose estimated change is also beyond `thresholdPercent` (a change from a
- * baseline of 0, which has no percentage, always is).
- */
-export function regressionsBeyond(comparison: RunComparison, thresholdPercent: number): Regression[] {
-  const regressions: Regression[] = [];
-  for (const result of comparison.matched) {
-    for (const metric of result.metrics) {
-      if (metric.verdict !== 'worse' || metric.change === null) continue;
-      const percent = metric.change.estimate_percent;
-      if (percent === null || Math.abs(percent) > thresholdPercent) regressions.push({ result: result.key, metric });
-    }
-  }
-  return regressions;
-}
-
-export interface VerdictCounts {
-  readonly better: number;
-  readonly worse: number;
-  readonly same: number;
-  readonly unknown: number;
-  /** Metrics that took part in the correction (the denominator of a false-alarm rate). */
-  readonly judged: number;
-}
-
-export function countVerdicts(comparison: RunComparison): VerdictCounts {
-  const all = comparison.matched.flatMap((result) => result.metrics);
-  const count = (verdict: Verdict) => all.filter((metric) => metric.verdict === verdict).length;
-  return {
-    better: count('better'),
-    worse: count('worse'),
-    same: count('same'),
-    unknown: count('unknown'),
-    judged: comparison.correction.judged,
-  };
 }
