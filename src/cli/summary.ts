@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { countVerdicts, type Regression, type RunComparison } from '../results/compare';
 import type { RunArchive } from '../results/archive';
+import { MIN_HISTORY_RUNS } from '../results/judge';
 import { resultLabel, shortParameters } from '../report/labels';
 import { formatDuration, formatValue, humanizeMetricName } from '../report/format';
 import {
@@ -124,7 +125,7 @@ export function formatComparison(comparison: RunComparison): string {
   const counts = countVerdicts(comparison);
   const history = comparison.history_run_ids.length;
   return [
-    `comparison with ${comparison.previous_run_id}: replicates of that run (Mann-Whitney U, Hodges-Lehmann ${confidence}% CI), else ${history} earlier run(s) of its build (t prediction test, 3 needed)`,
+    `comparison with ${comparison.previous_run_id}: replicates of that run (Mann-Whitney U, Hodges-Lehmann ${confidence}% CI), else ${history} earlier run(s) of its build (t prediction test, ${MIN_HISTORY_RUNS} needed)`,
     `${counts.judged} metrics judged, Benjamini-Hochberg corrected at FDR ${comparison.alpha}; a verdict also needs the change beyond the minimum effect (~ no change that counts, ? not judged)`,
     line(header),
     ...cells.map(line),

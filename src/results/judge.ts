@@ -4,7 +4,7 @@
  * - **replicates** on both sides (this run's and the previous comparable run's, at least two each):
  *   two-sided Mann–Whitney U on the replicates (as scipy's `mannwhitneyu`), the change as the
  *   Hodges–Lehmann shift with its confidence interval (as R's `wilcox.test(conf.int = TRUE)`);
- * - otherwise, **history**: at least three earlier runs of the baseline's build (same
+ * - otherwise, **history**: at least five earlier runs of the baseline's build (same
  *   fingerprint, passed) with a value: this run's value against the distribution of theirs
  *   (Student's t prediction test, as Bencher's t-test thresholds); the change is the distance
  *   from their mean, with its t interval;
@@ -18,8 +18,12 @@ import { noiseBandPercent, predictionTest } from '../measure/predictionInterval'
 import { isNonEmpty, mannWhitneyU, median, type NonEmptyArray } from '../measure/statistics';
 import type { MetricFamily, MinimumEffects } from './minimumEffects';
 
-/** Earlier runs needed before their values alone can judge a metric. */
-export const MIN_HISTORY_RUNS = 3;
+/**
+ * Earlier runs needed before their values alone can judge a metric without replicates. More than
+ * the 3 that teach a minimum effect: one run's value of a latency has heavy tails (a scheduling
+ * hiccup), and a t test on few runs takes any such run for a change.
+ */
+export const MIN_HISTORY_RUNS = 5;
 
 export type ComparisonTest = 'mann-whitney-exact' | 'mann-whitney-asymptotic' | 'history-t';
 

@@ -39,7 +39,7 @@ describe('the terminal comparison (--compare)', () => {
     const text = formatComparison(compareRuns(steady, slower));
     const lines = text.split('\n');
     expect(lines[0]).toBe(
-      'comparison with run_a: replicates of that run (Mann-Whitney U, Hodges-Lehmann 95% CI), else 0 earlier run(s) of its build (t prediction test, 3 needed)',
+      'comparison with run_a: replicates of that run (Mann-Whitney U, Hodges-Lehmann 95% CI), else 0 earlier run(s) of its build (t prediction test, 5 needed)',
     );
     expect(lines[1]).toBe(
       '2 metrics judged, Benjamini-Hochberg corrected at FDR 0.05; a verdict also needs the change beyond the minimum effect (~ no change that counts, ? not judged)',

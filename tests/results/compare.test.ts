@@ -114,7 +114,7 @@ describe('compareRuns: replicates', () => {
     );
     expect(metricOf(comparison, 'x{}', 'm_ms')).toMatchObject({ verdict: 'unknown', p_value: null, test: null, change: null });
     expect(metricOf(comparison, 'x{}', 'm_ms').reason).toBe(
-      "not judged: no replicates on either side, and 0 earlier run(s) of the baseline's build (3 needed)",
+      "not judged: no replicates on either side, and 0 earlier run(s) of the baseline's build (5 needed)",
     );
     expect(comparison.correction.judged).toBe(0);
   });
@@ -168,28 +168,30 @@ describe('compareRuns: history baseline (no replicates)', () => {
       metrics: { full_recovery_latency_ms: { value, unit: 'ms', direction: 'lower' } },
     });
   const recoveryKey = 'recovery_after_reset_peer{threads=10}';
-  const history = [100, 104, 98, 102].map((value, index) => ({ run_id: `run_${index}`, results: [valuesOnly(value)] }));
+  const history = [100, 104, 98, 102, 101].map((value, index) => ({ run_id: `run_${index}`, results: [valuesOnly(value)] }));
 
   it("tests this run's value against the earlier runs of the baseline build (t prediction test)", () => {
-    const comparison = compareRuns(runOf('run_3', [valuesOnly(102)]), runOf('now', [valuesOnly(130)]), { history });
+    const comparison = compareRuns(runOf('run_4', [valuesOnly(101)]), runOf('now', [valuesOnly(130)]), { history });
     const metric = metricOf(comparison, recoveryKey, 'full_recovery_latency_ms');
-    // scipy: t = (130 - 101) / (s * sqrt(1.25)) = 10.046, 2 * t.sf(10.046, 3) = 0.00210003156464169.
+    // scipy: t = (130 - 101) / (s * sqrt(1 + 1/5)) = 11.839, 2 * t.sf(11.839, 4) = 0.000291395575221882.
     expect(metric).toMatchObject({
       test: 'history-t',
       family: 'recovery',
-      baseline: { kind: 'history', n: 4, center: 101 },
+      baseline: { kind: 'history', n: 5, center: 101 },
       verdict: 'worse',
     });
-    expect(metric.p_value).toBeCloseTo(0.00210003156464169, 13);
+    expect(metric.p_value).toBeCloseTo(0.000291395575221882, 14);
     expect(metric.change).toMatchObject({ estimate: 29, method: 'prediction-t' });
     expect(metric.change!.estimate_percent).toBeCloseTo(28.713, 3);
-    expect(metric.minimum_effect).toMatchObject({ source: 'history', runs: 4, absolute: 1 });
-    const steady = compareRuns(runOf('run_3', [valuesOnly(102)]), runOf('now', [valuesOnly(103)]), { history });
+    // The minimum effect learned from the same runs: t(0.975, 4) * sqrt(1.2) * s / mean = 6.73%.
+    expect(metric.minimum_effect).toMatchObject({ source: 'history', runs: 5, absolute: 1 });
+    expect(metric.minimum_effect!.percent).toBeCloseTo(6.733538422358968, 11);
+    const steady = compareRuns(runOf('run_4', [valuesOnly(101)]), runOf('now', [valuesOnly(103)]), { history });
     expect(metricOf(steady, recoveryKey, 'full_recovery_latency_ms').verdict).toBe('same');
   });
 
-  it('needs three earlier runs before it judges', () => {
-    const comparison = compareRuns(runOf('run_3', [valuesOnly(102)]), runOf('now', [valuesOnly(300)]), { history: history.slice(2) });
+  it('needs five earlier runs before it judges (a latency of one run has heavy tails)', () => {
+    const comparison = compareRuns(runOf('run_4', [valuesOnly(101)]), runOf('now', [valuesOnly(300)]), { history: history.slice(1) });
     expect(metricOf(comparison, recoveryKey, 'full_recovery_latency_ms')).toMatchObject({ verdict: 'unknown', test: null });
   });
 
