@@ -115,7 +115,9 @@ export function methodNotes(comparison: RunComparison): string[] {
     `Significance: a two-sided Mann–Whitney U test on the replicates (independent repetitions of each scenario within a run); for a metric without replicates on both sides, a t prediction test of this run's value against at least ${MIN_HISTORY_RUNS} earlier runs of the baseline's build. Per-thread and per-message samples are shown in the results, never tested: they share one run's conditions.`,
     `Correction: Benjamini–Hochberg over the ${comparison.correction.judged} judged metrics, false discovery rate α = ${comparison.alpha}; q is the adjusted p-value. Metrics whose values are all equal on both sides cannot differ and are left out.`,
     `Change: the Hodges–Lehmann shift between the replicates (or, against the history, the distance from its mean) with its ${Math.round(comparison.confidence * 100)}% confidence interval, in percent of the baseline's median (mean).`,
-    `Minimum effect: a significant change counts only beyond the metric's own run-to-run noise (the ${Math.round(comparison.confidence * 100)}% prediction band of ${learn > 0 ? `at least ${learn}` : 'no (learning is off)'} earlier runs of the baseline's build), else its family's default: ${defaults} (BENCH_MIN_EFFECTS).`,
+    learn > 0
+      ? `Minimum effect: a significant change counts only beyond the metric's own run-to-run noise once at least ${learn} earlier runs of the baseline's build know it (their ${Math.round(comparison.confidence * 100)}% prediction band for one more run), else beyond its family's default: ${defaults} (BENCH_MIN_EFFECTS).`
+      : `Minimum effect: a significant change counts only beyond its family's minimum: ${defaults} (BENCH_MIN_EFFECTS; learning from the history is off).`,
   ];
 }
 

@@ -94,7 +94,9 @@ describe('the Markdown report', () => {
     );
     expect(report).toMatch(/\| TCP RST detection +\| 10 threads · manual +\| 1.75 ms +\| < 10 ms +\| ✅ met +\|/);
     expect(report).toMatch(/\| Full recovery +\| 10 threads · manual +\| 350 ms +\| < 5,000 ms +\| ✅ met +\|/);
-    expect(report).toContain('Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC): with its replicates');
+    expect(report).toContain(
+      'Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC), the latest earlier run that passed: with its replicates where both runs have them. History of its build (same fingerprint, passed): 1 run(s) (`run_20250131_120000_abcd1234`)',
+    );
     expect(report).toContain('**Fingerprints differ**');
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
     // Throughput +20% on 5 replicates each side: p = 0.008 (exact), beyond the 20% minimum effect: better.
