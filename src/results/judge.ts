@@ -3,7 +3,8 @@
  *
  * - **replicates** on both sides (this run's and the previous comparable run's, at least two each):
  *   two-sided Mann–Whitney U on the replicates (as scipy's `mannwhitneyu`), the change as the
- *   Hodges–Lehmann shift with its confidence interval (as R's `wilcox.test(conf.int = TRUE)`);
+ *   Hodges–Lehmann shift with its confidence interval (as R's `wilcox.test(conf.int = TRUE)`), of
+ *   the logarithms (a ratio) when every value is positive;
  * - otherwise, **history**: at least five earlier runs of the baseline's build (same
  *   fingerprint, passed) with a value: this run's value against the distribution of theirs
  *   (Student's t prediction test, as Bencher's t-test thresholds); the change is the distance
@@ -34,13 +35,19 @@ export type Baseline =
   | { readonly kind: 'none'; readonly n: number };
 
 export interface Change {
-  /** Current minus baseline, in the metric's unit: the Hodges–Lehmann shift, or the distance from the history's mean. */
+  /** Current minus baseline, in the metric's unit (for a `ratio`, the ratio applied to the baseline's center). */
   readonly estimate: number;
   readonly low: number;
   readonly high: number;
   /** The interval's real confidence (exact intervals are discrete). */
   readonly confidence: number;
   readonly method: 'hodges-lehmann-exact' | 'hodges-lehmann-asymptotic' | 'prediction-t';
+  /**
+   * `ratio`: the Hodges–Lehmann shift of the logarithms (metrics whose values are all positive):
+   * a ratio current/baseline, so a rate can fall by at most 100% and its interval never says
+   * otherwise; `difference`: the shift (or distance) in the metric's unit (metrics that can be 0).
+   */
+  readonly scale: 'ratio' | 'difference';
   /** The same three as a percentage of the baseline's center; null when that center is 0. */
   readonly estimate_percent: number | null;
   readonly low_percent: number | null;
@@ -113,26 +120,48 @@ function replicateEvidence(
   const center = median(previous);
   const baseline: Baseline = { kind: 'replicates', run_id: previousRunId, n: previous.length, center };
   const constant = [...current, ...previous].every((value) => value === current[0]);
+  // Ranks do not change under the logarithm: the same test either way.
   const test = mannWhitneyU(current, previous);
-  const shift = hodgesLehmannShift(current, previous, confidence);
   return {
     baseline,
     n_current: current.length,
     test: test.method === 'exact' ? 'mann-whitney-exact' : 'mann-whitney-asymptotic',
     p_value: constant ? 1 : test.pValue,
-    change: withPercent(
-      {
-        estimate: shift.estimate,
-        low: shift.low,
-        high: shift.high,
-        confidence: shift.confidence,
-        method: `hodges-lehmann-${shift.method}`,
-      },
-      center,
-    ),
+    change: replicateChange(current, previous, center, confidence),
     minimum_effect: minimumEffect,
     constant,
     untested_reason: null,
+  };
+}
+
+/**
+ * The Hodges–Lehmann change between replicates: of the logarithms when every value is positive
+ * (times and rates change by factors, and the ratio's interval stays above -100%), else of the
+ * values themselves.
+ */
+function replicateChange(current: NonEmptyArray<number>, previous: NonEmptyArray<number>, center: number, confidence: number): Change {
+  const positive = [...current, ...previous].every((value) => value > 0);
+  if (!positive) {
+    const shift = hodgesLehmannShift(current, previous, confidence);
+    const method = `hodges-lehmann-${shift.method}` as const;
+    return withPercent(
+      { estimate: shift.estimate, low: shift.low, high: shift.high, confidence: shift.confidence, method, scale: 'difference' },
+      center,
+    );
+  }
+  const logs = (values: NonEmptyArray<number>) => values.map(Math.log) as unknown as NonEmptyArray<number>;
+  const shift = hodgesLehmannShift(logs(current), logs(previous), confidence);
+  const percent = (logRatio: number) => Math.expm1(logRatio) * 100;
+  return {
+    estimate: center * Math.expm1(shift.estimate),
+    low: center * Math.expm1(shift.low),
+    high: center * Math.expm1(shift.high),
+    confidence: shift.confidence,
+    method: `hodges-lehmann-${shift.method}`,
+    scale: 'ratio',
+    estimate_percent: percent(shift.estimate),
+    low_percent: percent(shift.low),
+    high_percent: percent(shift.high),
   };
 }
 
@@ -151,7 +180,7 @@ function historyEvidence(
     test: 'history-t',
     p_value: test.pValue,
     change: withPercent(
-      { estimate: test.estimate, low: test.low, high: test.high, confidence: test.confidence, method: 'prediction-t' },
+      { estimate: test.estimate, low: test.low, high: test.high, confidence: test.confidence, method: 'prediction-t', scale: 'difference' },
       test.baselineMean,
     ),
     minimum_effect: minimumEffect,

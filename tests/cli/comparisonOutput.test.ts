@@ -83,7 +83,7 @@ describe('the A/A check verdict', () => {
     expect(lines).toContain('pair  run             judged  flagged                share  --threshold 10');
     expect(lines).toContain('1     run_b vs run_a  2       0 (0 better, 0 worse)  0.0%   exit 0');
     expect(lines).toContain('2     run_c vs run_b  2       1 (0 better, 1 worse)  50.0%  exit 1 (1)');
-    expect(verdict.text).toMatch(/pair 2: worse publish_throughput \(10 threads · plain\) Throughput \(msg\/s\) −40\.1% \[/);
+    expect(verdict.text).toMatch(/pair 2: worse publish_throughput \(10 threads · plain\) Throughput \(msg\/s\) −40\.0% \[/);
     expect(verdict.text).toContain('false alarms: 1 of 4 judged metrics (25.0%) over 2 pair(s); limit 5% per pair');
     expect(verdict.text).toContain('--threshold 10 would have failed 1 of 2 pair(s)');
     expect(verdict.text).toContain('verdict: 1 pair(s) failed the check');

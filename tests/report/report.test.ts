@@ -101,7 +101,7 @@ describe('the Markdown report', () => {
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
     // Throughput +20% on 5 replicates each side: p = 0.008 (exact), beyond the 20% minimum effect: better.
     expect(report).toMatch(
-      /\| publish_throughput \(100 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +60,867 msg\/s \(5 reps\) \| +73,200 msg\/s \(5 reps\) \| +\+20\.0% \[\+17\.9%, \+22\.5%\] \| ±20% \(config\) +\| MW exact p=0\.008, q=0\.008 +\| ✅ better/,
+      /\| publish_throughput \(100 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +60,867 msg\/s \(5 reps\) \| +73,200 msg\/s \(5 reps\) \| +\+20\.0% \[\+17\.5%, \+22\.5%\] \| ±20% \(config\) +\| MW exact p=0\.008, q=0\.008 +\| ✅ better/,
     );
     // Per-thread samples only: the change is shown, not judged.
     expect(report).toMatch(

@@ -53,7 +53,8 @@ describe('compareRuns: replicates', () => {
   const before = runOf('run_a', [replicated([1, 2, 3, 4, 5], [1, 2, 3, 4, 5])]);
 
   it('tests the replicates (Mann-Whitney), gives the Hodges-Lehmann change with its interval, and judges', () => {
-    // [6..10] vs [1..5]: exact two-sided p = 0.0079 (scipy); shift 5 [2, 8] at 96.8% (R, exact).
+    // [6..10] vs [1..5]: exact two-sided p = 0.0079 (scipy). The change is the Hodges-Lehmann shift of the
+    // logarithms (R, exact, on log values): ratio 8/3 (+166.7%) [3rd smallest 1.5, 3rd largest 8] at 96.8%.
     const comparison = compareRuns(before, runOf('run_b', [replicated([6, 7, 8, 9, 10], [6, 7, 8, 9, 10])]));
     const rate = metricOf(comparison, key, 'throughput_msgs_per_sec');
     expect(rate).toMatchObject({
@@ -67,8 +68,12 @@ describe('compareRuns: replicates', () => {
       minimum_effect: { percent: 20, source: 'config' },
     });
     expect(rate.p_value).toBeCloseTo(0.007936507936507936, 12);
-    expect(rate.change).toMatchObject({ estimate: 5, low: 2, high: 8, method: 'hodges-lehmann-exact' });
+    expect(rate.change).toMatchObject({ method: 'hodges-lehmann-exact', scale: 'ratio' });
     expect(rate.change!.estimate_percent).toBeCloseTo(166.667, 3);
+    expect(rate.change!.low_percent).toBeCloseTo(50, 10);
+    expect(rate.change!.high_percent).toBeCloseTo(700, 10);
+    // In the metric's unit: the ratio applied to the baseline's median (3).
+    expect([rate.change!.estimate, rate.change!.low, rate.change!.high]).toEqual([expect.closeTo(5, 10), expect.closeTo(1.5, 10), expect.closeTo(21, 10)]);
     expect(rate.change!.confidence).toBeCloseTo(0.9682539682539683, 14);
     // Latency went up by as much: worse. Errors all 0 on both sides: ~, and left out of the correction.
     expect(metricOf(comparison, key, 'publish_latency_p99_ms').verdict).toBe('worse');
