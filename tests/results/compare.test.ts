@@ -73,7 +73,11 @@ describe('compareRuns: replicates', () => {
     expect(rate.change!.low_percent).toBeCloseTo(50, 10);
     expect(rate.change!.high_percent).toBeCloseTo(700, 10);
     // In the metric's unit: the ratio applied to the baseline's median (3).
-    expect([rate.change!.estimate, rate.change!.low, rate.change!.high]).toEqual([expect.closeTo(5, 10), expect.closeTo(1.5, 10), expect.closeTo(21, 10)]);
+    expect([rate.change!.estimate, rate.change!.low, rate.change!.high]).toEqual([
+      expect.closeTo(5, 10),
+      expect.closeTo(1.5, 10),
+      expect.closeTo(21, 10),
+    ]);
     expect(rate.change!.confidence).toBeCloseTo(0.9682539682539683, 14);
     // Latency went up by as much: worse. Errors all 0 on both sides: ~, and left out of the correction.
     expect(metricOf(comparison, key, 'publish_latency_p99_ms').verdict).toBe('worse');
