@@ -81,7 +81,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(report).toContain(`Compared with \`${history.runs[0]!.run_id}\``);
     // 8 replicates a side, fully separated: exact Mann-Whitney p = 2/C(16,8); +30% is beyond the 20% minimum effect.
     expect(report).toMatch(
-      /Throughput \(msg\/s\) +\| +1,001 msg\/s \(8 reps\) \| +1,301 msg\/s \(8 reps\) \| +\+30\.0% \[\+29\.\d%, \+30\.\d%\] \| ±20% \(config\) +\| MW exact p<0\.001, q<0\.001 +\| ✅ better/,
+      /Throughput \(msg\/s\) +\| +1,001 msg\/s \(8 reps\) \| +1,301 msg\/s \(8 reps\) \| +\+30\.0% \[\+2\d\.\d%, \+3\d\.\d%\] \| ±20% \(config\) +\| MW exact p<0\.001, q<0\.001 +\| ✅ better/,
     );
     // Per-thread samples are never tested: the recovery figures are shown, not judged.
     expect(report).toMatch(/Error detection latency +\| [^|]+\| [^|]+\| +−23\.1% +\| [^|]+\| — +\| \? not judged/);
@@ -115,7 +115,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(slower.code).toBe(1);
     expect(slower.stdout).toMatch(/threshold {3}2 metric\(s\) judged worse by more than 10%:/);
     expect(slower.stdout).toMatch(
-      /✗ publish_throughput\{.*\} Throughput \(msg\/s\): −53\.9% \[−5\d\.\d%, −5\d\.\d%\] \(MW exact p<0\.001, q<0\.001; minimum ±20% \(config\)\)/,
+      /✗ publish_throughput\{.*\} Throughput \(msg\/s\): −53\.8% \[−5\d\.\d%, −5\d\.\d%\] \(MW exact p<0\.001, q<0\.001; minimum ±20% \(config\)\)/,
     );
     expect(archivesIn(out)).toHaveLength(3);
 
