@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { CLIENT_NAMES, parseClientSelection, type ClientSpec } from './client/api';
 import { ConfigError } from './errors';
+import { resolveMinimumEffects, type MinimumEffects } from './results/minimumEffects';
 
 /** A TCP endpoint, e.g. `127.0.0.1:25672`. */
 export interface HostPort {
@@ -43,6 +44,8 @@ export interface BenchConfig {
    * @default amqplib:defaults
    */
   readonly clients: readonly ClientSpec[];
+  /** BENCH_MIN_EFFECTS: the comparison's minimum effects, inline JSON or a JSON file (src/results/minimumEffects.ts). @default per family: throughput 20%, latency 30%, recovery 30%, counts 50% */
+  readonly minimumEffects: MinimumEffects;
 }
 
 /** The project root (where package.json lives), independent of the working directory. */
@@ -91,6 +94,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
     clientMode: parseChoice('BENCH_CLIENT_MODE', value('BENCH_CLIENT_MODE') ?? 'manual', ['manual', 'amqplib-recovery'] as const),
     clients: parseClients(value('BENCH_CLIENTS') ?? DEFAULTS.clients),
+    minimumEffects: resolveMinimumEffects(value('BENCH_MIN_EFFECTS')),
   });
 }
 

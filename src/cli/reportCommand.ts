@@ -22,7 +22,7 @@ export function registerReportCommand(program: Command): void {
     .option('--compare', 'also print the comparison with the previous run in the terminal')
     .option(
       '--threshold <percent>',
-      'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare',
+      'exit 1 when a metric is judged worse (significant after Benjamini-Hochberg correction and beyond its minimum effect) by more than this percentage, and name it; implies --compare',
     )
     .option('--template <file>', 'Handlebars template for the Markdown report (default src/report/templates/report.md.hbs)')
     .action(async (input: ReportCommandInput) => {

@@ -48,7 +48,7 @@ export function registerRunCommand(program: Command): void {
     .option('--compare', 'also print the comparison with the previous run in the terminal (the report always has it)')
     .option(
       '--threshold <percent>',
-      'exit 1 when a metric got significantly worse (p < 0.05) by more than this percentage; implies --compare',
+      'exit 1 when a metric is judged worse (significant after Benjamini-Hochberg correction and beyond its minimum effect) by more than this percentage, and name it; implies --compare',
     )
     .option('--template <file>', 'Handlebars template for the Markdown report (default src/report/templates/report.md.hbs)')
     .option('-n, --numprocesses <n>', 'Jest workers running benchmark files at once (1 = in band, as jest.config.ts sets by default)')
@@ -73,7 +73,7 @@ Examples:
   npm run bench:quick                             markers "${QUICK_MARKERS}"
   npm run bench -- -m "not stress" -n 1           fewer resources
   npm run bench -- -t test_recovery_after_reset_peer
-  npm run bench:compare -- --threshold 10         fail on a significant regression beyond 10%`,
+  npm run bench:compare -- --threshold 10         fail on a metric judged worse by more than 10%`,
     )
     .action(async (input: RunCommandInput) => {
       process.exitCode = await runBenchmarks(resolveRunOptions(input, getConfig()));

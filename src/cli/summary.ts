@@ -7,12 +7,21 @@ import { countVerdicts, type Regression, type RunComparison } from '../results/c
 import type { RunArchive } from '../results/archive';
 import type { NothingRan } from '../results/pipeline';
 import { countTests, testsRun, type JestOutcome } from '../results/outcome';
+import { MIN_HISTORY_RUNS } from '../results/judge';
 import { resultLabel } from '../report/labels';
-import { formatDeltaPercent, formatDuration, formatNumber, formatPValue, formatValue, humanizeMetricName } from '../report/format';
+import { formatDuration, formatNumber, formatValue, humanizeMetricName } from '../report/format';
 import { GLANCE_RECOVERY_METRICS, keyMetricConfiguration, recoveryScenarios } from '../report/glance';
 import { describeCheck, figureMet, targetChecks } from '../report/targets';
 import { keyMetricLabel } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
+import {
+  describeBaseline,
+  describeChange,
+  describeCurrent,
+  describeMinimumEffect,
+  describeRegression,
+  describeSignificance,
+} from '../report/comparisonView';
 
 export interface SummaryInput {
   readonly archive: RunArchive;
@@ -94,7 +103,7 @@ export function formatSummary(input: SummaryInput): string {
   if (input.comparison) {
     const verdicts = countVerdicts(input.comparison);
     lines.push(
-      `compared    with ${input.comparison.previous_run_id}: ${verdicts.better} better, ${verdicts.worse} worse, ${verdicts.same} ~, ${verdicts.unknown} without samples` +
+      `compared    with ${input.comparison.previous_run_id}: ${verdicts.better} better, ${verdicts.worse} worse, ${verdicts.same} ~, ${verdicts.unknown} not judged (${verdicts.judged} judged, BH-corrected)` +
         (input.comparison.same_fingerprint
           ? ''
           : ` (environment differs: ${input.comparison.environment_differences.map((difference) => difference.field).join(', ')})`),
@@ -103,14 +112,10 @@ export function formatSummary(input: SummaryInput): string {
   if (input.thresholdPercent !== null) {
     lines.push(
       input.regressions.length === 0
-        ? `threshold   no significant regression beyond ${input.thresholdPercent}%`
-        : `threshold   ${input.regressions.length} significant regression(s) beyond ${input.thresholdPercent}%:`,
+        ? `threshold   no metric judged worse by more than ${input.thresholdPercent}%`
+        : `threshold   ${input.regressions.length} metric(s) judged worse by more than ${input.thresholdPercent}%:`,
     );
-    for (const regression of input.regressions) {
-      lines.push(
-        `  ✗ ${regression.result} ${humanizeMetricName(regression.metric.metric)} ${formatDeltaPercent(regression.metric.delta_percent)} (${formatPValue(regression.metric.p_value)})`,
-      );
-    }
+    for (const regression of input.regressions) lines.push(`  ✗ ${describeRegression(regression)}`);
   }
   if (input.reportPath)
     lines.push(
@@ -183,7 +188,11 @@ export function nothingRanLine(outcome: JestOutcome, freshResults: number): stri
   return `no benchmark ran: ${why}; nothing archived, junit.xml, the report, its charts and the history are unchanged`;
 }
 
-/** The comparison as a terminal table (`--compare`): significant changes first, then the rest. */
+/**
+ * The comparison as a terminal table (`--compare`): worse first, then better, then the rest; per
+ * metric the baseline, this run, the change with its confidence interval, the minimum effect,
+ * the corrected significance and the verdict, as in the report.
+ */
 export function formatComparison(comparison: RunComparison): string {
   const rows = comparison.matched.flatMap((result) =>
     result.metrics
@@ -191,24 +200,33 @@ export function formatComparison(comparison: RunComparison): string {
       .map((metric) => ({ result: resultLabel(result.name, result.parameters), metric })),
   );
   if (rows.length === 0) return `comparison with ${comparison.previous_run_id}: no metric in common\n`;
-  const rank = { worse: 0, better: 1, unknown: 2, same: 3, 'n/a': 4 } as const;
+  const rank = { worse: 0, better: 1, same: 2, unknown: 3, 'n/a': 4 } as const;
   rows.sort((a, b) => rank[a.metric.verdict] - rank[b.metric.verdict]);
   const cells = rows.map(({ result, metric }) => [
     `${result} ${humanizeMetricName(metric.metric)}`,
-    formatValue(metric.previous, metric.unit),
-    formatValue(metric.current, metric.unit),
-    formatDeltaPercent(metric.delta_percent),
-    metric.p_value === null ? '?' : formatPValue(metric.p_value),
+    describeBaseline(metric),
+    describeCurrent(metric),
+    describeChange(metric),
+    describeMinimumEffect(metric),
+    describeSignificance(metric),
     metric.verdict === 'same' ? '~' : metric.verdict === 'unknown' ? '?' : metric.verdict,
   ]);
-  const header = ['result / metric', 'previous', 'current', 'change', 'p', 'verdict'];
+  const confidence = Math.round(comparison.confidence * 100);
+  const header = ['result / metric', 'baseline', 'current', `change [${confidence}% CI]`, 'min. effect', 'significance', 'verdict'];
   const widths = header.map((title, index) => Math.max(title.length, ...cells.map((row) => row[index]!.length)));
   const line = (row: readonly string[]) =>
-    row.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ');
+    row
+      .map((cell, index) => (index === 0 || index >= 4 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!)))
+      .join('  ')
+      .trimEnd();
+  const counts = countVerdicts(comparison);
+  const history = comparison.history_run_ids.length;
   return [
-    `comparison with ${comparison.previous_run_id} (Mann-Whitney U, α=${comparison.alpha}; ~ not significant, ? no samples)`,
+    `comparison with ${comparison.previous_run_id}: replicates of that run (Mann-Whitney U, Hodges-Lehmann ${confidence}% CI), else ${history} earlier run(s) of its build (t prediction test, ${MIN_HISTORY_RUNS} needed)`,
+    `${counts.judged} metrics judged, Benjamini-Hochberg corrected at FDR ${comparison.alpha}; a verdict also needs the change beyond the minimum effect (~ no change that counts, ? not judged)`,
     line(header),
     ...cells.map(line),
+    `${counts.better} better, ${counts.worse} worse, ${counts.same} ~, ${counts.unknown} not judged`,
     '',
   ].join('\n');
 }

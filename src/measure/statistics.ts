@@ -148,12 +148,13 @@ function exactUpperTail(u: number, n1: number, n2: number): number {
 }
 
 /**
- * counts[k] = number of arrangements of n1 x's and n2 y's with U = k (the distribution is
- * symmetric in n1, n2). Recurrence on the largest value: an x above all j y's adds j to U, a y
- * adds nothing: f(i,j,k) = f(i-1,j,k-j) + f(i,j-1,k). Rows are kept for the smaller sample only,
- * so memory stays at about small^2 * large numbers.
+ * The exact null distribution of U without ties: counts[k] = number of arrangements of n1 x's and
+ * n2 y's with U = k, k = 0..n1*n2 (symmetric in n1, n2; the counts sum to C(n1+n2, n1)).
+ * Recurrence on the largest value: an x above all j y's adds j to U, a y adds nothing:
+ * f(i,j,k) = f(i-1,j,k-j) + f(i,j-1,k). Rows are kept for the smaller sample only, so memory
+ * stays at about small^2 * large numbers. Also behind the exact Hodges–Lehmann interval.
  */
-function exactUCounts(n1: number, n2: number): Float64Array {
+export function exactUCounts(n1: number, n2: number): Float64Array {
   const small = Math.min(n1, n2);
   const large = Math.max(n1, n2);
   // rows[i] holds f(i, j, .) for the current j; with j = 0 only U = 0 is possible.

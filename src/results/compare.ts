@@ -1,22 +1,38 @@
 /**
- * Comparison of two runs, as benchstat does it: results matched by name and parameters, each
- * metric's change in percent, and whether it is statistically significant (two-sided
- * Mann-Whitney U on the samples, alpha 0.05). Without samples a change is shown but not judged.
- * Pure: two runs in, a comparison out.
+ * Comparison of a run with its baseline, built to be gated on (pure: runs in, a comparison out).
+ *
+ * 1. Results are matched by name and parameters.
+ * 2. Each metric with a direction is weighed (judge.ts): Mann–Whitney U on the replicates of
+ *    this run and of the previous comparable run, or, without replicates, a t prediction test of
+ *    this run's value against earlier runs of the baseline's build; the change comes with its
+ *    confidence interval.
+ * 3. The p-values of every judged metric are corrected together (Benjamini–Hochberg, false
+ *    discovery rate α = 0.05): with dozens of metrics, some would otherwise pass α by chance.
+ * 4. A metric is better or worse only when it is significant after the correction **and** its
+ *    change is larger than its minimum effect (its own run-to-run noise, or its family's default).
  */
-import { isNonEmpty, mannWhitneyU, type MannWhitneyMethod } from '../measure/statistics';
+import { benjaminiHochberg } from '../measure/multipleTesting';
+import { beyondMinimumEffect, weighEvidence, type Baseline, type Change, type ComparisonTest, type MinimumEffect } from './judge';
 import { describeParameters } from './keyMetrics';
+import { DEFAULT_MINIMUM_EFFECTS, familyOf, type MetricFamily, type MinimumEffects } from './minimumEffects';
 import type { Category, Direction } from './rawResult';
-import { samplesForMetric, type SampleSource } from './samples';
+import type { SampleSource } from './samples';
 
+export type { Baseline, Change, ComparisonTest, MinimumEffect } from './judge';
+export { countVerdicts, regressionsBeyond, type Regression, type VerdictCounts } from './gate';
+
+/** False discovery rate of the Benjamini–Hochberg correction. */
 export const DEFAULT_ALPHA = 0.05;
+/** Confidence of every change's interval. */
+export const DEFAULT_CONFIDENCE = 0.95;
 
-/** A result as both archives (with samples) and history entries (values only) have it. */
+/** A result as both archives (with replicates and samples) and history entries (values only) have it. */
 export interface ComparableResult extends SampleSource {
   readonly name: string;
   readonly category: Category;
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
   readonly metrics: Readonly<Record<string, { readonly value: number | null; readonly unit: string; readonly direction: Direction }>>;
+  readonly replicates?: Readonly<Record<string, readonly number[]>>;
   readonly timestamp?: string;
 }
 
@@ -29,8 +45,9 @@ export interface ComparableRun {
 }
 
 /**
- * `better`/`worse`: significant change in that direction; `same`: not significant (`~`);
- * `unknown`: no samples to judge by; `n/a`: no value on one side, or a metric without direction.
+ * `better`/`worse`: significant after correction and beyond the minimum effect; `same` (`~`):
+ * not significant, or within the minimum effect; `unknown` (`?`): not judged (no replicates and
+ * too short a history); `n/a`: no value on one side, or a metric without direction.
  */
 export type Verdict = 'better' | 'worse' | 'same' | 'unknown' | 'n/a';
 
@@ -38,15 +55,24 @@ export interface MetricComparison {
   readonly metric: string;
   readonly unit: string;
   readonly direction: Direction;
+  readonly family: MetricFamily;
+  /** The previous comparable run's value and this run's (medians of their replicates when they have them). */
   readonly previous: number | null;
   readonly current: number | null;
   /** (current - previous) / |previous| * 100; null when previous is 0 or a value is missing. */
   readonly delta_percent: number | null;
-  readonly p_value: number | null;
-  readonly test: MannWhitneyMethod | null;
-  readonly n_previous: number | null;
+  readonly baseline: Baseline;
+  /** Replicates behind this run's value (1 without replicates); null when not judged. */
   readonly n_current: number | null;
+  readonly test: ComparisonTest | null;
+  readonly p_value: number | null;
+  /** Benjamini–Hochberg adjusted p-value; null when the metric was not part of the correction. */
+  readonly q_value: number | null;
+  readonly change: Change | null;
+  readonly minimum_effect: MinimumEffect | null;
   readonly verdict: Verdict;
+  /** One line: why this verdict. */
+  readonly reason: string;
 }
 
 export interface ResultComparison {
@@ -67,13 +93,31 @@ export interface RunComparison {
   readonly previous_run_id: string;
   readonly previous_started_at: string;
   readonly current_run_id: string;
+  /** False discovery rate the correction holds. */
   readonly alpha: number;
+  /** Confidence of the change intervals. */
+  readonly confidence: number;
+  readonly correction: { readonly method: 'benjamini-hochberg'; readonly judged: number };
+  /** Earlier runs of the baseline's build the history test and the learned minimum effects drew on, oldest first. */
+  readonly history_run_ids: readonly string[];
+  readonly minimum_effects: MinimumEffects;
   readonly same_fingerprint: boolean;
   readonly environment_differences: readonly EnvironmentDifference[];
   readonly matched: readonly ResultComparison[];
   /** Results only in the current run / only in the previous one (`name{parameters}`). */
   readonly added: readonly string[];
   readonly removed: readonly string[];
+}
+
+export interface CompareOptions {
+  readonly alpha?: number;
+  readonly confidence?: number;
+  /**
+   * Usable earlier runs of the previous run's build (same fingerprint, passed), oldest first,
+   * the previous run among them: the history baseline and the source of learned minimum effects.
+   */
+  readonly history?: readonly Pick<ComparableRun, 'run_id' | 'results'>[];
+  readonly minimumEffects?: MinimumEffects;
 }
 
 /** `name{k=v, ...}` with keys sorted: the identity of a result across runs. */
@@ -109,104 +153,126 @@ function indexByKey(results: readonly ComparableResult[]): Map<string, Comparabl
   return index;
 }
 
-export function compareRuns(previous: ComparableRun, current: ComparableRun, options: { alpha?: number } = {}): RunComparison {
+type Weighed = Omit<MetricComparison, 'q_value' | 'verdict' | 'reason'> & { readonly constant: boolean; readonly untested: string | null };
+
+export function compareRuns(previous: ComparableRun, current: ComparableRun, options: CompareOptions = {}): RunComparison {
   const alpha = options.alpha ?? DEFAULT_ALPHA;
+  const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
+  const settings = options.minimumEffects ?? DEFAULT_MINIMUM_EFFECTS;
+  const history = (options.history ?? []).slice(-settings.historyRuns);
+  const historyIndex = history.map((run) => ({ run_id: run.run_id, results: indexByKey(run.results) }));
   const before = indexByKey(previous.results);
   const after = indexByKey(current.results);
-  const matched: ResultComparison[] = [];
+
+  const weighed: { key: string; result: ComparableResult; metrics: Weighed[] }[] = [];
   for (const [key, result] of after) {
     const old = before.get(key);
     if (!old) continue;
     const metrics = Object.keys(result.metrics)
       .filter((metric) => old.metrics[metric] !== undefined)
-      .map((metric) => compareMetric(metric, old, result, alpha));
-    matched.push({ key, name: result.name, category: result.category, parameters: result.parameters, metrics });
+      .map((metric): Weighed => {
+        const now = result.metrics[metric]!;
+        const then = old.metrics[metric]!;
+        const base = {
+          metric,
+          unit: now.unit,
+          direction: now.direction,
+          family: familyOf(metric, now.unit, result.category, now.direction),
+          previous: then.value,
+          current: now.value,
+          delta_percent:
+            then.value !== null && now.value !== null && then.value !== 0 ? ((now.value - then.value) / Math.abs(then.value)) * 100 : null,
+        };
+        if (now.direction === 'none' || then.value === null || now.value === null) {
+          return {
+            ...base,
+            baseline: { kind: 'none', n: 0 },
+            n_current: null,
+            test: null,
+            p_value: null,
+            change: null,
+            minimum_effect: null,
+            constant: false,
+            untested: null,
+          };
+        }
+        const evidence = weighEvidence(
+          {
+            family: base.family,
+            current: now.value,
+            currentReplicates: finite(result.replicates?.[metric]),
+            previousRunId: previous.run_id,
+            previousReplicates: finite(old.replicates?.[metric]),
+            history: historyIndex.flatMap((run) => {
+              const value = run.results.get(key)?.metrics[metric]?.value;
+              return typeof value === 'number' && Number.isFinite(value) ? [{ run_id: run.run_id, value }] : [];
+            }),
+          },
+          settings,
+          confidence,
+        );
+        const { constant, untested_reason, ...rest } = evidence;
+        return { ...base, ...rest, constant, untested: untested_reason };
+      });
+    weighed.push({ key, result, metrics });
   }
+
+  // One correction over every metric that was tested and could show a difference.
+  const judged = weighed.flatMap((entry) => entry.metrics).filter((metric) => metric.p_value !== null && !metric.constant);
+  const adjusted = new Map(judged.map((metric, index) => [metric, benjaminiHochberg(judged.map((each) => each.p_value!))[index]!]));
+
   return {
     previous_run_id: previous.run_id,
     previous_started_at: previous.started_at,
     current_run_id: current.run_id,
     alpha,
+    confidence,
+    correction: { method: 'benjamini-hochberg', judged: judged.length },
+    history_run_ids: history.map((run) => run.run_id),
+    minimum_effects: settings,
     same_fingerprint: previous.environment.fingerprint === current.environment.fingerprint,
     environment_differences: compareEnvironments(previous.environment, current.environment),
-    matched,
+    matched: weighed.map(({ key, result, metrics }) => ({
+      key,
+      name: result.name,
+      category: result.category,
+      parameters: result.parameters,
+      metrics: metrics.map((metric) => decide(metric, adjusted.get(metric) ?? null, alpha)),
+    })),
     added: [...after.keys()].filter((key) => !before.has(key)),
     removed: [...before.keys()].filter((key) => !after.has(key)),
   };
 }
 
-function compareMetric(metric: string, old: ComparableResult, result: ComparableResult, alpha: number): MetricComparison {
-  const currentMetric = result.metrics[metric]!;
-  const previousValue = old.metrics[metric]!.value;
-  const currentValue = currentMetric.value;
-  const direction = currentMetric.direction;
-  const delta =
-    previousValue !== null && currentValue !== null && previousValue !== 0
-      ? ((currentValue - previousValue) / Math.abs(previousValue)) * 100
-      : null;
-  const base = { metric, unit: currentMetric.unit, direction, previous: previousValue, current: currentValue, delta_percent: delta };
-  // Significance only from replicates (rounds, threads). The per-message values inside an HDR
-  // histogram are not independent samples: 30,000 latencies of one run would make any wiggle
-  // "significant" (pseudo-replication). Their metrics get a delta and `?`, not a verdict.
-  const oldSamples = samplesForMetric(old, metric, undefined, { includeHistograms: false });
-  const newSamples = samplesForMetric(result, metric, undefined, { includeHistograms: false });
-  if (!oldSamples || !newSamples || !isNonEmpty(oldSamples.values) || !isNonEmpty(newSamples.values)) {
-    const verdict: Verdict =
-      previousValue === null || currentValue === null || direction === 'none' ? 'n/a' : previousValue === currentValue ? 'same' : 'unknown';
-    return {
-      ...base,
-      p_value: null,
-      test: null,
-      n_previous: oldSamples?.values.length ?? null,
-      n_current: newSamples?.values.length ?? null,
-      verdict,
-    };
-  }
-  const test = mannWhitneyU(oldSamples.values, newSamples.values);
-  return {
-    ...base,
-    p_value: test.pValue,
-    test: test.method,
-    n_previous: test.n1,
-    n_current: test.n2,
-    verdict: judge(direction, test.pValue < alpha, previousValue, currentValue),
-  };
+function finite(values: readonly number[] | undefined): readonly number[] | undefined {
+  const kept = values?.filter((value) => Number.isFinite(value));
+  return kept && kept.length > 0 ? kept : undefined;
 }
 
-function judge(direction: Direction, significant: boolean, previous: number | null, current: number | null): Verdict {
-  if (direction === 'none' || previous === null || current === null) return 'n/a';
-  if (!significant || previous === current) return 'same';
-  const increased = current > previous;
-  return increased === (direction === 'higher') ? 'better' : 'worse';
+function decide(metric: Weighed, qValue: number | null, alpha: number): MetricComparison {
+  const { constant, untested, ...rest } = metric;
+  const verdictOf = (verdict: Verdict, reason: string): MetricComparison => ({ ...rest, q_value: qValue, verdict, reason });
+  if (metric.direction === 'none') return verdictOf('n/a', 'no direction: shown, not judged');
+  if (metric.previous === null || metric.current === null)
+    return verdictOf('n/a', `no value in ${metric.previous === null ? 'the previous' : 'this'} run`);
+  if (metric.change === null || metric.p_value === null) return verdictOf('unknown', `not judged: ${untested ?? 'no test applies'}`);
+  if (constant) return verdictOf('same', 'every value equal on both sides (left out of the correction)');
+  const q = qValue ?? 1;
+  if (q > alpha) return verdictOf('same', `not significant after correction (q = ${formatQ(q)})`);
+  const minimum = metric.minimum_effect!;
+  if (!beyondMinimumEffect(metric.change, minimum))
+    return verdictOf('same', `significant (q = ${formatQ(q)}) but within the minimum effect of ${describeMinimum(minimum, metric.unit)}`);
+  const increased = metric.change.estimate > 0;
+  const verdict: Verdict = increased === (metric.direction === 'higher') ? 'better' : 'worse';
+  return verdictOf(verdict, `significant (q = ${formatQ(q)}) and beyond the minimum effect of ${describeMinimum(minimum, metric.unit)}`);
 }
 
-export interface Regression {
-  readonly result: string;
-  readonly metric: MetricComparison;
+function formatQ(q: number): string {
+  return q < 0.0001 ? '<0.0001' : q.toPrecision(2);
 }
 
-/** Significant changes for the worse larger than `thresholdPercent` (the `--threshold` check). */
-export function regressionsBeyond(comparison: RunComparison, thresholdPercent: number): Regression[] {
-  const regressions: Regression[] = [];
-  for (const result of comparison.matched) {
-    for (const metric of result.metrics) {
-      if (metric.verdict === 'worse' && metric.delta_percent !== null && Math.abs(metric.delta_percent) > thresholdPercent) {
-        regressions.push({ result: result.key, metric });
-      }
-    }
-  }
-  return regressions;
-}
-
-export interface VerdictCounts {
-  readonly better: number;
-  readonly worse: number;
-  readonly same: number;
-  readonly unknown: number;
-}
-
-export function countVerdicts(comparison: RunComparison): VerdictCounts {
-  const all = comparison.matched.flatMap((result) => result.metrics);
-  const count = (verdict: Verdict) => all.filter((metric) => metric.verdict === verdict).length;
-  return { better: count('better'), worse: count('worse'), same: count('same'), unknown: count('unknown') };
+/** `±20% (config)`, `±7.4% (noise of 5 runs), at least 1 ms`. */
+export function describeMinimum(minimum: MinimumEffect, unit: string): string {
+  const percent = `±${Number(minimum.percent.toPrecision(2))}% (${minimum.source === 'history' ? `noise of ${minimum.runs} runs` : 'config'})`;
+  return minimum.absolute > 0 ? `${percent}, at least ${minimum.absolute} ${unit}` : percent;
 }

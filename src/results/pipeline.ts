@@ -21,7 +21,10 @@ import {
   type Regression,
   type RunComparison,
 } from './compare';
-import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, type History, type HistoryEntry } from './history';
+import { getConfig } from '../config';
+import { chooseBaseline } from './baseline';
+import { appendToHistory, historyEntryOf, historyPath, type History, type HistoryEntry } from './history';
+import type { MinimumEffects } from './minimumEffects';
 import { countTests, readOutcome, testsRun, type JestOutcome, type SuiteError, type TestCounts } from './outcome';
 
 export interface FinalizeRunOptions extends Pick<
@@ -165,18 +168,25 @@ export interface ReportForInput {
   readonly secrets: readonly string[];
   readonly warnings: readonly string[];
   readonly warn: (message: string) => void;
+  /** @default BENCH_MIN_EFFECTS (the configuration) */
+  readonly minimumEffects?: MinimumEffects;
 }
 
-/** Comparison with the previous run that has results, then the report (shared by runs and `bench report`). */
+/** Comparison with the previous usable run and its build's history, then the report (shared by runs and `bench report`). */
 export async function reportFor(input: ReportForInput): Promise<ReportOutcome> {
   const currentKeys = new Set(input.archive.results.map((result) => resultKey(result)));
-  const previous = previousRunWithResults(input.earlier, currentKeys, resultKey);
+  const minimumEffects = input.minimumEffects ?? getConfig().minimumEffects;
+  const baseline = chooseBaseline(input.earlier, currentKeys, resultKey, minimumEffects.historyRuns);
   let comparison: RunComparison | null = null;
   let comparisonNote: string | null =
-    input.earlier.length === 0 ? 'First run in the history: nothing to compare with yet.' : 'No earlier run with results to compare with.';
-  if (previous) {
-    comparison = compareRuns(comparableOf(previous, input.reportsDir, input.warn), comparableFromArchive(input.archive), {
+    input.earlier.length === 0
+      ? 'First run in the history: nothing to compare with yet.'
+      : 'No earlier run that passed and has results to compare with (failed, interrupted and empty runs are never a baseline).';
+  if (baseline) {
+    comparison = compareRuns(comparableOf(baseline.previous, input.reportsDir, input.warn), comparableFromArchive(input.archive), {
       alpha: DEFAULT_ALPHA,
+      history: baseline.history,
+      minimumEffects,
     });
     comparisonNote = null;
   }
@@ -220,10 +230,10 @@ function comparableOf(entry: HistoryEntry, reportsDir: string, warn: (message: s
     try {
       return comparableFromArchive(readRunArchive(archivePath));
     } catch (error) {
-      warn(`archive ${entry.archive_file} unreadable (${describeError(error)}); comparing with the history's values, without significance`);
+      warn(`archive ${entry.archive_file} unreadable (${describeError(error)}); comparing with the history's values (no replicates)`);
     }
   } else {
-    warn(`archive ${entry.archive_file} of the previous run is missing; comparing with the history's values, without significance`);
+    warn(`archive ${entry.archive_file} of the previous run is missing; comparing with the history's values (no replicates)`);
   }
   const { fingerprint, git_commit, git_dirty, node_version, platform } = entry;
   return {

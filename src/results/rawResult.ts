@@ -25,6 +25,8 @@ export type RawResult = DeepReadonly<Schema.RawResult>;
 export type Metric = DeepReadonly<Schema.Metric>;
 export type Target = DeepReadonly<Schema.Target>;
 export type EncodedHistogram = DeepReadonly<Schema.EncodedHistogram>;
+/** A raw result as a benchmark builds it, before recordResult fills in the id, time and fingerprint. */
+export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint'>;
 /** What a result measures: throughput, scalability, recovery, ... */
 export type Category = RawResult['category'];
 /** `higher` for rates, `lower` for latencies and losses, `none` for counts that only describe. */

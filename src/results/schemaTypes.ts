@@ -30,10 +30,19 @@ export interface RawResult {
     [k: string]: Metric;
   };
   /**
-   * Raw samples per metric name (e.g. per-round rates, per-thread latencies), for spread and significance tests.
+   * One run's spread per metric name (per-round rates, per-thread latencies, per-pair ratios): kept and shown, never taken as replicates of a run (they share that run's conditions).
    */
   samples?: {
     [k: string]: number[];
+  };
+  /**
+   * Per metric name, that metric's value in each of k independent repetitions of the scenario within this run (each a fresh session, connections and worker pool), in the order they ran; the metric's value is their median (src/results/replicates.ts). The comparison tests significance on these, not on samples.
+   */
+  replicates?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: [number, ...number[]];
   };
   histograms?: {
     [k: string]: EncodedHistogram;

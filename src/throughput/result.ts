@@ -1,16 +1,37 @@
 /**
  * Raw results of the throughput suite, built from what was measured (pure): `publish_throughput`
- * and `harness_overhead`. Values are medians of the measured rounds; every round's rate is kept
- * in `samples`, the merged latency histogram in `histograms`.
+ * and `harness_overhead`. One replicate's value is the median of its measured rounds (or pairs);
+ * every round's rate is kept in `samples`, the merged latency histogram in `histograms`. The
+ * recorded result combines k replicates (fresh sessions) into one: its values are the medians of
+ * the replicates' values, which the comparison tests (src/results/replicates.ts).
  */
 import { encodeHistogram, summarizeMs } from '../measure/histogram';
-import { isNonEmpty } from '../measure/statistics';
-import type { Metric, RawResult } from '../results/rawResult';
+import { isNonEmpty, type NonEmptyArray } from '../measure/statistics';
+import type { Metric, ResultDraft } from '../results/rawResult';
+import { combineReplicates } from '../results/replicates';
 import { measuredRounds, type PublishThroughputOutcome } from './measure';
 import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
 
-/** A raw result before recordResult fills in the id, time and fingerprint. */
-export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint'>;
+export type { ResultDraft } from '../results/rawResult';
+
+/** Counts of events that add up over replicates rather than having a median. */
+const PUBLISH_TOTALS = ['errors', 'messages_total'] as const;
+
+/**
+ * The recorded `publish_throughput` result of one configuration: its k replicates (one session
+ * each) combined, each metric's value the median of the replicates' values, errors and messages
+ * the totals.
+ */
+export function publishThroughputReplicatesResult(outcomes: NonEmptyArray<PublishThroughputOutcome>): ResultDraft {
+  const drafts = outcomes.map(publishThroughputResult) as unknown as NonEmptyArray<ResultDraft>;
+  return combineReplicates(drafts, { totals: PUBLISH_TOTALS, round: roundFigure });
+}
+
+/** The recorded `harness_overhead` result: k replicates (each its own session and bare process) combined. */
+export function harnessOverheadReplicatesResult(inputs: NonEmptyArray<OverheadInput>): ResultDraft {
+  const drafts = inputs.map(harnessOverheadResult) as unknown as NonEmptyArray<ResultDraft>;
+  return combineReplicates(drafts, { totals: ['errors'], round: roundFigure });
+}
 
 /** The harness must reach at least this share of a bare amqplib script's publish rate. */
 export const HARNESS_OVERHEAD_TARGET_PERCENT = 90;

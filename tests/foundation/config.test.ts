@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULTS, PROJECT_ROOT, proxiedAmqpUrl, resolveConfig } from '../../src/config';
 import { ConfigError } from '../../src/errors';
+import { DEFAULT_MINIMUM_EFFECTS } from '../../src/results/minimumEffects';
 
 describe('resolveConfig', () => {
   it('gives defaults that work on this machine when nothing is set', () => {
@@ -18,6 +19,7 @@ describe('resolveConfig', () => {
       strictTargets: false,
       clientMode: 'manual',
       clients: [{ name: 'amqplib', profile: 'defaults' }],
+      minimumEffects: DEFAULT_MINIMUM_EFFECTS,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

@@ -36,6 +36,14 @@ function expectValidSvg(text: string): void {
   expect(text).toMatch(/<text[^>]*>[^<]+<\/text>/);
 }
 
+const PASSED_TEST = {
+  test_id: 'benchmarks/bench_x.bench.ts::TestX::test_x',
+  full_name: 'TestX test_x',
+  status: 'passed',
+  duration_ms: 1000,
+  failure_message: null,
+} as const;
+
 async function twoRuns(root: string, secondResults: RawResult[] = realisticResults(1.2)) {
   const raw = path.join(root, 'raw');
   const out = path.join(root, 'out');
@@ -57,7 +65,8 @@ async function twoRuns(root: string, secondResults: RawResult[] = realisticResul
         reportsDir: out,
         thresholdPercent: 10,
         secrets: ['hunter22'],
-        outcome: { schema_version: 1, started_at: '', updated_at: '', complete: true, tests: [], suite_errors: [] },
+        // A run that ran tests (a run that ran none is never a baseline).
+        outcome: { schema_version: 1, started_at: '', updated_at: '', complete: true, tests: [PASSED_TEST], suite_errors: [] },
         warn: () => undefined,
       }),
     );
@@ -93,21 +102,30 @@ describe('the Markdown report', () => {
     // A reader in a hurry gets the verdict, the key metrics and the charts first, the detail after.
     const positions = headings.map((heading) => report.indexOf(`\n${heading}\n`));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
-    expect(report).toContain('**✅ passed: 0 tests passed; all 7 targets met**');
+    expect(report).toContain('**✅ passed: 1 test passed; all 7 targets met**');
     expect(report).toMatch(/\| Peak publish throughput \| 73,200 msg\/s \| 100 threads · plain +\|/);
     expect(report).toMatch(/\| TCP reset · 10 threads +\| 1\.75 ✅ +\| 2\.68 +\| 0\.926 +\| 350 ✅ +\|/);
     expect(report).toMatch(/\| Partition · 10 threads +\| 98\.3 ✅ +\| 150\.4 +\| 52 +\| 1,083 ✅ +\|/);
     expect(report).toContain(
       'Targets (specification): detection < 10 ms after a TCP reset, < 200 ms after a partition; full recovery < 5 s;',
     );
-    expect(report).toContain('Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC).');
+    expect(report).toContain(
+      'Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC), the latest earlier run that passed: with its replicates where both runs have them. History of its build (same fingerprint, passed): 1 run(s) (`run_20250131_120000_abcd1234`)',
+    );
     expect(report).toContain('**Fingerprints differ**');
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
-    // Throughput +20% on 5 rounds each side: p = 0.008 (exact), better.
+    // Throughput +20% on 5 replicates each side: p = 0.008 (exact), beyond the 20% minimum effect: better.
     expect(report).toMatch(
-      /\| publish_throughput \(10 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +52,000 msg\/s \| +62,400 msg\/s \| +\+20% +\| p=0\.008 \(n=5\+5\) +\| ✅ better/,
+      /\| publish_throughput \(100 threads · 100 msgs\/thread · 256 B · plain\) +\| Throughput \(msg\/s\) +\| +60,867 msg\/s \(5 reps\) \| +73,200 msg\/s \(5 reps\) \| +\+20\.0% \[\+17\.5%, \+22\.5%\] \| ±20% \(config\) +\| MW exact p=0\.008, q=0\.008 +\| ✅ better/,
     );
-    expect(report).toContain('Threshold: significant regressions beyond 10% fail the run.');
+    // Per-thread samples only: the change is shown, not judged.
+    expect(report).toMatch(
+      /\| Detection latency p50 +\| +2\.94 ms +\| +2\.45 ms +\| +−16\.7% +\| ±30% \(config\), at least 1 ms +\| — +\| \? not judged \|/,
+    );
+    expect(report).toContain('Correction: Benjamini–Hochberg over the 8 judged metrics, false discovery rate α = 0.05');
+    expect(report).toContain(
+      'Threshold: metrics judged worse (significant after correction and beyond their minimum effect) by more than 10% fail the run.',
+    );
     expect(runs[1]!.comparison?.previous_run_id).toBe('run_20250131_120000_abcd1234');
     expect(report).toContain('![Publish throughput by publisher threads](chart-throughput-by-threads.svg)');
     expect(report).toContain('3 min 25 s');

@@ -1,0 +1,124 @@
+/**
+ * `bench aa`: the A/A check. Runs the quick selection several times on unchanged code, each run
+ * into folders of its own (never the user's history), then compares each run with the one before
+ * it exactly as `bench report --threshold` does, and prints how many judged metrics were flagged
+ * (the false-alarm rate of this machine) and whether the gate would have failed. Check a machine
+ * this way before trusting `--threshold` on it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { getConfig } from '../config';
+import { ConfigError } from '../errors';
+import { secretsOf } from '../redact';
+import { readHistory } from '../results/history';
+import { rebuildReport } from '../results/reportOnly';
+import { summarizeAaCheck, type AaPair } from './aaSummary';
+import { runBenchmarks } from './runCommand';
+import { resolveRunOptions, type RunOptions } from './runOptions';
+
+export interface AaCommandInput {
+  readonly runs?: string;
+  readonly markers?: string;
+  readonly testName?: string;
+  readonly threshold?: string;
+  readonly maxFalseAlarms?: string;
+  readonly output?: string;
+}
+
+export interface AaOptions {
+  readonly runs: number;
+  readonly run: RunOptions;
+  readonly thresholdPercent: number;
+  readonly maxFalseAlarmPercent: number;
+  readonly folder: string;
+}
+
+export function registerAaCommand(program: Command): void {
+  program
+    .command('aa')
+    .description('A/A check: run the quick selection repeatedly on unchanged code and print the share of metrics flagged (false alarms)')
+    .option('--runs <n>', 'how many runs (each compared with the one before it), 2 or more', '4')
+    .option('-m, --markers <expression>', 'marker expression (default: the quick selection)')
+    .option('-t, --test-name <pattern>', 'only tests whose full name matches (Jest -t), e.g. TestPublishThroughput')
+    .option('--threshold <percent>', 'the gate to check: would `--threshold <percent>` have failed a pair?', '10')
+    .option('--max-false-alarms <percent>', 'a pair flagging more than this share of its judged metrics fails the check', '5')
+    .option('-o, --output <dir>', 'folder for the runs (default: a new folder under the system temp dir; never your reports folder)')
+    .addHelpText(
+      'after',
+      `
+Exit code 0 when every pair stays within --max-false-alarms and --threshold would have passed it; 1 otherwise.
+Examples:
+  npm run bench:aa                                 4 quick runs
+  npm run bench:aa -- --runs 3 -t TestPublishThroughput`,
+    )
+    .action(async (input: AaCommandInput) => {
+      process.exitCode = await runAaCheck(resolveAaOptions(input));
+    });
+}
+
+export function resolveAaOptions(input: AaCommandInput, cwd: string = process.cwd()): AaOptions {
+  const config = getConfig();
+  const runs = Number(input.runs ?? '4');
+  if (!Number.isInteger(runs) || runs < 2) throw new ConfigError('--runs', 'a whole number of runs, 2 or more', input.runs);
+  const thresholdPercent = percentage('--threshold', input.threshold ?? '10');
+  const maxFalseAlarmPercent = percentage('--max-false-alarms', input.maxFalseAlarms ?? '5');
+  const folder = input.output ? path.resolve(cwd, input.output) : fs.mkdtempSync(path.join(os.tmpdir(), 'amqp-bench-aa-'));
+  const reportsDir = path.join(folder, 'reports');
+  if ([config.reportsDir, config.rawResultsDir].some((dir) => path.resolve(dir) === reportsDir || path.resolve(dir) === folder)) {
+    throw new ConfigError(
+      '-o/--output',
+      'a folder of its own for the A/A runs (not BENCH_REPORTS_DIR or BENCH_RAW_DIR: they would enter your history)',
+      input.output,
+    );
+  }
+  const run = resolveRunOptions({ quick: true, markers: input.markers, testName: input.testName }, config, cwd);
+  return Object.freeze({
+    runs,
+    thresholdPercent,
+    maxFalseAlarmPercent,
+    folder,
+    run: Object.freeze({ ...run, reportsDir, rawResultsDir: path.join(folder, 'raw'), compare: false, thresholdPercent: null }),
+  });
+}
+
+function percentage(option: string, raw: string): number {
+  const value = Number(raw.trim().replace(/%$/, ''));
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw new ConfigError(option, 'a percentage of 0 or more (e.g. 10)', raw);
+  return value;
+}
+
+export async function runAaCheck(
+  options: AaOptions,
+  log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
+  log(`bench aa: ${options.runs} runs of markers "${options.run.markerExpression}" into ${options.folder}`);
+  for (let run = 1; run <= options.runs; run += 1) {
+    log(`bench aa: run ${run} of ${options.runs}`);
+    const exitCode = await runBenchmarks(options.run, log);
+    if (exitCode === 130) return 130;
+    if (exitCode !== 0)
+      log(
+        `bench aa: run ${run} did not pass (exit ${exitCode}); it cannot serve as a baseline, the next run is compared with an earlier one`,
+      );
+  }
+  const entries = readHistory(options.run.reportsDir).history.runs;
+  const secrets = secretsOf(getConfig().amqpUrl);
+  const pairs: AaPair[] = [];
+  for (const entry of entries.slice(1)) {
+    const rebuilt = await rebuildReport({
+      reportsDir: options.run.reportsDir,
+      runId: entry.run_id,
+      thresholdPercent: options.thresholdPercent,
+      secrets,
+      warn: (message) => log(`bench aa: warning: ${message}`),
+    });
+    pairs.push({ run_id: entry.run_id, comparison: rebuilt.comparison, regressions: rebuilt.regressions, note: rebuilt.comparisonNote });
+  }
+  const verdict = summarizeAaCheck(pairs, options.thresholdPercent, options.maxFalseAlarmPercent);
+  log('');
+  log(verdict.text);
+  log(`bench aa: runs, reports and history are in ${options.folder}`);
+  return verdict.exitCode;
+}
