@@ -15,6 +15,9 @@
  */
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
+import { clientFields, forEachClient } from '../fixtures/clients';
+import type { ClientSpec } from '../src/client/api';
+import type { ResultDraft } from '../src/results/rawResult';
 import { mergeHistograms, summarizeMs } from '../src/measure/histogram';
 import { runReplicates } from '../src/results/replicates';
 import { markedTest, withMarkers } from '../src/testing';
@@ -74,6 +77,12 @@ const SLOW_TIMEOUT_MS = 600_000;
 const OVERHEAD_MESSAGES = 20_000;
 const OVERHEAD_PAIRS = 2;
 
+/** A draft with its client said: as parameters (results of different clients never compared) and its version and settings. */
+const withClient = (draft: ResultDraft, client: ClientSpec): ResultDraft => {
+  const fields = clientFields(client);
+  return { ...draft, parameters: { ...draft.parameters, ...fields.parameters }, client: fields.client };
+};
+
 /** Plain-mode publish calls take microseconds: show those as µs rather than `0.00 ms`. */
 const latency = (ms: number | null): string =>
   ms === null ? 'n/a' : ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
@@ -81,10 +90,10 @@ const latency = (ms: number | null): string =>
 const rate = (value: number | null | undefined): string =>
   typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a';
 
-async function measureAndRecord(publishCase: PublishCase, roundBoundMs: number): Promise<void> {
+async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, roundBoundMs: number): Promise<void> {
   const workload = resolvePublishWorkload({ ...publishCase, rounds: ROUNDS, warmupRounds: 1, roundBoundMs });
-  const outcomes = await runReplicates(REPLICATES, () => measurePublishThroughput({ url: benchContext().directUrl }, workload));
-  const draft = publishThroughputReplicatesResult(outcomes);
+  const outcomes = await runReplicates(REPLICATES, () => measurePublishThroughput({ url: benchContext().directUrl, client }, workload));
+  const draft = withClient(publishThroughputReplicatesResult(outcomes), client);
   const replicateRates = draft.replicates?.throughput_msgs_per_sec ?? [];
   const merged = mergeHistograms(outcomes.map((outcome) => outcome.report.histogram));
   const summary = summarizeMs(merged);
@@ -118,41 +127,45 @@ async function measureAndRecord(publishCase: PublishCase, roundBoundMs: number):
   }
 }
 
-describe('TestPublishThroughput', () => {
-  markedTest().each(QUICK_ROWS)(
-    'test_publish_throughput[%s]',
-    async (_label, publishCase) => measureAndRecord(publishCase, 20_000),
-    QUICK_TIMEOUT_MS,
-  );
-
-  markedTest().each(SLOW_ROWS.map((slow) => withMarkers(['slow'], slow)))(
-    'test_publish_throughput[%s]',
-    async (_label, publishCase) => measureAndRecord(publishCase, 30_000),
-    SLOW_TIMEOUT_MS,
-  );
-});
-
-describe('TestHarnessOverhead', () => {
-  test('test_harness_overhead', async () => {
-    const messages = OVERHEAD_MESSAGES;
-    const outcomes = await runReplicates(REPLICATES, () =>
-      measureHarnessOverhead({ url: benchContext().directUrl, messages, messageSizeBytes: 256, pairs: OVERHEAD_PAIRS }),
-    );
-    const draft = harnessOverheadReplicatesResult(outcomes);
-    const target = draft.targets?.[0];
-    recordResult(
-      draft,
-      `harness ${rate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${rate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
-        `ratio ${draft.metrics.ratio_percent?.value}% (median of ${outcomes.length} replicates of ${OVERHEAD_PAIRS} pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); replicates ${draft.replicates?.ratio_percent?.join('%, ')}%`,
+forEachClient((client) =>
+  describe('TestPublishThroughput', () => {
+    markedTest().each(QUICK_ROWS)(
+      'test_publish_throughput[%s]',
+      async (_label, publishCase) => measureAndRecord(client, publishCase, 20_000),
+      QUICK_TIMEOUT_MS,
     );
 
-    // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
-    for (const outcome of outcomes) {
-      expect(outcome.errors).toBe(0);
-      expect(outcome.pairs).toHaveLength(OVERHEAD_PAIRS);
-      for (const round of outcome.harnessRounds)
-        expect({ round: round.round, received: round.received }).toEqual({ round: round.round, received: messages });
-      for (const run of outcome.bareRuns) expect(run.received).toBe(run.published);
-    }
-  }, 240_000);
-});
+    markedTest().each(SLOW_ROWS.map((slow) => withMarkers(['slow'], slow)))(
+      'test_publish_throughput[%s]',
+      async (_label, publishCase) => measureAndRecord(client, publishCase, 30_000),
+      SLOW_TIMEOUT_MS,
+    );
+  }),
+);
+
+forEachClient((client) =>
+  describe('TestHarnessOverhead', () => {
+    test('test_harness_overhead', async () => {
+      const messages = OVERHEAD_MESSAGES;
+      const outcomes = await runReplicates(REPLICATES, () =>
+        measureHarnessOverhead({ url: benchContext().directUrl, client, messages, messageSizeBytes: 256, pairs: OVERHEAD_PAIRS }),
+      );
+      const draft = withClient(harnessOverheadReplicatesResult(outcomes), client);
+      const target = draft.targets?.[0];
+      recordResult(
+        draft,
+        `harness ${rate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${rate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
+          `ratio ${draft.metrics.ratio_percent?.value}% (median of ${outcomes.length} replicates of ${OVERHEAD_PAIRS} pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); replicates ${draft.replicates?.ratio_percent?.join('%, ')}%`,
+      );
+
+      // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
+      for (const outcome of outcomes) {
+        expect(outcome.errors).toBe(0);
+        expect(outcome.pairs).toHaveLength(OVERHEAD_PAIRS);
+        for (const round of outcome.harnessRounds)
+          expect({ round: round.round, received: round.received }).toEqual({ round: round.round, received: messages });
+        for (const run of outcome.bareRuns) expect(run.received).toBe(run.published);
+      }
+    }, 240_000);
+  }),
+);

@@ -36,8 +36,6 @@ export interface BenchConfig {
   readonly markerExpression: string | undefined;
   /** BENCH_STRICT_TARGETS: a missed target (e.g. RST detection < 10 ms) fails the test. @default false */
   readonly strictTargets: boolean;
-  /** BENCH_CLIENT_MODE: how the client under test recovers, `manual` or `amqplib-recovery`. @default manual */
-  readonly clientMode: 'manual' | 'amqplib-recovery';
   /**
    * BENCH_CLIENTS: the clients under test, each benchmark runs once per entry: `all`, or a list
    * of `name` (both profiles) / `name:profile` (`defaults` | `normalised`).
@@ -92,7 +90,11 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     reportsDir: path.resolve(PROJECT_ROOT, value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
-    clientMode: parseChoice('BENCH_CLIENT_MODE', value('BENCH_CLIENT_MODE') ?? 'manual', ['manual', 'amqplib-recovery'] as const),
+    ...refuseRetired(
+      'BENCH_CLIENT_MODE',
+      value('BENCH_CLIENT_MODE'),
+      'unset; clients are chosen with BENCH_CLIENTS now (manual = amqplib, amqplib-recovery = amqplib-recovery, e.g. BENCH_CLIENTS=amqplib-recovery:defaults)',
+    ),
     clients: parseClients(value('BENCH_CLIENTS') ?? DEFAULTS.clients),
     minimumEffects: resolveMinimumEffects(value('BENCH_MIN_EFFECTS')),
   });
@@ -142,6 +144,12 @@ function parseUrl(variable: string, raw: string, protocols: readonly string[], e
   if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(variable, expected, raw);
   if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65535)) throw new ConfigError(variable, expected, raw);
   return raw;
+}
+
+/** A variable a version of the harness read and this one replaces: set, it is an error saying what to use instead. */
+function refuseRetired(variable: string, raw: string | undefined, expected: string): Record<string, never> {
+  if (raw !== undefined) throw new ConfigError(variable, expected, raw);
+  return {};
 }
 
 function parseClients(raw: string): readonly ClientSpec[] {

@@ -29,6 +29,9 @@ export interface ClientSpec {
   readonly profile: ClientProfile;
 }
 
+/** The client under test when nothing names one: amqplib with the harness's loop, its defaults (BENCH_CLIENTS' default too). */
+export const DEFAULT_CLIENT: ClientSpec = Object.freeze({ name: 'amqplib', profile: 'defaults' });
+
 /** The settings every library gets in the `normalised` profile. */
 export interface NormalisedSettings {
   /** AMQP heartbeat in whole seconds. @default 5 (amqp-connection-manager's forced value) */

@@ -2,10 +2,7 @@
  * Options of a realistic workload, resolved once (defaults filled, checked) before anything
  * connects. See `runWorkload` in ./workload.ts.
  */
-import type { ClientSpec } from '../client/api';
-
-/** The client under test when a workload names none: amqplib with the harness's loop, its defaults. */
-export const DEFAULT_CLIENT: ClientSpec = Object.freeze({ name: 'amqplib', profile: 'defaults' });
+import { DEFAULT_CLIENT, type ClientSpec } from '../client/api';
 
 /** One round of publishing; the next round starts once this one is fully consumed. */
 export interface RoundSpec {

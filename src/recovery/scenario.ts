@@ -11,8 +11,7 @@
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BackoffOptions, RecoveryMode } from '../client/types';
-import { DEFAULT_BACKOFF } from '../client/types';
+import type { ClientSpec } from '../client/api';
 import { WorkerError } from '../errors';
 import {
   strongestRemoval,
@@ -24,9 +23,9 @@ import {
   type Removal,
 } from '../faults';
 import { nowNs, sleep, type Bracket } from '../measure/clock';
-import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from '../workers/board';
+import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
 import { settleWithin, startThreadPool } from '../workers/pool';
-import type { RecoveryTask, RecoveryThreadReport } from '../workers/recoveryWorker';
+import type { RecoveryTask, RecoveryThreadReport } from './consumerThread';
 import { startFanoutTraffic } from './traffic';
 
 /**
@@ -38,7 +37,8 @@ export type FaultPlan =
 
 export interface RecoveryScenarioOptions {
   readonly threads: number;
-  readonly mode: RecoveryMode;
+  /** The client under test (its library and settings profile). */
+  readonly client: ClientSpec;
   readonly proxy: ProxyTarget;
   /** Broker URL through the proxy (what the threads use). */
   readonly proxiedUrl: string;
@@ -64,9 +64,6 @@ export interface RecoveryScenarioOptions {
   readonly detectionBoundMs?: number;
   /** How long to wait for every thread to recover after removal. @default 15000 */
   readonly recoveryBoundMs?: number;
-  readonly backoff?: Partial<BackoffOptions>;
-  /** @default 2000 */
-  readonly connectTimeoutMs?: number;
 }
 
 export interface ThreadRecord {
@@ -122,7 +119,7 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
   await options.proxy.client.getProxy(options.proxy.name);
   const toxics: { remove(): Promise<Removal> }[] = [];
   const traffic = await startFanoutTraffic(options.directUrl, exchange, trafficIntervalMs, queues);
-  const pool = startThreadPool(path.join(__dirname, '../workers/recoveryWorker.ts'), threads);
+  const pool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), threads);
   let tasks: Promise<RecoveryThreadReport>[] = [];
   try {
     // Armed before any thread connects, so that every link starts with them in its chain.
@@ -135,12 +132,10 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
         threadIndex,
         threads,
         buffer: board.buffer,
-        mode: options.mode,
+        client: options.client,
         url: options.proxiedUrl,
-        fanoutExchange: exchange,
+        queue: queues[threadIndex]!,
         drainTimeoutMs,
-        connectTimeoutMs: options.connectTimeoutMs ?? 2000,
-        backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
         phaseBoundMs,
         roundTripTimeoutMs: 5000,
       }),

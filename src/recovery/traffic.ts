@@ -14,17 +14,32 @@ export interface TrafficSource {
   stop(): Promise<void>;
 }
 
-/** `queuesToDelete`: the consumers' named queues, deleted when the traffic stops. */
+/**
+ * `queues`: the consumers' named queues, declared here (the harness's, not the client's: the
+ * client under test only consumes) and bound to the fanout; they outlive a consumer's
+ * connection (so a reset never makes the broker delete 50 queues mid-fault) and are deleted
+ * when the traffic stops (or expire a minute after their last use, should the harness die).
+ */
 export async function startFanoutTraffic(
   directUrl: string,
   exchange: string,
   intervalMs: number,
-  queuesToDelete: readonly string[] = [],
+  queues: readonly string[] = [],
 ): Promise<TrafficSource> {
   const connection: ChannelModel = await amqp.connect(directUrl, { timeout: 5000, noDelay: true });
   connection.on('error', () => undefined);
-  const channel: Channel = await connection.createChannel();
-  await channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: false });
+  let channel: Channel;
+  try {
+    channel = await connection.createChannel();
+    await channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: false });
+    for (const queue of queues) {
+      await channel.assertQueue(queue, { exclusive: false, autoDelete: false, durable: false, arguments: { 'x-expires': 60_000 } });
+      await channel.bindQueue(queue, exchange, '');
+    }
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
   let sequence = 0;
   const publish = () => {
     sequence += 1;
@@ -39,7 +54,7 @@ export async function startFanoutTraffic(
     stop: () => {
       stopped ??= (async () => {
         clearInterval(timer);
-        for (const queue of queuesToDelete) await channel.deleteQueue(queue).catch(() => undefined);
+        for (const queue of queues) await channel.deleteQueue(queue).catch(() => undefined);
         await channel.deleteExchange(exchange).catch(() => undefined);
         await connection.close().catch(() => undefined);
       })();

@@ -47,7 +47,8 @@ export async function runReplicates<T>(count: number, measure: (replicate: numbe
  * - `samples` of the same name are concatenated in replicate order (the spread within each);
  * - histograms of the same name and unit are merged (percentile charts cover every replicate);
  * - targets are evaluated again against the combined values;
- * - notes say how the value was formed; each draft's `details` is kept under `details.replicates`.
+ * - notes say how the value was formed; each draft's `details` is kept under `details.replicates`;
+ * - any other field (client, fault_proxy, fault) is the first draft's.
  * @throws Error when the drafts are not of one scenario, or a metric's unit or direction differs.
  */
 export function combineReplicates(drafts: NonEmptyArray<ResultDraft>, options: CombineOptions = {}): ResultDraft {
@@ -96,6 +97,9 @@ export function combineReplicates(drafts: NonEmptyArray<ResultDraft>, options: C
   const histograms = mergeHistogramsOf(drafts);
   const targets = first.targets?.map((target) => reevaluate(target, metrics[target.metric]?.value ?? null));
   return {
+    // What the replicates share and no rule here combines (the client, the fault proxy, a suite's
+    // own record such as a recovery `fault`) comes from the first; a suite may combine it itself.
+    ...first,
     name: first.name,
     category: first.category,
     parameters: first.parameters,
@@ -145,6 +149,8 @@ function mergeHistogramsOf(drafts: readonly ResultDraft[]): Record<string, Encod
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
+/** A target against the combined value; one left unscored on purpose (it has a reason) stays unscored. */
 function reevaluate(target: Target, value: number | null): Target {
+  if (target.met === null && target.reason !== undefined) return target;
   return { ...target, met: evaluateTarget(value, target) };
 }

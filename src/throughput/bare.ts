@@ -26,6 +26,8 @@ export interface BarePublisherOptions {
   readonly warmupMessages?: number;
   /** Bound on start-up (process, connection, warm-up) and on each round. @default 60000 */
   readonly timeoutMs?: number;
+  /** The library whose bare script runs (scripts/bare/<library>.js). @default amqplib */
+  readonly library?: string;
 }
 
 /** One timed round as the script reports it. */
@@ -81,6 +83,8 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
   const warmupMessages = options.warmupMessages ?? options.messages;
   const args = [
     BARE_PUBLISH_SCRIPT,
+    '--client',
+    options.library ?? 'amqplib',
     '--serve',
     '--queue',
     options.queue,

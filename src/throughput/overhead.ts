@@ -8,12 +8,16 @@
  * each run the queue is checked to hold exactly what was published, then purged.
  */
 import { resolvePublishWorkload } from './plan';
+import { DEFAULT_CLIENT, type ClientSpec } from '../client/api';
+import { adapterOf } from '../client/registry';
 import { startBarePublisher, type BarePublisher } from './bare';
 import type { OverheadPair } from './result';
 import { openPublishSession, type RoundOutcome } from './session';
 
 export interface OverheadOptions {
   readonly url: string;
+  /** The client whose harness path is measured against its library's bare script. @default amqplib (defaults) */
+  readonly client?: ClientSpec;
   /** Messages per timed run, on each side. @default 20000 */
   readonly messages?: number;
   /** @default 256 */
@@ -54,7 +58,9 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     warmupRounds: 1,
     maxWorkerThreads: 1,
   });
-  const session = await openPublishSession({ url: options.url, workload });
+  // The client's harness path (its profile's settings) against its library alone, side by side.
+  const client = options.client ?? DEFAULT_CLIENT;
+  const session = await openPublishSession({ url: options.url, workload, client });
   const harnessRounds: RoundOutcome[] = [];
   const bareRuns: BareRunCheck[] = [];
   const pairs: OverheadPair[] = [];
@@ -63,6 +69,7 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     harnessRounds.push(await session.runRound());
     bare = await startBarePublisher({
       url: options.url,
+      library: bareLibraryOf(client),
       queue: session.queue,
       messages,
       messageSizeBytes,
@@ -106,4 +113,9 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     bareRuns,
     errors: harnessRounds.reduce((sum, round) => sum + round.errors, 0),
   };
+}
+
+/** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
+export function bareLibraryOf(client: ClientSpec): string {
+  return adapterOf(client.name).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
 }

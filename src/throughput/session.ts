@@ -17,7 +17,9 @@ import { mergeHistograms, type LatencyHistogram } from '../measure/histogram';
 import { isNonEmpty } from '../measure/statistics';
 import { redactText } from '../redact';
 import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
-import type { PublishTask, PublishWorkerReport } from '../workers/publishWorker';
+import type { ClientSpec } from '../client/api';
+import { DEFAULT_CLIENT } from '../client/api';
+import type { PublishTask, PublishWorkerReport } from './publishThread';
 import type { PublishWorkload } from './plan';
 import { PublishBoard, PublishControl } from './publishBoard';
 import { combineWorkerRounds, rateOf, type CombinedRound } from './rates';
@@ -26,7 +28,9 @@ export interface PublishSessionOptions {
   /** Broker URL (direct). */
   readonly url: string;
   readonly workload: PublishWorkload;
-  /** @default 5000 */
+  /** The client under test that publishes. @default amqplib (defaults) */
+  readonly client?: ClientSpec;
+  /** Bound on the harness's own admin connection. @default 5000 */
   readonly connectTimeoutMs?: number;
   /** Bound on start-up: threads loaded, connected, channels open. @default 30000 + 50 per publisher */
   readonly startBoundMs?: number;
@@ -154,7 +158,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
     await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength, 'x-expires': 600_000 } });
 
-    pool = startThreadPool(path.join(__dirname, '../workers/publishWorker.ts'), workload.workerThreads);
+    pool = startThreadPool(path.join(__dirname, 'publishThread.ts'), workload.workerThreads);
     const started = pool;
     tasks = workload.assignments.map((assignment) =>
       started.run<PublishTask, PublishWorkerReport>({
@@ -168,7 +172,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
         messageSizeBytes: workload.messageSizeBytes,
         mode: workload.mode,
         warmupRounds: workload.warmupRounds,
-        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+        client: options.client ?? DEFAULT_CLIENT,
         phaseBoundMs: workload.roundBoundMs,
       }),
     );

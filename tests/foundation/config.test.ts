@@ -17,7 +17,6 @@ describe('resolveConfig', () => {
       reportsDir: path.join(PROJECT_ROOT, DEFAULTS.reportsDir),
       markerExpression: undefined,
       strictTargets: false,
-      clientMode: 'manual',
       clients: [{ name: 'amqplib', profile: 'defaults' }],
       minimumEffects: DEFAULT_MINIMUM_EFFECTS,
     });
@@ -67,7 +66,7 @@ describe('resolveConfig', () => {
     ['BENCH_PROXY_NAME', 'my proxy', /^BENCH_PROXY_NAME must be a name of letters/],
     ['BENCH_EMBEDDED_PROXY', 'sometimes', /^BENCH_EMBEDDED_PROXY must be one of auto, never; got "sometimes"$/],
     ['BENCH_STRICT_TARGETS', 'maybe', /^BENCH_STRICT_TARGETS must be true or false/],
-    ['BENCH_CLIENT_MODE', 'auto', /^BENCH_CLIENT_MODE must be one of manual, amqplib-recovery; got "auto"$/],
+    ['BENCH_CLIENT_MODE', 'manual', /^BENCH_CLIENT_MODE must be unset; clients are chosen with BENCH_CLIENTS now .*; got "manual"$/],
     [
       'BENCH_CLIENTS',
       'amqplib2',

@@ -1,6 +1,6 @@
 /** ThreadBoard across real worker threads: the same class on both sides of the shared memory. */
 import path from 'node:path';
-import { Control, IntSlot, ThreadBoard, TimeSlot } from '../../src/workers/board';
+import { Control, IntSlot, ThreadBoard, TimeSlot } from '../../src/recovery/board';
 import { startThreadPool } from '../../src/workers/pool';
 import type { BoardThreadTask } from './fixtures/boardThread';
 

@@ -1,4 +1,4 @@
-import { Control, ThreadBoard } from '../../src/workers/board';
+import { Control, ThreadBoard } from '../../src/recovery/board';
 
 describe('ThreadBoard waits', () => {
   it('keeps a waiting thread alive until the flag is raised or the bound passes', async () => {

@@ -22,7 +22,7 @@ import { resolvePublishWorkload } from '../../src/throughput/plan';
 import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard';
 import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
 import { openPublishSession } from '../../src/throughput/session';
-import publishWorker from '../../src/workers/publishWorker';
+import publishThread from '../../src/throughput/publishThread';
 
 const url = getConfig().amqpUrl;
 
@@ -130,7 +130,7 @@ describe('a publish session', () => {
 describe('the publish worker', () => {
   it('reports a connection it cannot make as fatal and still counts itself ready, so nobody waits for it', async () => {
     const board = new PublishBoard(1);
-    const report = await publishWorker({
+    const report = await publishThread({
       worker: 0,
       workers: 1,
       buffer: board.buffer,
@@ -141,10 +141,10 @@ describe('the publish worker', () => {
       messageSizeBytes: 8,
       mode: 'plain',
       warmupRounds: 0,
-      connectTimeoutMs: 2000,
+      client: { name: 'amqplib', profile: 'defaults' },
       phaseBoundMs: 2000,
     });
-    expect(report.fatal).toMatch(/could not connect and open 3 channels: .*ECONNREFUSED/);
+    expect(report.fatal).toMatch(/could not connect and open 3 publishers: .*ECONNREFUSED/);
     expect(report.fatal).not.toContain('guest:guest');
     expect(board.flag(PublishControl.READY)).toBe(1);
     expect(board.flag(PublishControl.FAILED)).toBe(1);

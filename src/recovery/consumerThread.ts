@@ -1,31 +1,37 @@
 /**
- * One consumer thread of a recovery scenario (piscina task; one long-lived task per thread).
+ * One consumer thread of a recovery scenario (a worker entry: `startThreadPool` loads this
+ * module; one long-lived task per thread), on any client under test (src/client): it consumes
+ * its own queue (declared and bound to the traffic's fanout by the harness) through
+ * `DrainingConsumer`, the seed's drain_events / ensure_connection.
  *
  * Phases: connect and report ready -> wait at the barrier -> drain deliveries until a fault
  * (connection error/close, or after the main thread flagged the injection, its own drain
  * deadline) -> record the detection time -> wait until the main thread says the toxic is
  * gone -> ensureConnection + a real message round trip -> record the recovery time -> keep
  * consuming until told to stop -> close. Every wait is bounded; the thread never blocks its
- * event loop (Atomics.waitAsync), so amqplib keeps reading its socket throughout.
+ * event loop (Atomics.waitAsync), so the client keeps reading its socket throughout.
  */
-import { createClient, ClientFaultError, DrainTimeoutError, type BackoffOptions, type FaultKind, type RecoveryMode } from '../client';
+import type { ClientSpec } from '../client/api';
+import type { FaultKind } from '../client/faults';
+import { connectClient } from '../client/registry';
+import { ClientFaultError, DrainTimeoutError } from '../client/types';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { CauseCode, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
+import { DrainingConsumer } from './drainingConsumer';
 
 export interface RecoveryTask {
   readonly threadIndex: number;
   readonly threads: number;
   readonly buffer: SharedArrayBuffer;
-  readonly mode: RecoveryMode;
+  readonly client: ClientSpec;
   /** Broker URL through the fault proxy. */
   readonly url: string;
-  readonly fanoutExchange: string;
+  /** The thread's own queue, bound to the traffic's fanout exchange by the harness. */
+  readonly queue: string;
   /** The client's own deadline: no delivery for this long (after the injection) means the link is dead. */
   readonly drainTimeoutMs: number;
-  readonly connectTimeoutMs: number;
-  readonly backoff: BackoffOptions;
   /** Bound on every phase wait (barrier, toxic removal, reconnect, stop). */
   readonly phaseBoundMs: number;
   readonly roundTripTimeoutMs: number;
@@ -39,16 +45,10 @@ export interface RecoveryThreadReport {
   readonly falseAlarms: number;
 }
 
-export default async function recoveryWorker(task: RecoveryTask): Promise<RecoveryThreadReport> {
+export default async function recoveryThread(task: RecoveryTask): Promise<RecoveryThreadReport> {
   const board = new ThreadBoard(task.buffer, task.threads);
   const me = task.threadIndex;
-  const client = createClient(task.mode, {
-    url: task.url,
-    fanoutExchange: task.fanoutExchange,
-    queueName: `${task.fanoutExchange}.${task.threadIndex}`,
-    connectTimeoutMs: task.connectTimeoutMs,
-    backoff: task.backoff,
-  });
+  let client: DrainingConsumer | undefined;
   let falseAlarms = 0;
   const fail = (error: unknown): RecoveryThreadReport => {
     board.setInt(me, IntSlot.STATE, ThreadState.FAILED);
@@ -57,21 +57,26 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
 
   try {
     try {
-      await client.start();
+      const connection = await connectClient(task.client, { urls: [task.url], startBoundMs: task.phaseBoundMs });
+      client = await DrainingConsumer.start(connection, task.queue).catch(async (error: unknown) => {
+        await connection.close();
+        throw error;
+      });
     } finally {
       // Counted even on failure, so the main thread never waits for a thread that cannot come.
-      board.setInt(me, IntSlot.LOCAL_PORT, client.localPort ?? 0);
+      board.setInt(me, IntSlot.LOCAL_PORT, client?.localPort ?? 0);
       board.setTime(me, TimeSlot.READY, nowNs());
       board.setInt(me, IntSlot.STATE, ThreadState.READY);
       board.count(Control.READY);
     }
+    const consumer = client;
     if (!(await board.waitFor(Control.GO, 1, task.phaseBoundMs))) return fail('barrier never opened');
     board.setInt(me, IntSlot.STATE, ThreadState.DRAINING);
 
     let detection: { ns: bigint; cause: FaultKind } | undefined;
     while (!detection && board.flag(Control.STOP) === 0) {
       try {
-        const { deliveries } = await client.drainEvents(task.drainTimeoutMs);
+        const { deliveries } = await consumer.drainEvents(task.drainTimeoutMs);
         board.addInt(me, IntSlot.DELIVERIES, deliveries);
         board.setTime(me, TimeSlot.LAST_DELIVERY, nowNs());
       } catch (error) {
@@ -84,7 +89,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
             continue;
           }
           // Silence after the injection: this client gives up on the link, as a real one would.
-          client.destroyConnection('drain deadline passed');
+          consumer.destroyConnection('drain deadline passed');
           detection = { ns: error.detectedNs, cause: 'deadline' };
         } else {
           throw error;
@@ -101,9 +106,9 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
     if (!(await board.waitFor(Control.TOXIC_REMOVED, 1, task.phaseBoundMs))) return fail('toxic was never removed');
     board.setTime(me, TimeSlot.RECOVERY_STARTED, nowNs());
     board.setInt(me, IntSlot.STATE, ThreadState.RECOVERING);
-    const ensured = await client.ensureConnection(task.phaseBoundMs);
+    const ensured = await consumer.ensureConnection(task.phaseBoundMs);
     board.setInt(me, IntSlot.ATTEMPTS, ensured.attempts);
-    await client.roundTrip(task.roundTripTimeoutMs);
+    await consumer.roundTrip(task.roundTripTimeoutMs);
     board.setTime(me, TimeSlot.RECOVERED, nowNs());
     board.setInt(me, IntSlot.STATE, ThreadState.RECOVERED);
     board.count(Control.RECOVERED);
@@ -112,7 +117,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
     // A fault after recovery is not this scenario's fault: stop consuming quietly.
     let live = true;
     while (live && board.flag(Control.STOP) === 0) {
-      await client.drainEvents(100).catch((error: unknown) => {
+      await consumer.drainEvents(100).catch((error: unknown) => {
         live = error instanceof DrainTimeoutError;
       });
     }
@@ -120,7 +125,7 @@ export default async function recoveryWorker(task: RecoveryTask): Promise<Recove
   } catch (error) {
     return fail(error);
   } finally {
-    await client.close().catch(() => undefined);
+    await client?.connection.close().catch(() => undefined);
     board.count(Control.FINISHED);
   }
 }

@@ -5,7 +5,7 @@
  * `Atomics.waitAsync`, so no event loop is ever blocked while a connection is open.
  */
 import { FAULT_KINDS } from '../client/faults';
-import { ControlWords } from './controlWords';
+import { ControlWords } from '../workers/controlWords';
 
 /** Control words (Int32 indices). */
 export const Control = {

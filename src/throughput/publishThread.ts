@@ -1,0 +1,190 @@
+/**
+ * One publish worker thread of a throughput session (a worker entry: `startThreadPool` loads
+ * this module; one long-lived task per thread). It runs a block of logical publishers over one
+ * connection of the client under test, one publisher (channel) each, with confirms in confirm
+ * mode.
+ *
+ * Phases: connect, open the publishers, count ready -> for each round the main thread opens:
+ * every logical publisher publishes its messages concurrently -> flush -> note the round's
+ * first-publish and last-completion times -> count the round done -> on STOP, close and return
+ * the report. Warm-up rounds are run the same way but not recorded in the histogram.
+ *
+ * Timing (monotonic clock, shared by every thread):
+ * - latency, plain mode: the publish call, including the wait for the library's backpressure;
+ * - latency, confirm mode: from the publish to the broker's confirm; each logical publisher
+ *   waits for its confirm before its next publish, as a thread on a blocking client would;
+ * - round: from the first publish to the end of the flush. In plain mode the flush is one round
+ *   trip per publisher after its last publish (the broker handles a channel's frames in order,
+ *   so the reply means it has taken every message); in confirm mode the last confirm is the flush.
+ */
+import type { ClientConnection, ClientSpec, Publisher } from '../client/api';
+import { bounded } from '../client/bounded';
+import { connectClient } from '../client/registry';
+import { describeError } from '../errors';
+import { nowNs } from '../measure/clock';
+import { createLatencyHistogram, encodeHistogram, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
+import { redactText } from '../redact';
+import type { EncodedHistogram } from '../results/rawResult';
+import { PublishBoard, PublishControl } from './publishBoard';
+import type { PublishMode } from './plan';
+
+export interface PublishTask {
+  readonly worker: number;
+  readonly workers: number;
+  readonly buffer: SharedArrayBuffer;
+  /** Broker URL (direct: throughput is measured without the fault proxy). */
+  readonly url: string;
+  readonly client: ClientSpec;
+  readonly queue: string;
+  readonly publishers: number;
+  readonly messagesPerThread: number;
+  readonly messageSizeBytes: number;
+  readonly mode: PublishMode;
+  /** Rounds 1..warmupRounds are warm-up: run, timed, but kept out of the histogram. */
+  readonly warmupRounds: number;
+  /** Bound on every wait: the barrier, one round, a drain, a confirm. */
+  readonly phaseBoundMs: number;
+}
+
+/** What one worker did in one round. Times are `process.hrtime.bigint()` readings. */
+export interface WorkerRound {
+  readonly round: number;
+  readonly startedNs: bigint;
+  readonly completedNs: bigint;
+  /** Publishes that went out without an error (plain) or were acked (confirm). */
+  readonly published: number;
+  readonly errors: number;
+}
+
+export interface PublishWorkerReport {
+  readonly worker: number;
+  readonly rounds: readonly WorkerRound[];
+  /** Latencies of the measured (non-warm-up) rounds, in µs. */
+  readonly histogram: EncodedHistogram;
+  /** Up to five distinct error descriptions, for the result's details. */
+  readonly errorSamples: readonly string[];
+  /** Set when the worker gave up (could not connect, or lost its connection). */
+  readonly fatal?: string;
+}
+
+export default async function publishThread(task: PublishTask): Promise<PublishWorkerReport> {
+  const board = new PublishBoard(task.workers, task.buffer);
+  const histogram = createLatencyHistogram();
+  const rounds: WorkerRound[] = [];
+  const errorSamples = new Set<string>();
+  const noteError = (error: unknown): void => {
+    if (errorSamples.size < 5) errorSamples.add(redactText(describeError(error)));
+  };
+  let connection: ClientConnection | undefined;
+  let connectionLost: string | undefined;
+  const report = (fatal?: string): PublishWorkerReport => ({
+    worker: task.worker,
+    rounds,
+    histogram: encodeHistogram(histogram),
+    errorSamples: [...errorSamples],
+    ...(fatal === undefined ? {} : { fatal }),
+  });
+
+  let publishers: Publisher[];
+  try {
+    try {
+      const connected = await connectClient(task.client, { urls: [task.url], startBoundMs: task.phaseBoundMs });
+      connection = connected;
+      connected.onFault((fault) => {
+        connectionLost ??= `connection lost (${fault.kind}): ${fault.message}`;
+      });
+      publishers = await Promise.all(
+        Array.from({ length: task.publishers }, () => connected.publisher({ confirms: task.mode === 'confirm' })),
+      );
+    } catch (error) {
+      board.count(PublishControl.FAILED);
+      return report(`could not connect and open ${task.publishers} publishers: ${redactText(describeError(error))}`);
+    } finally {
+      // Counted even on failure, so the main thread never waits for a worker that cannot come.
+      board.count(PublishControl.READY);
+    }
+
+    const payload = Buffer.alloc(task.messageSizeBytes, 0x61);
+    for (let round = 1; ; round += 1) {
+      const opened = await board.waitFor(PublishControl.GO, round, task.phaseBoundMs, PublishControl.STOP);
+      if (!opened) return report(board.flag(PublishControl.STOP) !== 0 ? undefined : `round ${round} was never opened`);
+      const record = round > task.warmupRounds ? histogram : undefined;
+      const startedNs = nowNs();
+      const live = connection;
+      const outcomes = await Promise.all(publishers.map((publisher) => publishMessages(publisher, live, task, payload, record, noteError)));
+      const flushErrors = task.mode === 'plain' ? await flush(publishers, task.phaseBoundMs, noteError) : 0;
+      const completedNs = nowNs();
+      const finished: WorkerRound = {
+        round,
+        startedNs,
+        completedNs,
+        published: outcomes.reduce((sum, outcome) => sum + outcome.published, 0),
+        errors: outcomes.reduce((sum, outcome) => sum + outcome.errors, flushErrors),
+      };
+      rounds.push(finished);
+      board.writeRound(task.worker, finished);
+      if (connectionLost !== undefined) {
+        board.count(PublishControl.FAILED);
+        board.count(PublishControl.DONE);
+        return report(connectionLost);
+      }
+      board.count(PublishControl.DONE);
+    }
+  } catch (error) {
+    board.count(PublishControl.FAILED);
+    return report(redactText(describeError(error)));
+  } finally {
+    await connection?.close();
+  }
+}
+
+interface PublisherOutcome {
+  published: number;
+  errors: number;
+}
+
+/** One logical publisher's round: `messagesPerThread` publishes on its own channel. */
+async function publishMessages(
+  publisher: Publisher,
+  connection: ClientConnection,
+  task: PublishTask,
+  payload: Buffer,
+  histogram: LatencyHistogram | undefined,
+  noteError: (error: unknown) => void,
+): Promise<PublisherOutcome> {
+  const outcome: PublisherOutcome = { published: 0, errors: 0 };
+  for (let i = 0; i < task.messagesPerThread; i += 1) {
+    const startedNs = nowNs();
+    try {
+      // Bounded: a confirm may never come, and a client may hold a publish while it is down.
+      await bounded(
+        publisher.publish('', task.queue, payload),
+        task.phaseBoundMs,
+        `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.phaseBoundMs} ms`,
+      );
+    } catch (error) {
+      outcome.errors += 1;
+      noteError(error);
+      // A lost connection fails every later publish the same way: stop this publisher.
+      if (connection.state !== 'up') {
+        outcome.errors += task.messagesPerThread - i - 1;
+        break;
+      }
+      continue;
+    }
+    if (histogram) recordLatencyNs(histogram, nowNs() - startedNs);
+    outcome.published += 1;
+  }
+  return outcome;
+}
+
+/**
+ * One round trip per publisher: the broker has handled every message sent before it. Returns
+ * the number of publishers whose round trip failed or did not return within the bound.
+ */
+async function flush(publishers: readonly Publisher[], boundMs: number, noteError: (error: unknown) => void): Promise<number> {
+  const settled = await Promise.allSettled(publishers.map((publisher) => publisher.flush(boundMs)));
+  const failed = settled.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+  for (const failure of failed) noteError(`flush: ${describeError(failure.reason)}`);
+  return failed.length;
+}
