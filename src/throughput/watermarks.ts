@@ -1,0 +1,59 @@
+/**
+ * How the harness producers of a sustained consume session keep the queue between two depths
+ * (pure): publish until the queue holds the high mark, pause until it is down to the low mark,
+ * and so on. The queue never runs dry while producers keep up, and never grows without bound.
+ *
+ * The depth a producer acts on is an estimate: the broker's ready count from the last sample
+ * (read by the main thread every few ms), plus every message all producers published since that
+ * sample was asked for. Consumption since the sample is left out, so the estimate is never below
+ * the truth by more than what is in flight: producers stop early rather than overshoot.
+ */
+
+/** Queue depths (ready messages) the producers keep the queue between. */
+export interface Watermarks {
+  /** Producers resume publishing when the queue is down to this many ready messages. */
+  readonly lowMessages: number;
+  /** Producers pause once the queue holds (by their estimate) this many. */
+  readonly highMessages: number;
+}
+
+/**
+ * Bytes of ready messages at the high mark, before the bounds below. Generous on purpose: on two
+ * cores the producers share the CPU with the consumers and the broker and may publish more slowly
+ * than the consumers take; the backlog keeps the consumers fed through the warm-up and every window
+ * even then (100k messages cover a 10k msg/s shortfall for 10 s), so the figure stays theirs.
+ */
+export const QUEUE_BUDGET_BYTES = 64 * 1024 * 1024;
+const MIN_HIGH_MESSAGES = 2_000;
+const MAX_HIGH_MESSAGES = 100_000;
+
+/**
+ * Default watermarks: about 64 MiB of ready messages at the high mark (at least 2000, at most
+ * 100000 messages), the low mark at half of it, but never less than one full prefetch window per
+ * consumer (at a phase start every consumer takes its window at once), the high mark then twice
+ * the low one.
+ * @example watermarksFor(10, 100, 256) // { lowMessages: 50000, highMessages: 100000 }
+ */
+export function watermarksFor(consumers: number, prefetch: number, messageSizeBytes: number): Watermarks {
+  const budget = Math.floor(QUEUE_BUDGET_BYTES / Math.max(1, messageSizeBytes));
+  const high = Math.min(MAX_HIGH_MESSAGES, Math.max(MIN_HIGH_MESSAGES, budget));
+  const lowMessages = Math.max(Math.floor(high / 2), consumers * prefetch);
+  return { lowMessages, highMessages: Math.max(high, 2 * lowMessages) };
+}
+
+/** `filling`: publishing towards the high mark; `paused`: waiting for the low mark. */
+export type ProducerState = 'filling' | 'paused';
+
+/** The producers' estimate of the queue's depth (see the module comment). */
+export function estimateDepth(sampledReady: number, publishedAtSample: number, publishedNow: number): number {
+  return sampledReady + Math.max(0, publishedNow - publishedAtSample);
+}
+
+/**
+ * The hysteresis: a filling producer pauses at the high mark; a paused one resumes at the low mark.
+ * @example nextProducerState('paused', 60_000, { lowMessages: 50_000, highMessages: 100_000 }) // 'paused'
+ */
+export function nextProducerState(state: ProducerState, estimatedDepth: number, watermarks: Watermarks): ProducerState {
+  if (state === 'filling') return estimatedDepth >= watermarks.highMessages ? 'paused' : 'filling';
+  return estimatedDepth <= watermarks.lowMessages ? 'filling' : 'paused';
+}
