@@ -120,17 +120,22 @@ export async function startBareConsumer(options: BareConsumerOptions): Promise<B
   ];
   const child = startLineProcess('bare-consume', BARE_CONSUME_SCRIPT, args, { AMQP_URL: options.url });
   try {
-    const ready = JSON.parse(await child.nextLine('get ready', timeoutMs)) as { ready?: unknown };
-    if (ready.ready !== true)
-      throw new BenchError('RESULT_INVALID', `bare-consume should say it is ready first; got ${JSON.stringify(ready)}`);
+    const line = await child.nextLine('get ready', timeoutMs);
+    if (!/^\{"ready":true\b/.test(line))
+      throw new BenchError('RESULT_INVALID', `bare-consume should say it is ready first; got ${JSON.stringify(line.slice(0, 200))}`);
   } catch (error) {
     await child.close();
     throw error;
   }
+  let closed = false;
   return {
     client,
-    close: () => child.close(),
+    close: () => {
+      closed = true;
+      return child.close();
+    },
     async run(): Promise<BareConsumeRun> {
+      if (closed) throw new BenchError('WORKER_FAILED', 'the bare consumer is closed; start a new one');
       if (child.exited) throw child.died();
       child.send('run');
       return parseBareConsumeRecord(await child.nextLine('finish a window', options.warmupMs + options.windowMs + timeoutMs));

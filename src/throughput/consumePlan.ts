@@ -92,8 +92,8 @@ export function resolveConsumeWorkload(input: ConsumeWorkloadInput): ConsumeWork
     depthSamplingMs: positiveInteger('depthSamplingMs', input.depthSamplingMs ?? CONSUME_WORKLOAD_DEFAULTS.depthSamplingMs),
     consumersPerThread: Object.freeze(splitEvenly(consumers, consumerThreads)),
     // Producers overshoot the high mark by what is in flight towards the queue when they pause (socket
-    // buffers, the broker's own pipeline): 4x leaves room for that and only stops a runaway.
-    maxQueueLength: 4 * watermarks.highMessages,
+    // buffers, the broker's own pipeline): 4x (at least 10000) leaves room for that and only stops a runaway.
+    maxQueueLength: Math.max(4 * watermarks.highMessages, 10_000),
   });
 }
 

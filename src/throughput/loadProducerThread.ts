@@ -110,7 +110,9 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
         await sleep(PAUSED_POLL_MS);
         continue;
       }
-      for (let sent = 0; sent < BATCH_MESSAGES; sent += 1) {
+      // Never more than the high mark allows: with small watermarks a whole batch would overshoot them.
+      const batch = Math.min(BATCH_MESSAGES, Math.max(1, task.watermarks.highMessages - board.estimatedDepth()));
+      for (let sent = 0; sent < batch; sent += 1) {
         const accepted = channel.sendToQueue(task.queue, payload);
         published += 1;
         board.countPublished(task.producer);

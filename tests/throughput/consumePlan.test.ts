@@ -29,7 +29,7 @@ describe('a sustained consume workload', () => {
   it('takes watermarks given to it', () => {
     const workload = resolveConsumeWorkload({ consumers: 1, watermarks: { lowMessages: 10, highMessages: 20 } });
     expect(workload.watermarks).toEqual({ lowMessages: 10, highMessages: 20 });
-    expect(workload.maxQueueLength).toBe(80);
+    expect(workload.maxQueueLength).toBe(10_000);
   });
 
   it.each([
