@@ -2,15 +2,16 @@
  * One harness producer thread of a sustained consume session (a worker entry: `startThreadPool`
  * loads this module). Harness traffic, not the client under test: plain amqplib, one
  * connection, one channel, plain publishes of fixed-size messages to the session's queue through
- * the default exchange, honouring backpressure ('drain').
+ * the default exchange, honouring backpressure ('drain') and never far ahead of the broker
+ * (`InFlightBound`).
  *
  * It keeps the queue between the watermarks (./watermarks.ts): publishes in small batches while
  * filling, checks the depth estimate after each batch, and polls every millisecond or two while
  * paused. Every message is counted on the board as it is handed to the connection.
  *
- * Phases: connect, count ready -> pace until PRODUCE_STOP or STOP -> one synchronous round trip
- * (the broker handles a channel's frames in order: its reply means it has taken every message),
- * count done -> close. Never throws: a failure is in the report's `error` and counted FAILED.
+ * Phases: connect, count ready -> pace until PRODUCE_STOP or STOP -> the last marker and one more
+ * round trip (the broker handles a channel's frames in order: the reply means it has taken every
+ * message), count done -> close. Never throws: a failure is in the report's `error` and counted FAILED.
  */
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { closeBounded, socketOf } from '../client/amqplib/common';
@@ -51,8 +52,12 @@ export interface LoadProducerReport {
 const BATCH_MESSAGES = 100;
 /** Poll interval while paused: a small fraction of the time consumers take to drain the low mark. */
 const PAUSED_POLL_MS = 1;
-/** Bound on the closing round trip. */
-const FLUSH_BOUND_MS = 10_000;
+/** Bound on one round trip (a marker, or the closing one): the broker takes what is in flight in far less. */
+const ROUND_TRIP_BOUND_MS = 30_000;
+/** Bytes published between two markers (see `InFlightBound`). */
+const MARK_EVERY_BYTES = 512 * 1024;
+/** Always-present exchange: a passive check of it is a cheap round trip through the channel, behind its publishes. */
+const ALWAYS_THERE = 'amq.direct';
 
 export default async function runLoadProducer(task: LoadProducerTask): Promise<LoadProducerReport> {
   const board = new ConsumeBoard(task.layout, task.buffer);
@@ -99,6 +104,10 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
   try {
     const payload = Buffer.alloc(task.messageSizeBytes, 0x61);
     const stopping = () => board.flag(ConsumeControl.PRODUCE_STOP) !== 0 || board.flag(ConsumeControl.STOP) !== 0;
+    const inFlight = new InFlightBound(
+      channel,
+      Math.max(50, Math.min(1000, Math.floor(MARK_EVERY_BYTES / Math.max(1, task.messageSizeBytes)))),
+    );
     let state: ProducerState = 'filling';
     while (!stopping()) {
       if (lost !== undefined) throw new Error(lost);
@@ -117,11 +126,13 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
         published += 1;
         board.countPublished(task.producer);
         if (!accepted) await whenDrained(channel, Math.max(1, deadline - Date.now()));
+        const behind = inFlight.published();
+        if (behind) await behind;
       }
       // Let the socket write and the connection's events run between batches.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await withinBound(channel.checkQueue(task.queue), FLUSH_BOUND_MS, `the closing round trip did not return within ${FLUSH_BOUND_MS} ms`);
+    await inFlight.flush();
     flushed = true;
     board.count(ConsumeControl.PRODUCERS_DONE);
     return report();
@@ -130,6 +141,45 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
     return report(redactText(describeError(error)));
   } finally {
     await closeBounded(model, socketOf(model), 2000);
+  }
+}
+
+/**
+ * Keeps what this producer has published but the broker has not yet taken to about two markers'
+ * worth of messages. Without it, socket buffers on both sides hold tens of thousands of messages
+ * the depth estimate cannot see: producers overshoot the high mark by that much, and a closing
+ * round trip waits behind all of them. Every `markEvery` messages a round trip is sent behind
+ * them (its reply means the broker's channel has handled everything before it), and the previous
+ * one is awaited: the producer runs at most one marker ahead of the broker.
+ */
+class InFlightBound {
+  private sinceMarker = 0;
+  private pending: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly channel: Channel,
+    private readonly markEvery: number,
+  ) {}
+
+  /** Call after each publish; every `markEvery`-th call gives a wait (bounded) for the previous marker, else nothing (the hot path stays synchronous). */
+  published(): Promise<unknown> | undefined {
+    this.sinceMarker += 1;
+    if (this.sinceMarker < this.markEvery) return undefined;
+    this.sinceMarker = 0;
+    const previous = this.pending;
+    this.pending = this.channel.checkExchange(ALWAYS_THERE);
+    this.pending.catch(() => undefined);
+    return previous && withinBound(previous, ROUND_TRIP_BOUND_MS, `the broker took no message for ${ROUND_TRIP_BOUND_MS} ms`);
+  }
+
+  /** Resolves once the broker has handled every message published so far. */
+  async flush(): Promise<void> {
+    if (this.pending) await withinBound(this.pending, ROUND_TRIP_BOUND_MS, `a marker did not return within ${ROUND_TRIP_BOUND_MS} ms`);
+    await withinBound(
+      this.channel.checkExchange(ALWAYS_THERE),
+      ROUND_TRIP_BOUND_MS,
+      `the closing round trip did not return within ${ROUND_TRIP_BOUND_MS} ms`,
+    );
   }
 }
 
