@@ -4,8 +4,8 @@
  * client under test behind the client interface) and through the bare script (the same library
  * alone, its own process), taking turns on the same queue fed by the same producers: pair after
  * pair, the side that goes first alternating. Each turn starts its consumers, warms up for the
- * same time, counts one window of the same length, and cancels. Both sides keep their connection
- * open between turns.
+ * same time, counts one window of the same length, and cancels; each starts once the producers
+ * have the queue back at its low watermark. Both sides keep their connection open between turns.
  */
 import type { ClientSpec } from '../client/api';
 import { startBareConsumer, type BareConsumer } from './bareConsume';
@@ -85,8 +85,13 @@ export async function measureConsumeOverhead(options: ConsumeOverheadOptions): P
       windowMs: workload.windowMs,
     });
     const started = bare;
-    const runHarness = async (): Promise<ConsumeWindow> => (await session.runPhase(1)).windows[0]!;
+    // Every turn starts with the queue as full as the first: the producers top it up between turns.
+    const runHarness = async (): Promise<ConsumeWindow> => {
+      await session.waitUntilFull();
+      return (await session.runPhase(1)).windows[0]!;
+    };
     const runBare = async (): Promise<BareWindow> => {
+      await session.waitUntilFull();
       const run = await started.run();
       return {
         consumeRateMsgsPerSec: run.msgs_per_sec,

@@ -4,7 +4,7 @@
  * until a phase opens), and the broker's queue depth sampled every few ms.
  *
  * Lifecycle: `openConsumeSession` (queue declared, producers and consumers connected, queue
- * filled to 90% of the high watermark) -> `open` -> `runPhase()` any number of times, one at a time
+ * filled to its low watermark) -> `open` -> `runPhase()` any number of times, one at a time
  * (consumers start, warm up, the counters are read at each window's edges, consumers are
  * cancelled) with anything else consuming the same queue in between (the bare script) -> `close()`
  * -> `closed`. `close()` is safe to call twice and always stops every thread, destroys both pools,
@@ -32,7 +32,7 @@ export interface ConsumeSessionOptions {
   readonly workload: ConsumeWorkload;
   /** Bound on one connection (client or producer). @default 10000 */
   readonly connectBoundMs?: number;
-  /** Bound on filling the queue to 90% of the high watermark at start. @default 30000 */
+  /** Bound on filling the queue to its low watermark at start. @default 30000 */
   readonly fillBoundMs?: number;
   /** Bound on every thread's whole task. @default 600000 */
   readonly lifetimeBoundMs?: number;
@@ -83,6 +83,12 @@ export interface ConsumeSession {
   /** The queue between two moments (e.g. another consumer's window). */
   depthDuring(startNs: bigint, endNs: bigint): DepthSummary;
   readCounters(): CounterReading;
+  /**
+   * Waits until the producers have the queue back at its low watermark (e.g. before another
+   * consumer's turn, so each turn starts as full as the first).
+   * @throws WorkerError when it is not within `boundMs` (@default 30000) or a thread failed (the session is closed first)
+   */
+  waitUntilFull(boundMs?: number): Promise<void>;
   close(): Promise<ConsumeSessionReport>;
 }
 
@@ -90,7 +96,7 @@ const SETTLE_BOUND_MS = 15_000;
 
 /**
  * Declares the queue, starts both pools, and waits until every thread is connected and the
- * queue holds 90% of its high watermark.
+ * queue holds its low watermark.
  * @throws WorkerError when a thread cannot connect or the queue does not fill within the bounds (everything is cleaned up).
  * @example
  * const session = await openConsumeSession({ url, client, workload: resolveConsumeWorkload({ consumers: 10 }) });
@@ -201,16 +207,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       (await board.waitFor(ConsumeControl.CONSUMERS_READY, workload.consumerThreads, startBoundMs));
     if (!ready || failedThreads() > 0)
       throw await failure(ready ? 'the session threads failed to start' : `the session threads were not ready within ${startBoundMs} ms`);
-    // Start full (nearly the high mark): the backlog then carries the consumers through producers' slow moments.
-    const fillBoundMs = options.fillBoundMs ?? 30_000;
-    const filledBy = Date.now() + fillBoundMs;
-    const fullMessages = Math.max(workload.watermarks.lowMessages, Math.floor(0.9 * workload.watermarks.highMessages));
-    while ((sampler.samples.at(-1)?.ready ?? 0) < fullMessages) {
-      if (failedThreads() > 0 || sampler.error !== undefined) throw await failure('the queue could not be filled');
-      if (Date.now() > filledBy)
-        throw await failure(`the producers did not fill the queue to ${fullMessages} messages within ${fillBoundMs} ms`);
-      await sleep(workload.depthSamplingMs);
-    }
+    await waitUntilFull(options.fillBoundMs ?? 30_000);
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
@@ -232,6 +229,10 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     },
     depthDuring: (startNs, endNs) => depthDuring(started.samples, startNs, endNs),
     readCounters: () => board.read(),
+    waitUntilFull: async (boundMs = 30_000) => {
+      if (state !== 'open') throw new WorkerError('the consume session is closed; open a new one');
+      await waitUntilFull(boundMs);
+    },
     close,
     async runPhase(windows, phaseOptions = {}): Promise<PhaseOutcome> {
       if (state !== 'open') throw new WorkerError('the consume session is closed; open a new one');
@@ -266,6 +267,17 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       return { phase, startupMs, windows: measured, ...(drain ? { drain } : {}) };
     },
   };
+
+  /** Waits until the queue holds its low watermark (producers top it up whenever it is below). */
+  async function waitUntilFull(boundMs: number): Promise<void> {
+    const deadline = Date.now() + boundMs;
+    while ((sampler?.samples.at(-1)?.ready ?? 0) < workload.watermarks.lowMessages) {
+      if (failedThreads() > 0 || sampler?.error !== undefined) throw await failure('the queue could not be filled');
+      if (Date.now() > deadline)
+        throw await failure(`the producers did not fill the queue to ${workload.watermarks.lowMessages} messages within ${boundMs} ms`);
+      await sleep(workload.depthSamplingMs);
+    }
+  }
 
   /** Stops the producers (each confirms the broker has all it sent), then waits until the consumers counted every message. */
   async function drainQueue(boundMs: number): Promise<DrainOutcome> {

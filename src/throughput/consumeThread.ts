@@ -88,8 +88,15 @@ export default async function runConsumeThread(task: ConsumeTask): Promise<Consu
       if (!(await board.waitFor(ConsumeControl.PHASE, phase, remainingMs(), ConsumeControl.STOP))) break;
       const consumers: Consumer[] = [];
       try {
-        for (let started = 0; started < task.consumers; started += 1)
-          consumers.push(await connection.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, onDelivery));
+        // All at once: one after the other, each start waits behind the deliveries of those already consuming.
+        const started = await Promise.allSettled(
+          Array.from({ length: task.consumers }, () =>
+            connection.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, onDelivery),
+          ),
+        );
+        for (const result of started) if (result.status === 'fulfilled') consumers.push(result.value);
+        const notStarted = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+        if (notStarted) throw notStarted.reason;
         phases += 1;
         board.count(ConsumeControl.CONSUMING);
         await board.waitFor(ConsumeControl.PHASE_END, phase, remainingMs(), ConsumeControl.STOP);

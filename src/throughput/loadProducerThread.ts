@@ -54,8 +54,8 @@ const BATCH_MESSAGES = 100;
 const PAUSED_POLL_MS = 1;
 /** Bound on one round trip (a marker, or the closing one): the broker takes what is in flight in far less. */
 const ROUND_TRIP_BOUND_MS = 30_000;
-/** Bytes published between two markers (see `InFlightBound`). */
-const MARK_EVERY_BYTES = 512 * 1024;
+/** Bytes published between two markers (see `InFlightBound`), at most 1000 messages: far more than a round trip's worth at full speed. */
+const MARK_EVERY_BYTES = 4 * 1024 * 1024;
 /** Always-present exchange: a passive check of it is a cheap round trip through the channel, behind its publishes. */
 const ALWAYS_THERE = 'amq.direct';
 

@@ -13,7 +13,7 @@ describe('a sustained consume workload', () => {
       rounds: 3,
       windowMs: 3000,
       warmupMs: 1000,
-      watermarks: { lowMessages: 50_000, highMessages: 100_000 },
+      watermarks: { lowMessages: 90_000, highMessages: 100_000 },
       depthSamplingMs: 10,
       consumersPerThread: [10],
       maxQueueLength: 400_000,
