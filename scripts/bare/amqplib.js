@@ -89,4 +89,5 @@ async function open(url) {
   };
 }
 
-module.exports = { open };
+// `supportsConsume`: scripts/bare-consume.js (and the harness, before it starts it) can use this module's consume.
+module.exports = { open, supportsConsume: true };

@@ -111,11 +111,13 @@ async function serve(client, options) {
 }
 
 /**
- * Runs the bare consume reference with the client module named by --client
- * (scripts/bare/<client>.js: `open(url)` resolving to an object with `checkQueue(queue)`,
- * `close()` and `consume(queue, { consumers, prefetch })`, which resolves once every consumer
- * consumes, to `{ delivered(): number, cancel(): Promise<void> }`; `cancel` rejects if the
- * connection was lost meanwhile).
+ * Runs the bare consume reference with the client module named by --client. To add a library:
+ * in scripts/bare/<client>.js, export `supportsConsume: true` beside `open(url)`, and have the
+ * object `open` resolves to carry `consume(queue, { consumers, prefetch })`: it resolves once
+ * every consumer consumes (manual ack, that prefetch, each delivery counted then acked in the
+ * library's own callback), to `{ delivered(): number, cancel(): Promise<void> }`; `cancel` closes
+ * the consumers and rejects if the connection was lost meanwhile. `checkQueue(queue)` and
+ * `close()` are the same as for bare publish.
  */
 async function main(argv) {
   const options = parseConsumeArgs(argv);
@@ -126,11 +128,15 @@ async function main(argv) {
     throw new Error(`no bare module for client ${JSON.stringify(options.client)} (scripts/bare/${options.client}.js)`);
   }
   if (typeof driver.open !== 'function') throw new Error(`scripts/bare/${options.client}.js has no open(url)`);
+  if (driver.supportsConsume !== true)
+    throw new Error(`scripts/bare/${options.client}.js cannot consume yet (it does not export supportsConsume: true)`);
   const url = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
   const client = await driver.open(url);
   try {
     if (typeof client.consume !== 'function')
-      throw new Error(`scripts/bare/${options.client}.js cannot consume yet (its open() gives no consume(queue, { consumers, prefetch }))`);
+      throw new Error(
+        `scripts/bare/${options.client}.js says it can consume, but its open() gives no consume(queue, { consumers, prefetch })`,
+      );
     await client.checkQueue(options.queue);
     if (options.serve) await serve(client, options);
     else await timedWindows(client, options, options.windows, undefined);

@@ -90,10 +90,13 @@ export function parseBareConsumeRecord(line: string): BareConsumeRun {
   return { ...figures, startedNs: edge('started_ns'), endedNs: edge('ended_ns') };
 }
 
-/** True when scripts/bare/<client>.js exists and its module speaks of `consume` (it may still fail at run time). */
+/** True when scripts/bare/<client>.js exists and says it can consume (`supportsConsume: true`). */
 export function hasBareConsume(client: string): boolean {
+  if (!/^[a-z0-9-]+$/.test(client)) return false;
   const file = path.join(PROJECT_ROOT, 'scripts', 'bare', `${client}.js`);
-  return fs.existsSync(file) && /\bconsume\s*[:(]/.test(fs.readFileSync(file, 'utf8'));
+  if (!fs.existsSync(file)) return false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(file) as { supportsConsume?: unknown }).supportsConsume === true;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The bare consume script's command line and the driver's reading of its records (pure parts);
  * the script itself against the real broker is in consumeSession.int.test.ts.
  */
-import { parseBareConsumeRecord } from '../../src/throughput/bareConsume';
+import { hasBareConsume, parseBareConsumeRecord } from '../../src/throughput/bareConsume';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parseConsumeArgs } = require('../../scripts/bare/consumeProtocol.js') as {
@@ -99,5 +99,13 @@ describe('a bare-consume record', () => {
     expect(() => parseBareConsumeRecord(JSON.stringify(edgeless))).toThrow(
       'bare-consume output needs a clock reading (digits in a string) in "started_ns"; got 12',
     );
+  });
+});
+
+describe('which client libraries have a bare consumer', () => {
+  it('is the modules that say so (supportsConsume), never a path', () => {
+    expect(hasBareConsume('amqplib')).toBe(true);
+    expect(hasBareConsume('nope')).toBe(false);
+    expect(hasBareConsume('../bare/amqplib')).toBe(false);
   });
 });
