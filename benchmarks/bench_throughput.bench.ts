@@ -205,6 +205,7 @@ async function measureConsumeAndRecord(client: ClientSpec, consumeCase: ConsumeC
   recordResult(
     withClient(client, draft),
     `${msgRate(draft.metrics.consume_throughput_msgs_per_sec?.value)} (${draft.metrics.consume_throughput_mb_per_sec?.value} MB/s; windows ${Math.round(Math.min(...windows))}-${Math.round(Math.max(...windows))}), ` +
+      `consumer CPU ${draft.metrics.consumer_cpu_percent?.value ?? 'n/a'}% of a core (${draft.metrics.consumer_cpu_us_per_msg?.value ?? 'n/a'} µs/msg), ` +
       `producers ${msgRate(draft.metrics.producer_rate_msgs_per_sec?.value)}, queue depth ${draft.metrics.queue_depth_min?.value}-${draft.metrics.queue_depth_max?.value}: ${BOUND_WORDS[bound]}; ` +
       `consumed ${draft.metrics.messages_consumed?.value}, missing ${draft.metrics.messages_missing?.value}, extra ${draft.metrics.messages_extra?.value}`,
   );
@@ -250,7 +251,8 @@ forEachClient((client) =>
           withClient(client, draft),
           `harness ${msgRate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${msgRate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
             `ratio ${draft.metrics.ratio_percent?.value}% (median of ${draft.samples?.ratio_percent?.length} clean pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); ` +
-            `pairs ${draft.samples?.ratio_percent?.join('%, ')}%; producer-bound pairs ${draft.metrics.producer_bound_pairs?.value}`,
+            `pairs ${draft.samples?.ratio_percent?.join('%, ')}%; producer-bound pairs ${draft.metrics.producer_bound_pairs?.value}; ` +
+            `CPU per message harness ${draft.metrics.harness_cpu_us_per_msg?.value ?? 'n/a'} µs vs bare ${draft.metrics.bare_cpu_us_per_msg?.value ?? 'n/a'} µs (efficiency ${draft.metrics.cpu_efficiency_percent?.value ?? 'n/a'}%)`,
         );
 
         // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).

@@ -16,9 +16,10 @@
  *
  * Output: one JSON line per window, written once the consumers are cancelled (with --windows K > 1
  * each carries "window"; with --serve, "round"); `started_ns`/`ended_ns` are the window's edges
- * on the monotonic clock (strings: they exceed 2^53), `consumed_total` every delivery from the
+ * on the monotonic clock (strings: they exceed 2^53), `cpu_ms` the CPU time of the consuming
+ * thread during the window (Linux /proc; null elsewhere), `consumed_total` every delivery from the
  * consumers' start to their cancel:
- *   {"consumers":10,"prefetch":100,"warmup_ms":1000,"window_ms":3000,"started_ns":"…","ended_ns":"…","seconds":3.0004,"messages":141000,"msgs_per_sec":46994,"consumed_total":189000}
+ *   {"consumers":10,"prefetch":100,"warmup_ms":1000,"window_ms":3000,"started_ns":"…","ended_ns":"…","seconds":3.0004,"messages":141000,"msgs_per_sec":46994,"cpu_ms":1420,"consumed_total":189000}
  *
  * --serve keeps the process and its connection alive so another program can alternate its own
  * consumers with these under the same conditions (a long-lived, warmed-up connection on both

@@ -52,11 +52,28 @@ function parseConsumeArgs(argv) {
   return options;
 }
 
+const fs = require('node:fs');
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The count and the monotonic clock together (deliveries run on this thread: nothing moves in between). */
+/**
+ * CPU time (user + system) this thread has used, in ms, from Linux's /proc/thread-self/stat
+ * (clock ticks of 10 ms); null elsewhere. Fields are counted after the command name's last ")".
+ */
+function threadCpuMs() {
+  try {
+    const stat = fs.readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isInteger(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The count, the monotonic clock and this thread's CPU time together (deliveries run on this thread: nothing moves in between). */
 function reading(consumers) {
-  return { ns: process.hrtime.bigint(), delivered: consumers.delivered() };
+  return { ns: process.hrtime.bigint(), delivered: consumers.delivered(), cpuMs: threadCpuMs() };
 }
 
 /**
@@ -86,6 +103,7 @@ async function timedWindows(client, options, windows, round) {
         seconds,
         messages,
         msgs_per_sec: messages / seconds,
+        cpu_ms: start.cpuMs === null || end.cpuMs === null ? null : end.cpuMs - start.cpuMs,
       });
       start = end;
     }

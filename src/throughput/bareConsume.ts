@@ -41,6 +41,8 @@ export interface BareConsumeRun {
   readonly seconds: number;
   readonly messages: number;
   readonly msgs_per_sec: number;
+  /** CPU time of the consuming thread during the window (null where the platform cannot tell). */
+  readonly cpuMs: number | null;
   /** Every delivery from the consumers' start to their cancel. */
   readonly consumed_total: number;
 }
@@ -83,11 +85,17 @@ export function parseBareConsumeRecord(line: string): BareConsumeRun {
       );
     return BigInt(value);
   };
+  const cpuMs = record.cpu_ms ?? null;
+  if (cpuMs !== null && (typeof cpuMs !== 'number' || !Number.isFinite(cpuMs) || cpuMs < 0))
+    throw new BenchError(
+      'RESULT_INVALID',
+      `bare-consume output needs a non-negative number or null in "cpu_ms"; got ${JSON.stringify(cpuMs)}`,
+    );
   const figures = Object.fromEntries(NUMBER_FIELDS.map((field) => [field, record[field] as number])) as Record<
     (typeof NUMBER_FIELDS)[number],
     number
   >;
-  return { ...figures, startedNs: edge('started_ns'), endedNs: edge('ended_ns') };
+  return { ...figures, cpuMs, startedNs: edge('started_ns'), endedNs: edge('ended_ns') };
 }
 
 /** True when scripts/bare/<client>.js exists and says it can consume (`supportsConsume: true`). */

@@ -1,7 +1,7 @@
 /**
  * Shared memory of one sustained consume session: control words the main thread, the consumer
  * threads (client under test) and the harness producer threads signal each other with, one
- * delivery counter per consumer thread, one publish counter per producer thread, and the last
+ * delivery counter (and OS thread id) per consumer thread, one publish counter per producer thread, and the last
  * queue depth the main thread read from the broker (what the producers pace themselves by).
  *
  * Hot counters are bumped with a plain Atomics.add, never a notify, each on its own 64-byte line
@@ -58,6 +58,8 @@ export interface CounterReading {
   readonly delivered: number;
   /** Messages every producer thread has handed to its connection. */
   readonly published: number;
+  /** CPU time the consumer threads have used so far, summed (null where the platform cannot tell). */
+  readonly consumerCpuMs?: number | null;
 }
 
 export class ConsumeBoard extends ControlWords {
@@ -88,6 +90,15 @@ export class ConsumeBoard extends ControlWords {
   /** Counts messages producer `producer` handed to its connection (hot path: no wake-up). */
   countPublished(producer: number, messages = 1): void {
     Atomics.add(this.words, this.producerWord(producer), messages);
+  }
+
+  /** A consumer thread's OS thread id (0: not known), so the main thread can read its CPU time. */
+  setThreadId(thread: number, tid: number): void {
+    Atomics.store(this.words, this.consumerWord(thread) + 1, tid);
+  }
+
+  threadIdOf(thread: number): number {
+    return Atomics.load(this.words, this.consumerWord(thread) + 1);
   }
 
   deliveredBy(thread: number): number {

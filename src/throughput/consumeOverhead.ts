@@ -38,6 +38,8 @@ export interface BareWindow {
   readonly consumeRateMsgsPerSec: number;
   readonly durationMs: number;
   readonly delivered: number;
+  /** CPU time of the bare consuming thread per delivery, in µs (null where unknown). */
+  readonly cpuUsPerMessage: number | null;
   readonly depth: DepthSummary;
 }
 
@@ -97,6 +99,7 @@ export async function measureConsumeOverhead(options: ConsumeOverheadOptions): P
         consumeRateMsgsPerSec: run.msgs_per_sec,
         durationMs: run.seconds * 1000,
         delivered: run.messages,
+        cpuUsPerMessage: run.cpuMs === null || run.messages === 0 ? null : (run.cpuMs * 1000) / run.messages,
         depth: session.depthDuring(run.startedNs, run.endedNs),
       };
     };

@@ -39,6 +39,10 @@ export interface ConsumeWindow {
   readonly consumeRateMbPerSec: number;
   /** Messages the producers handed to their connections inside the window, per second. */
   readonly publishRateMsgsPerSec: number;
+  /** CPU the consumer threads used in the window, in % of one core (summed over threads); null where unknown. */
+  readonly consumerCpuPercent: number | null;
+  /** Consumer CPU time per delivery, in µs; null where unknown or nothing was delivered. */
+  readonly cpuUsPerMessage: number | null;
   readonly depth: DepthSummary;
 }
 
@@ -58,6 +62,7 @@ export function consumeWindow(
     throw new RangeError(`counters went backwards between the window's edges (${JSON.stringify({ start, end }, bigintAsString)})`);
   const durationMs = elapsedMs(start.atNs, end.atNs);
   const consume = rateOf(end.delivered - start.delivered, messageSizeBytes, durationMs);
+  const cpu = cpuFigures(start.consumerCpuMs, end.consumerCpuMs, durationMs, end.delivered - start.delivered);
   return {
     startedNs: start.atNs,
     endedNs: end.atNs,
@@ -66,8 +71,26 @@ export function consumeWindow(
     consumeRateMsgsPerSec: consume.msgsPerSec,
     consumeRateMbPerSec: consume.mbPerSec,
     publishRateMsgsPerSec: rateOf(end.published - start.published, messageSizeBytes, durationMs).msgsPerSec,
+    ...cpu,
     depth: depthDuring(samples, start.atNs, end.atNs),
   };
+}
+
+/**
+ * CPU share (% of one core) and CPU time per message between two CPU readings; nulls when either
+ * reading is unknown (or, per message, when nothing was delivered).
+ * @example cpuFigures(1000, 1600, 3000, 60_000) // { consumerCpuPercent: 20, cpuUsPerMessage: 10 }
+ */
+export function cpuFigures(
+  startCpuMs: number | null | undefined,
+  endCpuMs: number | null | undefined,
+  durationMs: number,
+  messages: number,
+): { consumerCpuPercent: number | null; cpuUsPerMessage: number | null } {
+  if (typeof startCpuMs !== 'number' || typeof endCpuMs !== 'number' || endCpuMs < startCpuMs || !(durationMs > 0))
+    return { consumerCpuPercent: null, cpuUsPerMessage: null };
+  const cpuMs = endCpuMs - startCpuMs;
+  return { consumerCpuPercent: (cpuMs / durationMs) * 100, cpuUsPerMessage: messages > 0 ? (cpuMs * 1000) / messages : null };
 }
 
 /** The samples taken in `[startNs, endNs]`, summarised. */

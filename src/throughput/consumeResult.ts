@@ -39,9 +39,16 @@ function windowDetail(window: ConsumeWindow) {
     delivered: window.delivered,
     msgs_per_sec: roundFigure(window.consumeRateMsgsPerSec),
     producer_msgs_per_sec: roundFigure(window.publishRateMsgsPerSec),
+    cpu_percent: nullableFigure(window.consumerCpuPercent),
+    cpu_us_per_msg: nullableFigure(window.cpuUsPerMessage),
     depth: depthDetail(window.depth),
   };
 }
+
+const nullableFigure = (value: number | null): number | null => (value === null ? null : roundFigure(value));
+
+/** The values that are known, for a median over windows or pairs. */
+const known = (values: readonly (number | null)[]): number[] => values.filter((value): value is number => value !== null);
 
 function depthDetail(depth: DepthSummary) {
   return {
@@ -84,6 +91,8 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       consume_throughput_msgs_per_sec: metric(summarizeRates(msgRates).median, 'msg/s', 'higher'),
       consume_throughput_mb_per_sec: metric(median(windows.map((window) => window.consumeRateMbPerSec)), 'MB/s', 'higher'),
       producer_rate_msgs_per_sec: metric(median(windows.map((window) => window.publishRateMsgsPerSec)), 'msg/s', 'none'),
+      consumer_cpu_percent: metric(median(known(windows.map((window) => window.consumerCpuPercent))), '%', 'none'),
+      consumer_cpu_us_per_msg: metric(median(known(windows.map((window) => window.cpuUsPerMessage))), 'µs', 'lower'),
       producer_bound_windows: metric(windows.filter((window) => window.depth.ranDry === true).length, 'count', 'lower'),
       unchecked_windows: metric(windows.filter((window) => window.depth.ranDry === null).length, 'count', 'lower'),
       queue_depth_min: metric(depth.min, 'count', 'none'),
@@ -105,6 +114,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       `${workload.consumers} consumer(s) (one channel each) of the client under test on ${workload.consumerThreads} worker thread(s), one connection each, straight to the broker (no proxy), competing on one classic queue`,
       `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages; the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
       BOUND_NOTES[bound],
+      `consumer_cpu_percent: CPU time the consumer thread(s) ran during a window (Linux /proc, 10 ms ticks), in % of one core, summed over threads; near ${workload.consumerThreads * 100}% the client is what bounds the rate, far below it the consumers waited (for the broker, or for a CPU they did not get); consumer_cpu_us_per_msg: that CPU time per delivery`,
       'messages_consumed/missing/extra: after the windows the producers stop and the consumers drain the queue; every message published in the session must be counted exactly once',
       'MB/s counts message bodies only, 1 MB = 10^6 bytes',
     ],
@@ -154,6 +164,12 @@ export function consumeOverheadResult(outcome: ConsumeOverheadOutcome): ResultDr
   const ratio = summarizeRates(ratios).median;
   const harness = pairs.map((pair) => pair.harness.consumeRateMsgsPerSec);
   const bare = pairs.map((pair) => pair.bare.consumeRateMsgsPerSec);
+  // CPU per message does not depend on how much CPU a side got, so it shows a cost the rates' noise can hide.
+  const cpuRatios = known(
+    pairs.map((pair) =>
+      pair.harness.cpuUsPerMessage && pair.bare.cpuUsPerMessage ? (pair.bare.cpuUsPerMessage / pair.harness.cpuUsPerMessage) * 100 : null,
+    ),
+  );
   return {
     name: 'consume_harness_overhead',
     category: 'throughput',
@@ -173,6 +189,9 @@ export function consumeOverheadResult(outcome: ConsumeOverheadOutcome): ResultDr
       ratio_percent: metric(ratio, '%', 'higher'),
       harness_msgs_per_sec: metric(median(harness), 'msg/s', 'higher'),
       bare_msgs_per_sec: metric(median(bare), 'msg/s', 'none'),
+      cpu_efficiency_percent: metric(median(cpuRatios), '%', 'higher'),
+      harness_cpu_us_per_msg: metric(median(known(pairs.map((pair) => pair.harness.cpuUsPerMessage))), 'µs', 'lower'),
+      bare_cpu_us_per_msg: metric(median(known(pairs.map((pair) => pair.bare.cpuUsPerMessage))), 'µs', 'none'),
       producer_bound_pairs: metric(pairs.length - clean.length, 'count', 'lower'),
       errors: metric(outcome.report.errors.length, 'count', 'lower'),
     },
@@ -180,6 +199,7 @@ export function consumeOverheadResult(outcome: ConsumeOverheadOutcome): ResultDr
       ratio_percent: ratios.map(roundFigure),
       harness_msgs_per_sec: harness.map(roundFigure),
       bare_msgs_per_sec: bare.map(roundFigure),
+      cpu_efficiency_percent: cpuRatios.map(roundFigure),
     },
     targets: [
       {
@@ -199,6 +219,7 @@ export function consumeOverheadResult(outcome: ConsumeOverheadOutcome): ResultDr
           : `PRODUCER-BOUND: no pair was clean (the queue ran dry or was not sampled in a window of each), so the ratio compares the producers' pace, not the consumers`,
       `same workload on both sides, taking turns on the same queue fed by the same ${workload.producerThreads} producer thread(s): one long-lived connection, ${workload.consumers} consumer(s) with manual ack and prefetch ${workload.prefetch}, ${workload.messageSizeBytes}-byte messages, consumers started per turn, ${workload.warmupMs} ms of warm-up, one window of ${workload.windowMs} ms, then cancelled`,
       `harness: the client under test in a piscina worker thread, each delivery counted in shared memory and acked through the client interface; bare: scripts/bare-consume.js --client ${outcome.bareClient} --serve in its own Node.js process, counting and acking in the library's callback`,
+      "cpu_efficiency_percent: the median over the pairs of bare CPU time per message / harness CPU time per message x 100, each side's consuming thread read from Linux /proc (10 ms ticks): 100 means the harness's path costs no more CPU per message than the library alone; unlike the rates, it does not move with how much CPU each side happened to get on a shared machine",
     ],
     details: {
       pairs: pairs.map((pair) => ({
@@ -209,6 +230,7 @@ export function consumeOverheadResult(outcome: ConsumeOverheadOutcome): ResultDr
           duration_ms: roundFigure(pair.bare.durationMs),
           delivered: pair.bare.delivered,
           msgs_per_sec: roundFigure(pair.bare.consumeRateMsgsPerSec),
+          cpu_us_per_msg: nullableFigure(pair.bare.cpuUsPerMessage),
           depth: depthDetail(pair.bare.depth),
         },
       })),

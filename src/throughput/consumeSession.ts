@@ -16,6 +16,7 @@ import type { ClientSpec } from '../client/api';
 import { QueueAdmin } from '../broker/queueAdmin';
 import { describeError, WorkerError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
+import { threadsCpuMs } from '../measure/threadCpu';
 import { redactText } from '../redact';
 import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
 import { ConsumeBoard, ConsumeControl, type CounterReading } from './consumeBoard';
@@ -82,7 +83,6 @@ export interface ConsumeSession {
   runPhase(windows: number, options?: { readonly drain?: boolean; readonly drainBoundMs?: number }): Promise<PhaseOutcome>;
   /** The queue between two moments (e.g. another consumer's window). */
   depthDuring(startNs: bigint, endNs: bigint): DepthSummary;
-  readCounters(): CounterReading;
   /**
    * Waits until the producers have the queue back at its low watermark (e.g. before another
    * consumer's turn, so each turn starts as full as the first).
@@ -136,9 +136,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
               return [result.value];
             }
             const why =
-              result.status === 'rejected'
-                ? redactText(describeError(result.reason))
-                : `no report within ${SETTLE_BOUND_MS} ms of the stop signal`;
+              result.status === 'rejected' ? redactText(describeError(result.reason)) : `no report ${SETTLE_BOUND_MS} ms after stop`;
             errors.push(`${kind} thread ${index}: ${why}`);
             return [];
           });
@@ -228,7 +226,6 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       return state;
     },
     depthDuring: (startNs, endNs) => depthDuring(started.samples, startNs, endNs),
-    readCounters: () => board.read(),
     waitUntilFull: async (boundMs = 30_000) => {
       if (state !== 'open') throw new WorkerError('the consume session is closed; open a new one');
       await waitUntilFull(boundMs);
@@ -251,10 +248,10 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       await board.waitFor(ConsumeControl.CONSUMERS_FAILED, 1, workload.warmupMs);
       await check(`phase ${phase} (warm-up)`);
       const measured: ConsumeWindow[] = [];
-      let edge = board.read();
+      let edge = readEdge();
       for (let window = 0; window < windows; window += 1) {
         await board.waitFor(ConsumeControl.CONSUMERS_FAILED, 1, workload.windowMs);
-        const next = board.read();
+        const next = readEdge();
         await check(`phase ${phase}, window ${window + 1}`);
         measured.push(consumeWindow(edge, next, workload.messageSizeBytes, started.samples));
         edge = next;
@@ -267,6 +264,12 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       return { phase, startupMs, windows: measured, ...(drain ? { drain } : {}) };
     },
   };
+
+  /** The counters and the consumer threads' CPU time (null unless every thread's is known). */
+  function readEdge(): CounterReading {
+    const tids = Array.from({ length: workload.consumerThreads }, (_, thread) => board.threadIdOf(thread));
+    return { ...board.read(), consumerCpuMs: threadsCpuMs(tids) };
+  }
 
   /** Waits until the queue holds its low watermark (producers top it up whenever it is below). */
   async function waitUntilFull(boundMs: number): Promise<void> {

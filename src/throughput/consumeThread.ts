@@ -14,6 +14,7 @@
 import type { ClientConnection, ClientSpec, Consumer, Delivery } from '../client/api';
 import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
+import { currentThreadId } from '../measure/threadCpu';
 import { redactText } from '../redact';
 import { ConsumeBoard, ConsumeControl, type ConsumeBoardLayout } from './consumeBoard';
 
@@ -69,6 +70,8 @@ export default async function runConsumeThread(task: ConsumeTask): Promise<Consu
     ...(failure === undefined ? {} : { error: failure }),
   });
 
+  // Off the hot path: the main thread reads this thread's CPU time at the window edges by its id.
+  board.setThreadId(task.thread, currentThreadId() ?? 0);
   try {
     connection = await connectClient(task.client, {
       urls: [task.url],

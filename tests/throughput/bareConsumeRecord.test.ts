@@ -72,6 +72,7 @@ describe('a bare-consume record', () => {
     seconds: 3,
     messages: 150_000,
     msgs_per_sec: 50_000,
+    cpu_ms: 1500,
     consumed_total: 200_000,
   });
 
@@ -86,14 +87,19 @@ describe('a bare-consume record', () => {
       seconds: 3,
       messages: 150_000,
       msgs_per_sec: 50_000,
+      cpuMs: 1500,
       consumed_total: 200_000,
     });
+    expect(parseBareConsumeRecord(line.replace('"cpu_ms":1500', '"cpu_ms":null')).cpuMs).toBeNull();
   });
 
   it('names what is missing or wrong', () => {
     expect(() => parseBareConsumeRecord('ready')).toThrow('bare-consume printed a line that is not JSON: "ready"');
     expect(() => parseBareConsumeRecord('{"consumers":1}')).toThrow(
       'bare-consume output needs a finite non-negative number in "prefetch"; got undefined',
+    );
+    expect(() => parseBareConsumeRecord(line.replace('"cpu_ms":1500', '"cpu_ms":"1.5 s"'))).toThrow(
+      'bare-consume output needs a non-negative number or null in "cpu_ms"; got "1.5 s"',
     );
     const edgeless = { ...(JSON.parse(line) as object), started_ns: 12 };
     expect(() => parseBareConsumeRecord(JSON.stringify(edgeless))).toThrow(

@@ -1,5 +1,6 @@
 import { ConsumeBoard, ConsumeControl } from '../../src/throughput/consumeBoard';
-import { boundOf, consumeWindow, depthDuring, type DepthSample } from '../../src/throughput/consumeRates';
+import { parseStatCpuMs } from '../../src/measure/threadCpu';
+import { boundOf, consumeWindow, cpuFigures, depthDuring, type DepthSample } from '../../src/throughput/consumeRates';
 
 const ms = (value: number): bigint => BigInt(value) * 1_000_000n;
 const sample = (atMs: number, ready: number, consumers = 1): DepthSample => ({ atNs: ms(atMs), ready, consumers });
@@ -111,5 +112,30 @@ describe('the consume board', () => {
     expect(() => board.countPublished(-1)).toThrow('no producer thread -1 on a board of 1');
     expect(() => new ConsumeBoard({ consumerThreads: 2, producerThreads: 1 }, board.buffer)).toThrow('board buffer has');
     expect(() => new ConsumeBoard({ consumerThreads: 0, producerThreads: 1 })).toThrow('consumerThreads must be a positive integer; got 0');
+  });
+});
+
+describe('consumer CPU in a window', () => {
+  it('is the share of one core and the CPU time per message between two readings', () => {
+    expect(cpuFigures(1000, 1600, 3000, 60_000)).toEqual({ consumerCpuPercent: 20, cpuUsPerMessage: 10 });
+    const window = consumeWindow(
+      { atNs: ms(0), delivered: 0, published: 0, consumerCpuMs: 500 },
+      { atNs: ms(2000), delivered: 1000, published: 0, consumerCpuMs: 2500 },
+      256,
+      [],
+    );
+    expect([window.consumerCpuPercent, window.cpuUsPerMessage]).toEqual([100, 2000]);
+  });
+
+  it('is unknown when a reading is, and per message when nothing was delivered', () => {
+    expect(cpuFigures(null, 1600, 3000, 10)).toEqual({ consumerCpuPercent: null, cpuUsPerMessage: null });
+    expect(cpuFigures(undefined, undefined, 3000, 10)).toEqual({ consumerCpuPercent: null, cpuUsPerMessage: null });
+    expect(cpuFigures(1000, 1300, 3000, 0)).toEqual({ consumerCpuPercent: 10, cpuUsPerMessage: null });
+  });
+
+  it('reads user + system ticks from a /proc stat line, whatever the thread is called', () => {
+    expect(parseStatCpuMs('42 (node) S 1 2 3 4 5 6 7 8 9 10 150 30 0 0')).toBe(1800);
+    expect(parseStatCpuMs('42 (a ) b) S 1 2 3 4 5 6 7 8 9 10 7 3 0 0')).toBe(100);
+    expect(parseStatCpuMs('not a stat line')).toBeNull();
   });
 });

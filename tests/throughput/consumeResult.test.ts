@@ -20,6 +20,8 @@ const window = (msgsPerSec: number, minReady: number | null = 40_000): ConsumeWi
   consumeRateMsgsPerSec: msgsPerSec,
   consumeRateMbPerSec: (msgsPerSec * 256) / 1e6,
   publishRateMsgsPerSec: msgsPerSec * 0.9,
+  consumerCpuPercent: 40,
+  cpuUsPerMessage: 400_000 / msgsPerSec,
   depth: depth(minReady),
 });
 
@@ -73,6 +75,8 @@ describe('sustainedConsumeResult', () => {
     expect(result.metrics.producer_rate_msgs_per_sec?.value).toBe(36_000);
     expect(result.samples?.consume_throughput_msgs_per_sec).toEqual([40_000, 30_000, 50_000]);
     expect(result.metrics.producer_bound_windows?.value).toBe(0);
+    expect(result.metrics.consumer_cpu_percent).toEqual({ value: 40, unit: '%', direction: 'none' });
+    expect(result.metrics.consumer_cpu_us_per_msg?.value).toBe(10);
     expect(result.metrics.queue_depth_min?.value).toBe(40_000);
     expect(result.metrics.queue_depth_max?.value).toBe(60_000);
     expect(result.details?.bound).toBe('consumers');
@@ -112,7 +116,7 @@ describe('consumeOverheadResult', () => {
   const pair = (first: 'harness' | 'bare', harness: number, bare: number, dry = false): ConsumePair => ({
     first,
     harness: window(harness, dry ? 0 : 40_000),
-    bare: { consumeRateMsgsPerSec: bare, durationMs: 3000, delivered: bare * 3, depth: depth(40_000) },
+    bare: { consumeRateMsgsPerSec: bare, durationMs: 3000, delivered: bare * 3, cpuUsPerMessage: 8, depth: depth(40_000) },
   });
   const outcome = (pairs: ConsumePair[]): ConsumeOverheadOutcome => ({
     workload: resolveConsumeWorkload({ consumers: 10, rounds: 1 }),
@@ -133,6 +137,11 @@ describe('consumeOverheadResult', () => {
     expect(result.metrics.bare_msgs_per_sec?.value).toBe(50_000);
     expect(result.targets).toEqual([{ metric: 'ratio_percent', comparator: '>', threshold: 90, unit: '%', met: true }]);
     expect(result.parameters).toMatchObject({ consumers: 10, prefetch: 100, ack: 'manual', bare_client: 'amqplib', pairs: 3 });
+    // CPU per message: harness 400000 / rate µs (8.889, 10, 8) against the bare side's 8.
+    expect(result.samples?.cpu_efficiency_percent).toEqual([90, 80, 100]);
+    expect(result.metrics.cpu_efficiency_percent).toEqual({ value: 90, unit: '%', direction: 'higher' });
+    expect(result.metrics.harness_cpu_us_per_msg?.value).toBe(8.889);
+    expect(result.metrics.bare_cpu_us_per_msg?.value).toBe(8);
   });
 
   it('leaves producer-bound pairs out of the ratio, and says so', () => {
@@ -157,5 +166,15 @@ describe('consumeOverheadResult', () => {
 
   it('refuses an outcome without a pair', () => {
     expect(() => consumeOverheadResult(outcome([]))).toThrow('consume_harness_overhead needs at least one pair of windows');
+  });
+});
+
+describe('CPU figures where the platform cannot tell', () => {
+  it('are null, not zero, and stay out of the medians', () => {
+    const unknown = { ...window(40_000), consumerCpuPercent: null, cpuUsPerMessage: null };
+    const result = sustainedConsumeResult(sustained([unknown, unknown]));
+    expect(result.metrics.consumer_cpu_percent?.value).toBeNull();
+    expect(result.metrics.consumer_cpu_us_per_msg?.value).toBeNull();
+    expectValid('raw-result.schema.json', asRawResult(result));
   });
 });

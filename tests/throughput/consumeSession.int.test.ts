@@ -84,6 +84,9 @@ describe('a short sustained consume session (real broker)', () => {
       expect(window.consumeRateMsgsPerSec).toBeCloseTo((window.delivered * 1000) / window.durationMs, 6);
       // Only this session's three consumers were on the queue while it was measured.
       expect([window.depth.minConsumers, window.depth.maxConsumers]).toEqual([3, 3]);
+      // The consumer threads' CPU time, read by the main thread from /proc (this machine is Linux).
+      expect(window.consumerCpuPercent).toEqual(expect.any(Number));
+      expect(window.consumerCpuPercent!).toBeLessThanOrEqual(200 + 20);
       expect(window.depth.samples).toBeGreaterThan(0);
     }
     // Consecutive windows: each starts where the last ended.
@@ -238,6 +241,7 @@ describe('the bare consume script', () => {
         expect(first).toMatchObject({ consumers: 1, prefetch: 10, warmup_ms: 50, window_ms: 100 });
         expect(first.msgs_per_sec).toBeCloseTo(first.messages / first.seconds, 6);
         expect(first.endedNs - first.startedNs).toBeGreaterThanOrEqual(90_000_000n);
+        expect(first.cpuMs).toEqual(expect.any(Number));
         const second = await bare.run();
         expect((await channel.checkQueue(queue)).messageCount).toBe(2000 - first.consumed_total - second.consumed_total);
       } finally {
@@ -271,6 +275,8 @@ describe('the consume harness-overhead comparison', () => {
       // The broker saw exactly one side's two consumers in each window.
       expect([pair.harness.depth.minConsumers, pair.harness.depth.maxConsumers]).toEqual([2, 2]);
       expect([pair.bare.depth.minConsumers, pair.bare.depth.maxConsumers]).toEqual([2, 2]);
+      // Both sides' consuming threads, CPU per message from /proc.
+      expect([typeof pair.harness.cpuUsPerMessage, typeof pair.bare.cpuUsPerMessage]).toEqual(['number', 'number']);
     }
     expect(outcome.report.errors).toEqual([]);
     const result = consumeOverheadResult(outcome);
