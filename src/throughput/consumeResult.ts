@@ -21,7 +21,8 @@ const median = (values: readonly number[]): number | null => (isNonEmpty(values)
 
 /** What a reader must know about a bound, said once for every consume figure. */
 export const BOUND_NOTES = {
-  consumers: "bound: the queue never ran dry in a measured window, so the rate is the consumers' throughput (clean)",
+  consumers:
+    "bound: clean — the queue never ran dry in a measured window, so the consumers always had messages waiting and the rate is theirs, not the producers' pace; consumer_cpu_percent says whether the client's threads were the limit (near 100% of a core each) or waited for the broker or the machine (well below)",
   producers:
     "bound: PRODUCER-BOUND — the queue ran dry in at least one measured window (a depth sample found no ready message), so the rate is the producers' pace, a lower bound of the consumers' throughput, not a clean throughput",
   unknown: 'bound: unknown — a measured window had no queue depth sample, so nobody can say whether the queue ran dry',

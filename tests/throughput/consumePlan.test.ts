@@ -13,10 +13,10 @@ describe('a sustained consume workload', () => {
       rounds: 3,
       windowMs: 3000,
       warmupMs: 1000,
-      watermarks: { lowMessages: 90_000, highMessages: 100_000 },
+      watermarks: { lowMessages: 180_000, highMessages: 200_000 },
       depthSamplingMs: 10,
       consumersPerThread: [10],
-      maxQueueLength: 400_000,
+      maxQueueLength: 800_000,
     });
     expect(CONSUME_WORKLOAD_DEFAULTS.windowMs).toBeGreaterThanOrEqual(3000);
     expect(Object.isFrozen(workload)).toBe(true);

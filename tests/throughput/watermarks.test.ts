@@ -1,15 +1,15 @@
 import { estimateDepth, nextProducerState, watermarksFor, type ProducerState, type Watermarks } from '../../src/throughput/watermarks';
 
 describe('watermarks', () => {
-  it('keep about 64 MiB of ready messages at the high mark, within 2000..100000, the low mark at 90% of it', () => {
-    expect(watermarksFor(10, 100, 256)).toEqual({ lowMessages: 90_000, highMessages: 100_000 });
-    expect(watermarksFor(1, 100, 4096)).toEqual({ lowMessages: 14_745, highMessages: 16_384 });
+  it('keep about 128 MiB of ready messages at the high mark, within 2000..200000, the low mark at 90% of it', () => {
+    expect(watermarksFor(10, 100, 256)).toEqual({ lowMessages: 180_000, highMessages: 200_000 });
+    expect(watermarksFor(1, 100, 4096)).toEqual({ lowMessages: 29_491, highMessages: 32_768 });
     expect(watermarksFor(1, 1, 1024 * 1024)).toEqual({ lowMessages: 1800, highMessages: 2000 });
-    expect(watermarksFor(1, 1, 0)).toEqual({ lowMessages: 90_000, highMessages: 100_000 });
+    expect(watermarksFor(1, 1, 0)).toEqual({ lowMessages: 180_000, highMessages: 200_000 });
   });
 
   it('never put the high mark below two prefetch windows per consumer (a phase start takes one each at once)', () => {
-    expect(watermarksFor(100, 100, 4096)).toEqual({ lowMessages: 18_000, highMessages: 20_000 });
+    expect(watermarksFor(100, 200, 4096)).toEqual({ lowMessages: 36_000, highMessages: 40_000 });
   });
 });
 
