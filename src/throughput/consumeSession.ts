@@ -22,6 +22,7 @@ import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool'
 import { ConsumeBoard, ConsumeControl, type CounterReading } from './consumeBoard';
 import type { ConsumeWorkload } from './consumePlan';
 import { consumeWindow, depthDuring, type ConsumeWindow, type DepthSummary } from './consumeRates';
+import { drainCounted, type DrainOutcome } from './consumeDrain';
 import type { ConsumeTask, ConsumeThreadReport } from './consumeThread';
 import { startDepthSampler, type DepthSampler } from './depthSampler';
 import type { LoadProducerReport, LoadProducerTask } from './loadProducerThread';
@@ -41,14 +42,7 @@ export interface ConsumeSessionOptions {
   readonly queuePrefix?: string;
 }
 
-export interface DrainOutcome {
-  /** Every message the producers published over the whole session (all taken by the broker). */
-  readonly published: number;
-  /** Every delivery the consumers counted over the whole session. */
-  readonly delivered: number;
-  /** Time from the producers' stop to the last message counted (or the bound). */
-  readonly drainMs: number;
-}
+export type { DrainOutcome } from './consumeDrain';
 
 export interface PhaseOutcome {
   readonly phase: number;
@@ -76,7 +70,7 @@ export interface ConsumeSession {
   /**
    * One phase: start every consumer, warm up for `workload.warmupMs`, measure `windows`
    * consecutive windows of `workload.windowMs`, then, with `drain`, stop the producers and wait
-   * (at most `drainBoundMs`) until every message published in the session is counted — only in
+   * (while deliveries keep coming, at most `drainBoundMs`, default 300000) until every message published in the session is counted — only in
    * the session's first phase, when nothing else has consumed (an exact account) — and cancel.
    * @throws WorkerError when a thread fails, or a phase does not start (the session is closed first)
    */
@@ -256,7 +250,9 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
         measured.push(consumeWindow(edge, next, workload.messageSizeBytes, started.samples));
         edge = next;
       }
-      const drain = phaseOptions.drain ? await drainQueue(phaseOptions.drainBoundMs ?? 30_000) : undefined;
+      const drained = phaseOptions.drain ? await drainCounted(board, phaseOptions.drainBoundMs ?? 300_000) : undefined;
+      if (typeof drained === 'string') throw await failure(drained);
+      const drain = drained;
       board.raise(ConsumeControl.PHASE_END, phase);
       if (!(await board.waitFor(ConsumeControl.CANCELLED, consumerThreads * phase, 15_000)))
         throw await failure(`phase ${phase}: consumers were not cancelled within 15000 ms`);
@@ -280,19 +276,5 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
         throw await failure(`the producers did not fill the queue to ${workload.watermarks.lowMessages} messages within ${boundMs} ms`);
       await sleep(workload.depthSamplingMs);
     }
-  }
-
-  /** Stops the producers (each confirms the broker has all it sent), then waits until the consumers counted every message. */
-  async function drainQueue(boundMs: number): Promise<DrainOutcome> {
-    const stoppedNs = nowNs();
-    board.raise(ConsumeControl.PRODUCE_STOP);
-    if (!(await board.waitFor(ConsumeControl.PRODUCERS_DONE, workload.producerThreads, boundMs, ConsumeControl.PRODUCERS_FAILED)))
-      throw await failure(`the producers did not stop cleanly within ${boundMs} ms`);
-    const published = board.published();
-    const deadline = Date.now() + boundMs;
-    while (board.delivered() < published && Date.now() < deadline && failedThreads() === 0) await sleep(5);
-    // A short grace: a duplicate delivery would show up here as more than was published.
-    await sleep(50);
-    return { published, delivered: board.delivered(), drainMs: elapsedMs(stoppedNs, nowNs()) };
   }
 }

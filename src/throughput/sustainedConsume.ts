@@ -12,7 +12,7 @@ export interface SustainedConsumeOptions {
   readonly url: string;
   readonly client: ClientSpec;
   readonly workload: ConsumeWorkload;
-  /** Bound on the drain after the windows. @default 30000 */
+  /** Bound on the drain after the windows (it also ends after 10 s without a delivery). @default 300000 */
   readonly drainBoundMs?: number;
 }
 
@@ -34,7 +34,7 @@ export async function measureSustainedConsume(options: SustainedConsumeOptions):
   let phase: PhaseOutcome;
   let report: ConsumeSessionReport;
   try {
-    phase = await session.runPhase(options.workload.rounds, { drain: true, drainBoundMs: options.drainBoundMs ?? 30_000 });
+    phase = await session.runPhase(options.workload.rounds, { drain: true, drainBoundMs: options.drainBoundMs ?? 300_000 });
   } finally {
     report = await session.close();
   }
