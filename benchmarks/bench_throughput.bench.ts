@@ -174,6 +174,10 @@ const CONSUME_PREFETCH = 100;
 /** The overhead check: the 10-consumer quick configuration, in pairs of one window each. */
 const CONSUME_OVERHEAD_CONSUMERS = 10;
 const CONSUME_OVERHEAD_PAIRS = 5;
+/** Filling 200k messages and draining them again dominate a test on a loaded machine (50 s seen at load 16). */
+const CONSUME_QUICK_TIMEOUT_MS = 180_000;
+const CONSUME_SLOW_TIMEOUT_MS = 300_000;
+const CONSUME_OVERHEAD_TIMEOUT_MS = 300_000;
 
 const msgRate = (value: number | null | undefined): string =>
   typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a';
@@ -221,13 +225,13 @@ forEachClient((client) =>
     markedTest().each(QUICK_CONSUME_ROWS)(
       'test_sustained_consume[%s]',
       async (_label, consumeCase) => measureConsumeAndRecord(client, consumeCase),
-      QUICK_TIMEOUT_MS,
+      CONSUME_QUICK_TIMEOUT_MS,
     );
 
     markedTest().each(SLOW_CONSUME_ROWS.map((slow) => withMarkers(['slow'], slow)))(
       'test_sustained_consume[%s]',
       async (_label, consumeCase) => measureConsumeAndRecord(client, consumeCase),
-      SLOW_TIMEOUT_MS,
+      CONSUME_SLOW_TIMEOUT_MS,
     );
 
     // The bare module of the client's library (amqplib-recovery is amqplib's own recovery: same library).
@@ -266,7 +270,7 @@ forEachClient((client) =>
           ]);
         }
       },
-      240_000,
+      CONSUME_OVERHEAD_TIMEOUT_MS,
     );
   }),
 );
