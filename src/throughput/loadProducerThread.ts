@@ -9,9 +9,10 @@
  * filling, checks the depth estimate after each batch, and polls every millisecond or two while
  * paused. Every message is counted on the board as it is handed to the connection.
  *
- * Phases: connect, count ready -> pace until PRODUCE_STOP or STOP -> the last marker and one more
- * round trip (the broker handles a channel's frames in order: the reply means it has taken every
- * message), count done -> close. Never throws: a failure is in the report's `error` and counted FAILED.
+ * Phases: connect, count ready -> pace until PRODUCE_STOP or STOP -> on PRODUCE_STOP alone (a
+ * drain), the last marker and one more round trip (the broker handles a channel's frames in order:
+ * the reply means it has taken every message) -> count done -> close. Never throws: a failure is
+ * in the report's `error` and counted FAILED.
  */
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { closeBounded, socketOf } from '../client/amqplib/common';
@@ -132,8 +133,11 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
       // Let the socket write and the connection's events run between batches.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await inFlight.flush();
-    flushed = true;
+    // A drain (PRODUCE_STOP alone) needs the broker to have everything; a session closing (STOP) does not wait for it.
+    if (board.flag(ConsumeControl.STOP) === 0) {
+      await inFlight.flush();
+      flushed = true;
+    }
     board.count(ConsumeControl.PRODUCERS_DONE);
     return report();
   } catch (error) {
