@@ -12,6 +12,7 @@ import { startBareConsumer, type BareConsumer } from './bareConsume';
 import { resolveConsumeWorkload, type ConsumeWorkload } from './consumePlan';
 import type { ConsumeWindow, DepthSummary } from './consumeRates';
 import { openConsumeSession, type ConsumeSessionReport } from './consumeSession';
+import type { Watermarks } from './watermarks';
 
 export interface ConsumeOverheadOptions {
   readonly url: string;
@@ -31,6 +32,8 @@ export interface ConsumeOverheadOptions {
   readonly warmupMs?: number;
   /** @default 2 */
   readonly producerThreads?: number;
+  /** @default watermarksFor(consumers, prefetch, messageSizeBytes) */
+  readonly watermarks?: Watermarks;
 }
 
 /** The bare side of a pair: its rate, and the queue during its window. */
@@ -71,6 +74,7 @@ export async function measureConsumeOverhead(options: ConsumeOverheadOptions): P
     rounds: 1,
     windowMs: options.windowMs,
     warmupMs: options.warmupMs,
+    watermarks: options.watermarks,
   });
   const session = await openConsumeSession({ url: options.url, client: options.client, workload });
   const pairs: ConsumePair[] = [];
