@@ -13,6 +13,11 @@
  * Correctness is asserted (every message reached the queue, no error, in every replicate); speed
  * is recorded.
  */
+import { hasBareConsume } from '../src/throughput/bareConsume';
+import { measureConsumeOverhead } from '../src/throughput/consumeOverhead';
+import { consumeLabel, resolveConsumeWorkload } from '../src/throughput/consumePlan';
+import { consumeOverheadResult, sustainedConsumeResult } from '../src/throughput/consumeResult';
+import { measureSustainedConsume } from '../src/throughput/sustainedConsume';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { clientFields, forEachClient } from '../fixtures/clients';
@@ -167,5 +172,137 @@ forEachClient((client) =>
         for (const run of outcome.bareRuns) expect(run.received).toBe(run.published);
       }
     }, 240_000);
+  }),
+);
+
+/*
+ * Consume throughput, in the spirit of RabbitMQ PerfTest: harness producers (plain amqplib) keep
+ * the queue between two watermarks, N consumers of the client under test ack every delivery
+ * within a prefetch window, and the rate is counted on the consumers' side over windows of steady
+ * state after a warm-up (src/throughput/sustainedConsume.ts). A window in which the queue ran dry
+ * makes the figure producer-bound, and the result says so. Also the consume harness overhead: the
+ * harness's consumers against the bare script's (the same library alone), taking turns on the
+ * same queue. Correctness is asserted (every message counted once, no thread failed); speed is
+ * recorded, never asserted.
+ */
+
+interface ConsumeCase {
+  readonly consumers: number;
+  readonly messageSizeBytes: number;
+  /** Worker threads (one connection each) the consumers are spread over. */
+  readonly consumerThreads: number;
+}
+
+type ConsumeRow = [label: string, consumeCase: ConsumeCase];
+
+const consumeRow = (consumers: number, messageSizeBytes: number, consumerThreads: number): ConsumeRow => {
+  const consumeCase = { consumers, messageSizeBytes, consumerThreads };
+  return [consumeLabel(consumeCase), consumeCase];
+};
+
+/** The quick selection: small, so `benchmark and not slow and not stress` stays short. */
+const QUICK_CONSUME_ROWS: ConsumeRow[] = [consumeRow(1, 256, 1), consumeRow(10, 256, 1)];
+const SLOW_CONSUME_ROWS: ConsumeRow[] = [consumeRow(10, 4096, 1), consumeRow(100, 256, 2), consumeRow(100, 4096, 2)];
+
+/** At least 3 s of steady state per window (issue 16), three windows, after 1 s of warm-up. */
+const CONSUME_WINDOW_MS = 3000;
+const CONSUME_WARMUP_MS = 1000;
+const CONSUME_ROUNDS = 3;
+const CONSUME_PREFETCH = 100;
+/** The overhead check: the 10-consumer quick configuration, in pairs of one window each. */
+const CONSUME_OVERHEAD_CONSUMERS = 10;
+const CONSUME_OVERHEAD_PAIRS = 5;
+/** Filling 200k messages and draining them again dominate a test on a loaded machine (50 s seen at load 16). */
+const CONSUME_QUICK_TIMEOUT_MS = 180_000;
+const CONSUME_SLOW_TIMEOUT_MS = 300_000;
+const CONSUME_OVERHEAD_TIMEOUT_MS = 300_000;
+
+const msgRate = (value: number | null | undefined): string =>
+  typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a';
+
+const BOUND_WORDS = {
+  consumers: 'clean (queue never ran dry)',
+  producers: 'PRODUCER-BOUND (queue ran dry)',
+  unknown: 'bound unknown (no depth sample)',
+};
+
+async function measureConsumeAndRecord(client: ClientSpec, consumeCase: ConsumeCase): Promise<void> {
+  const workload = resolveConsumeWorkload({
+    ...consumeCase,
+    prefetch: CONSUME_PREFETCH,
+    rounds: CONSUME_ROUNDS,
+    windowMs: CONSUME_WINDOW_MS,
+    warmupMs: CONSUME_WARMUP_MS,
+  });
+  const outcome = await measureSustainedConsume({ url: benchContext().directUrl, client, workload });
+  const draft = sustainedConsumeResult(outcome);
+  const windows = outcome.phase.windows.map((window) => window.consumeRateMsgsPerSec);
+  const bound = draft.details?.bound as keyof typeof BOUND_WORDS;
+  recordResult(
+    withClient(draft, client),
+    `${msgRate(draft.metrics.consume_throughput_msgs_per_sec?.value)} (${draft.metrics.consume_throughput_mb_per_sec?.value} MB/s; windows ${Math.round(Math.min(...windows))}-${Math.round(Math.max(...windows))}), ` +
+      `consumer CPU ${draft.metrics.consumer_cpu_percent?.value ?? 'n/a'}% of a core (${draft.metrics.consumer_cpu_us_per_msg?.value ?? 'n/a'} µs/msg), ` +
+      `producers ${msgRate(draft.metrics.producer_rate_msgs_per_sec?.value)}, queue depth ${draft.metrics.queue_depth_min?.value}-${draft.metrics.queue_depth_max?.value}: ${BOUND_WORDS[bound]}; ` +
+      `consumed ${draft.metrics.messages_consumed?.value}, missing ${draft.metrics.messages_missing?.value}, extra ${draft.metrics.messages_extra?.value}`,
+  );
+
+  // Correctness is asserted; speed (and a producer-bound figure, which the result states) is recorded.
+  expect(outcome.report.errors).toEqual([]);
+  expect(outcome.phase.windows).toHaveLength(CONSUME_ROUNDS);
+  expect({ missing: draft.metrics.messages_missing?.value, extra: draft.metrics.messages_extra?.value }).toEqual({ missing: 0, extra: 0 });
+}
+
+forEachClient((client) =>
+  describe('TestConsumeThroughput', () => {
+    markedTest().each(QUICK_CONSUME_ROWS)(
+      'test_sustained_consume[%s]',
+      async (_label, consumeCase) => measureConsumeAndRecord(client, consumeCase),
+      CONSUME_QUICK_TIMEOUT_MS,
+    );
+
+    markedTest().each(SLOW_CONSUME_ROWS.map((slow) => withMarkers(['slow'], slow)))(
+      'test_sustained_consume[%s]',
+      async (_label, consumeCase) => measureConsumeAndRecord(client, consumeCase),
+      CONSUME_SLOW_TIMEOUT_MS,
+    );
+
+    // The bare module of the client's library (amqplib-recovery is amqplib's own recovery: same library).
+    const bareClient = client.name === 'amqplib-recovery' ? 'amqplib' : client.name;
+    (hasBareConsume(bareClient) ? markedTest() : test.skip)(
+      'test_consume_harness_overhead',
+      async () => {
+        const outcome = await measureConsumeOverhead({
+          url: benchContext().directUrl,
+          client,
+          bareClient,
+          consumers: CONSUME_OVERHEAD_CONSUMERS,
+          prefetch: CONSUME_PREFETCH,
+          pairs: CONSUME_OVERHEAD_PAIRS,
+          windowMs: CONSUME_WINDOW_MS,
+          warmupMs: CONSUME_WARMUP_MS,
+        });
+        const draft = consumeOverheadResult(outcome);
+        const target = draft.targets?.[0];
+        recordResult(
+          withClient(draft, client),
+          `harness ${msgRate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${msgRate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
+            `ratio ${draft.metrics.ratio_percent?.value}% (median of ${draft.samples?.ratio_percent?.length} clean pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); ` +
+            `pairs ${draft.samples?.ratio_percent?.join('%, ')}%; producer-bound pairs ${draft.metrics.producer_bound_pairs?.value}; ` +
+            `CPU per message harness ${draft.metrics.harness_cpu_us_per_msg?.value ?? 'n/a'} µs vs bare ${draft.metrics.bare_cpu_us_per_msg?.value ?? 'n/a'} µs (efficiency ${draft.metrics.cpu_efficiency_percent?.value ?? 'n/a'}%)`,
+        );
+
+        // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
+        expect(outcome.report.errors).toEqual([]);
+        expect(outcome.pairs).toHaveLength(CONSUME_OVERHEAD_PAIRS);
+        for (const pair of outcome.pairs) {
+          // Never both sides at once on the queue: each window saw only its own consumers.
+          expect([pair.harness.depth.maxConsumers, pair.bare.depth.maxConsumers]).toEqual([
+            CONSUME_OVERHEAD_CONSUMERS,
+            CONSUME_OVERHEAD_CONSUMERS,
+          ]);
+        }
+      },
+      CONSUME_OVERHEAD_TIMEOUT_MS,
+    );
   }),
 );

@@ -3,6 +3,7 @@
  * Bare amqplib publish: one connection, one channel, plain publishes through the default
  * exchange honouring backpressure ('drain'), then one synchronous round trip on the channel
  * (the broker handles a channel's frames in order: its reply means it has taken every message).
+ * Bare amqplib consume (scripts/bare-consume.js): see `consume` below.
  */
 const amqp = require('amqplib');
 
@@ -21,11 +22,53 @@ function waitForDrain(channel) {
   });
 }
 
+/**
+ * Bare amqplib consume: `consumers` channels on the connection, each with `prefetch` and a
+ * consumer that counts and acks every delivery (manual ack). Resolves once every consumer
+ * consumes; `cancel()` closes the channels (unacked deliveries go back to the queue) and rejects
+ * if the connection was lost meanwhile.
+ */
+async function consume(connection, lost, queue, { consumers, prefetch }) {
+  let delivered = 0;
+  const channels = [];
+  try {
+    for (let i = 0; i < consumers; i += 1) {
+      const consumer = await connection.createChannel();
+      channels.push(consumer);
+      await consumer.prefetch(prefetch);
+      await consumer.consume(queue, (message) => {
+        if (message === null) return; // cancelled by the broker (queue deleted)
+        delivered += 1;
+        consumer.ack(message);
+      });
+    }
+  } catch (error) {
+    await Promise.allSettled(channels.map((consumer) => consumer.close()));
+    throw error;
+  }
+  return {
+    delivered: () => delivered,
+    async cancel() {
+      const closed = await Promise.allSettled(channels.map((consumer) => consumer.close()));
+      if (lost()) throw new Error(`connection lost while consuming: ${lost()}`);
+      const failed = closed.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  };
+}
+
 async function open(url) {
   const connection = await amqp.connect(url, { noDelay: true, timeout: 5000 });
-  connection.on('error', () => undefined);
+  let lostReason;
+  connection.on('error', (error) => {
+    lostReason = lostReason || error.message;
+  });
+  connection.on('close', () => {
+    lostReason = lostReason || 'connection closed';
+  });
   const channel = await connection.createChannel();
   return {
+    consume: (queue, options) => consume(connection, () => lostReason, queue, options),
     async publishBatch(queue, payload, count) {
       for (let i = 0; i < count; i += 1) {
         if (!channel.sendToQueue(queue, payload)) await waitForDrain(channel);
@@ -46,4 +89,5 @@ async function open(url) {
   };
 }
 
-module.exports = { open };
+// `supportsConsume`: scripts/bare-consume.js (and the harness, before it starts it) can use this module's consume.
+module.exports = { open, supportsConsume: true };

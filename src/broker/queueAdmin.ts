@@ -57,6 +57,12 @@ export class QueueAdmin {
     return messageCount;
   }
 
+  /** Ready messages and consumers of `queue`, as the broker counts them now (one round trip). */
+  async inspect(queue: string): Promise<{ readonly ready: number; readonly consumers: number }> {
+    const { messageCount, consumerCount } = await this.channel.checkQueue(queue);
+    return { ready: messageCount, consumers: consumerCount };
+  }
+
   /** Deletes every queue it declared (and `exchanges`), closes the connection; safe to call twice. */
   async close(exchanges: readonly string[] = []): Promise<void> {
     if (this.closed) return;

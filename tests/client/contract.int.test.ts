@@ -119,6 +119,20 @@ describe.each(specs)('client %s (real broker, embedded proxy)', (_label, spec) =
     expect((await channel.checkQueue(queue)).messageCount).toBe(0);
   }, 30_000);
 
+  it('acks the deliveries that arrive with consume-ok, on a queue that is already full', async () => {
+    // A full queue sends the first prefetch window in the same read as consume-ok, before consume() resolves.
+    for (let n = 0; n < 50; n += 1) channel.sendToQueue(queue, Buffer.from(`m${n}`));
+    const deadline = Date.now() + 5000;
+    while ((await channel.checkQueue(queue)).messageCount < 50 && Date.now() < deadline) await sleep(10);
+    const connection = await connect(directUrl);
+    let delivered = 0;
+    await connection.consume(queue, { ack: 'manual', prefetch: 5 }, (delivery) => {
+      delivered += 1;
+      delivery.ack();
+    });
+    await eventually(() => delivered === 50, 10_000, 'all 50 deliveries (an unacked one would hold the prefetch window)');
+  }, 30_000);
+
   it('reports a reset as a typed fault, timed when it happened, and recovers publishers and consumers', async () => {
     const connectionName = `test-contract-${randomUUID()}`;
     const connection = await connect(proxiedUrl, connectionName);

@@ -135,6 +135,10 @@ export class AmqplibConsumer implements Consumer, ChannelBinding {
     if (this.cancelled) return;
     const channel = await model.createChannel();
     channel.on('error', () => undefined);
+    // Bound before consuming: on a non-empty queue the first deliveries arrive with consume-ok, before
+    // `consume` resolves, and their ack() must already find this channel (else they are never acked and
+    // the consumer stalls at its prefetch).
+    this.channel = channel;
     if (this.options.ack === 'manual' && this.options.prefetch) await channel.prefetch(this.options.prefetch);
     const noAck = this.options.ack === 'auto';
     await channel.consume(
@@ -157,7 +161,6 @@ export class AmqplibConsumer implements Consumer, ChannelBinding {
       },
       { noAck },
     );
-    this.channel = channel;
   }
 
   detach(): void {
