@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
+import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -22,6 +23,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   run: () => (require('./runCommand') as typeof RunCommand).registerRunCommand,
   report: () => (require('./reportCommand') as typeof ReportCommand).registerReportCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
+  cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
