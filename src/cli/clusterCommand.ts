@@ -10,7 +10,9 @@ export function registerClusterCommand(program: Command): void {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const cluster = program
     .command('cluster')
-    .description('a local 3-node RabbitMQ cluster (bench-a/b/c@localhost on 5681-5683) beside the broker on 5672, for the failover benchmarks');
+    .description(
+      'a local 3-node RabbitMQ cluster (bench-a/b/c@localhost on 5681-5683) beside the broker on 5672, for the failover benchmarks',
+    );
   cluster
     .command('up')
     .description('start the three nodes and join them into one cluster (stops what it started if that fails)')

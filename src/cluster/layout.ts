@@ -127,7 +127,8 @@ export function nodeEnvironment(layout: ClusterLayout, node: ClusterNode, parent
 export function nodeFiles(node: ClusterNode): Readonly<Record<string, string>> {
   return {
     [node.configFile]: nodeConfigText(node),
-    [node.envFile]: '# Intentionally empty: the system rabbitmq-env.conf names rabbit@localhost; amqp-bench sets everything in the environment.\n',
+    [node.envFile]:
+      '# Intentionally empty: the system rabbitmq-env.conf names rabbit@localhost; amqp-bench sets everything in the environment.\n',
     [node.advancedConfigFile]: '[].\n',
     [node.enabledPluginsFile]: '[].\n',
   };

@@ -131,7 +131,9 @@ export async function clusterStatus(settings: ClusterSettings, log: Log): Promis
   }
   const seed = layout.nodes[0]!;
   const members = await runningMembers(layout, seed).catch((error: unknown) => [`(cluster_status failed: ${describeError(error)})`]);
-  log(`cluster: up since ${state?.formed_at ?? '?'} (formed in ${((state?.up_ms ?? 0) / 1000).toFixed(1)} s); running members: ${members.join(', ')}`);
+  log(
+    `cluster: up since ${state?.formed_at ?? '?'} (formed in ${((state?.up_ms ?? 0) / 1000).toFixed(1)} s); running members: ${members.join(', ')}`,
+  );
   return true;
 }
 

@@ -27,7 +27,13 @@ export class ClusterCommandError extends BenchError {
  * seconds on a busy machine, so bounds are generous).
  * @throws ClusterCommandError with the tool's last output line
  */
-export function runCli(layout: ClusterLayout, node: ClusterNode, tool: CliTool, args: readonly string[], boundMs: number): Promise<CliResult> {
+export function runCli(
+  layout: ClusterLayout,
+  node: ClusterNode,
+  tool: CliTool,
+  args: readonly string[],
+  boundMs: number,
+): Promise<CliResult> {
   if (!layout.nodes.some((known) => known.name === node.name)) {
     throw new ClusterCommandError(`refusing to run ${tool} against ${node.name}: not a node of the benchmark cluster`);
   }
@@ -44,11 +50,7 @@ export function runCli(layout: ClusterLayout, node: ClusterNode, tool: CliTool, 
         }
         const timedOut = (error as { killed?: boolean }).killed === true;
         const said = lastLine(stderr) || lastLine(stdout) || error.message;
-        reject(
-          new ClusterCommandError(
-            `\`${command.join(' ')}\` ${timedOut ? `did not finish within ${boundMs} ms` : 'failed'}: ${said}`,
-          ),
-        );
+        reject(new ClusterCommandError(`\`${command.join(' ')}\` ${timedOut ? `did not finish within ${boundMs} ms` : 'failed'}: ${said}`));
       },
     );
   });

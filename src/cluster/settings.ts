@@ -52,7 +52,11 @@ export function resolveClusterSettings(env: Env = process.env): ClusterSettings 
   const amqpPorts = portsFrom(firstAmqpPort);
   const distPorts = portsFrom(firstDistPort);
   if (amqpPorts.some((port) => distPorts.includes(port)))
-    throw new ConfigError('BENCH_CLUSTER_DIST_PORT', `a port range that does not overlap the AMQP ports ${amqpPorts.join(', ')}`, String(firstDistPort));
+    throw new ConfigError(
+      'BENCH_CLUSTER_DIST_PORT',
+      `a port range that does not overlap the AMQP ports ${amqpPorts.join(', ')}`,
+      String(firstDistPort),
+    );
   const host = value('BENCH_CLUSTER_HOST') ?? CLUSTER_DEFAULTS.nodeHost;
   if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(host)) throw new ConfigError('BENCH_CLUSTER_HOST', 'a host name (e.g. localhost)', host);
   return Object.freeze({

@@ -1,4 +1,12 @@
-export { ToxiproxyClient, type FaultEvent, type ProxyInfo, type Stream, type Toxic, type ToxicSpec } from './toxiproxyClient';
+export {
+  ToxiproxyClient,
+  type FaultEvent,
+  type ProxyConnection,
+  type ProxyInfo,
+  type Stream,
+  type Toxic,
+  type ToxicSpec,
+} from './toxiproxyClient';
 export {
   removeActiveToxics,
   removeAllToxics,
