@@ -63,7 +63,8 @@ export default async function runFailoverConsumer(task: FailoverConsumerTask): P
     const header = decodeHeader(delivery.body);
     if (header) ledger.recordDelivery(header.seq, 0, delivery.redelivered);
     else foreign += 1;
-    board.recordMessage(me, receivedNs);
+    // While the client is not back, a delivery may still be the old connection's: it does not end the outage.
+    board.recordMessage(me, receivedNs, connection?.state === 'up');
     // Acked after counting: a delivery whose ack dies with its connection comes again, flagged redelivered.
     delivery.ack();
   };

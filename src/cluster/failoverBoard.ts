@@ -76,13 +76,13 @@ export class FailoverBoard extends ControlWords {
   constructor(threads: number, buffer?: SharedArrayBuffer) {
     super(buffer ?? new SharedArrayBuffer(FailoverBoard.byteLength(threads)), CONTROL_WORDS);
     this.threads = threads;
-    const timesOffset = CONTROL_WORDS * 4 + 4; // 8-byte aligned
+    const timesOffset = CONTROL_WORDS * 4; // 8 words: 8-byte aligned, as BigInt64Array needs
     this.times = new BigInt64Array(this.buffer, timesOffset, threads * TIME_SLOTS);
     this.ints = new Int32Array(this.buffer, timesOffset + threads * TIME_SLOTS * 8, threads * INT_SLOTS);
   }
 
   static byteLength(threads: number): number {
-    return CONTROL_WORDS * 4 + 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
+    return CONTROL_WORDS * 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
   }
 
   markReady(thread: number, ns: bigint, port: number | undefined): void {
@@ -91,14 +91,18 @@ export class FailoverBoard extends ControlWords {
     this.count(FailoverWord.READY);
   }
 
-  /** One message for `thread` (a delivery, or a confirm for the producer); the first after an outage ends it. */
-  recordMessage(thread: number, ns: bigint): void {
+  /**
+   * One message for `thread` (a delivery, or a confirm for the producer). The first one after
+   * an outage that `closesOutage` ends it; the caller says no for a message that may still be
+   * the old connection's (a delivery while the client is not back yet, a confirm of a message
+   * sent before the fault: a library may hand them over just after it reported the fault).
+   */
+  recordMessage(thread: number, ns: bigint, closesOutage = true): void {
     Atomics.store(this.times, thread * TIME_SLOTS + ThreadTime.LAST_MESSAGE, ns);
     Atomics.add(this.ints, thread * INT_SLOTS + ThreadInt.MESSAGES, 1);
     if (this.flag(FailoverWord.INJECTED) !== 0) Atomics.add(this.ints, thread * INT_SLOTS + ThreadInt.MESSAGES_AFTER_INJECTION, 1);
     const open = this.episodes(thread) - 1;
-    if (open < 0 || open >= MAX_EPISODES) return;
-    // Any message after the fault came over a new connection: the dead one delivers nothing more.
+    if (!closesOutage || open < 0 || open >= MAX_EPISODES) return;
     const slot = this.episodeTimeSlot(thread, open, EpisodeTime.FIRST_MESSAGE);
     if (Atomics.load(this.times, slot) === 0n) Atomics.store(this.times, slot, ns);
   }
@@ -133,6 +137,12 @@ export class FailoverBoard extends ControlWords {
     return (
       open >= 0 && open < MAX_EPISODES && Atomics.load(this.times, this.episodeTimeSlot(thread, open, EpisodeTime.FIRST_MESSAGE)) === 0n
     );
+  }
+
+  /** When the latest outage of `thread` began (its detection); 0n when it had none. */
+  latestOutageNs(thread: number): bigint {
+    const open = this.episodes(thread) - 1;
+    return open < 0 || open >= MAX_EPISODES ? 0n : Atomics.load(this.times, this.episodeTimeSlot(thread, open, EpisodeTime.DETECTED));
   }
 
   lastMessageNs(thread: number): bigint {

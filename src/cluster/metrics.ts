@@ -145,7 +145,7 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
     account,
     details: {
       queue_type: outcome.queueType,
-      queue_holder: outcome.queueHolder ?? null,
+      queue_holder: outcome.queueHolder,
       failed_node: outcome.target,
       hits: outcome.hits.map((entry) => ({
         node: entry.node,

@@ -50,15 +50,15 @@ export function proxiedNodeUrl(proxy: NodeProxy, login: { readonly user: string;
 }
 
 /**
- * Client ports of the connections open through each entry now (embedded proxy only; real
- * Toxiproxy has no connection list: empty maps).
+ * The node behind each client port of the connections through each entry, open or recently
+ * closed (a test's client ports are not reused within its minutes). Embedded proxy only: real
+ * Toxiproxy has no connection list, and the map stays empty.
  */
-export async function openClientPorts(proxies: readonly NodeProxy[]): Promise<Map<number, string>> {
+export async function nodesByClientPort(proxies: readonly NodeProxy[]): Promise<Map<number, string>> {
   const byPort = new Map<number, string>();
   for (const proxy of proxies) {
     const connections = await proxy.target.client.connections(proxy.target.name).catch(() => null);
     for (const connection of connections ?? []) {
-      if (connection.closed_at_ns !== null) continue;
       const port = Number(connection.client.slice(connection.client.lastIndexOf(':') + 1));
       if (Number.isInteger(port)) byPort.set(port, proxy.node.name);
     }

@@ -147,7 +147,8 @@ export default async function runFailoverProducer(task: FailoverProducerTask): P
             confirmed += 1;
             ledger.markConfirmed(seq);
           }
-          board.recordMessage(me, nowNs());
+          // Only a confirm of a message sent after the latest fault came over the new connection.
+          board.recordMessage(me, nowNs(), sentNs > board.latestOutageNs(me));
           signal();
         },
         () => {

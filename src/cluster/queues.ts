@@ -41,21 +41,15 @@ export async function readyMessages(directUrls: readonly string[], queue: string
   }
 }
 
-/** The node holding `queue` now (a quorum queue's leader, a classic queue's process), asked of `node`. */
-export async function queueLeader(layout: ClusterLayout, node: ClusterNode, queue: string): Promise<string | undefined> {
-  const { stdout } = await runCli(
-    layout,
-    node,
-    'rabbitmqctl',
-    ['list_queues', 'name', 'type', 'leader', 'pid', '--formatter', 'json'],
-    60_000,
-  );
-  const rows = JSON.parse(stdout) as { name: string; leader?: unknown; pid?: unknown }[];
-  const row = rows.find((candidate) => candidate.name === queue);
-  if (!row) return undefined;
-  if (typeof row.leader === 'string' && row.leader.includes('@')) return row.leader;
-  // A classic queue's process id names its node: <bench-a@localhost.1668.1234.0>.
-  return /^<?([^.<>]+@[^.<>]+)\./.exec(String(row.pid ?? ''))?.[1];
+/**
+ * The leader of quorum queue `queue` now, asked of `node`; undefined for a classic queue (the
+ * CLI shows its process id without the node), whose process lives where it was declared.
+ */
+export async function quorumLeader(layout: ClusterLayout, node: ClusterNode, queue: string): Promise<string | undefined> {
+  const { stdout } = await runCli(layout, node, 'rabbitmqctl', ['list_queues', 'name', 'type', 'leader', '--formatter', 'json'], 60_000);
+  const rows = JSON.parse(stdout) as { name: string; leader?: unknown }[];
+  const leader = rows.find((candidate) => candidate.name === queue)?.leader;
+  return typeof leader === 'string' && leader.includes('@') ? leader : undefined;
 }
 
 async function withChannel<T>(directUrls: readonly string[], step: (channel: amqp.Channel) => Promise<T>): Promise<T> {

@@ -22,10 +22,10 @@ import { clusterFault, type ClusterFaultKind, type FaultHit, type FaultStep } fr
 import type { FailoverConsumerTask, FailoverThreadReport } from './consumerThread';
 import { FailoverBoard, FailoverWord, type ThreadEpisodes } from './failoverBoard';
 import { nodeAmqpUrl, type ClusterLayout, type ClusterNode } from './layout';
-import { createNodeProxies, openClientPorts, proxiedNodeUrl, removeNodeProxies, type NodeProxy } from './nodeProxies';
+import { createNodeProxies, nodesByClientPort, proxiedNodeUrl, removeNodeProxies, type NodeProxy } from './nodeProxies';
 import { portAnswers } from './processes';
 import type { FailoverProducerReport, FailoverProducerTask } from './producerThread';
-import { declareQueue, deleteQueue, queueLeader, readyMessages, type FailoverQueueType } from './queues';
+import { declareQueue, deleteQueue, quorumLeader, readyMessages, type FailoverQueueType } from './queues';
 import type { ClusterSettings } from './settings';
 import { clusterAvailability } from './state';
 import { pollUntil, undeliveredConfirmed, unfinishedEpisodes } from './waits';
@@ -70,7 +70,7 @@ export interface FailoverOutcome {
   readonly queueType: FailoverQueueType;
   readonly fault: ClusterFaultKind;
   /** The node holding the queue at the start (quorum leader / classic home). */
-  readonly queueHolder: string | undefined;
+  readonly queueHolder: string;
   readonly target: string | null;
   readonly hits: readonly FaultHit[];
   readonly steps: readonly FaultStep[];
@@ -121,7 +121,11 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     proxies = await createNodeProxies(options.proxyApi, nodes);
     const urlsFrom = (first: number) => nodes.map((_, offset) => proxiedNodeUrl(proxies[(first + offset) % nodes.length]!, settings));
     await declareQueue(directUrls[0]!, queue, options.queueType);
-    const queueHolder = await queueLeader(layout, holderNode, queue).catch(() => undefined);
+    // A classic queue lives where it was declared; a quorum queue's leader starts there too, unless the CLI says otherwise.
+    const queueHolder =
+      options.queueType === 'quorum'
+        ? ((await quorumLeader(layout, holderNode, queue).catch(() => undefined)) ?? holderNode.name)
+        : holderNode.name;
     const target = nodes.find((node) => node.name === queueHolder) ?? holderNode;
     fault = clusterFault(options.fault, target, { layout, proxies, log });
     const producerHome = options.fault === 'rolling_restart' ? 1 : (target.index + 1) % nodes.length;
@@ -174,12 +178,10 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     if (silent.length > 0)
       throw new WorkerError(`no message reached consumer threads ${silent.join(', ')} during the ${warmupMs} ms warm-up`);
 
-    const portsAtFault = await openClientPorts(proxies);
+    const portsAtFault = await nodesByClientPort(proxies);
     board.raise(FailoverWord.INJECTED);
     const injectedNs = nowNs();
-    log(
-      `${options.fault}: ${fault.target?.name ?? 'every node in turn'} (queue ${options.queueType}, held by ${queueHolder ?? 'unknown'})`,
-    );
+    log(`${options.fault}: ${fault.target?.name ?? 'every node in turn'} (queue ${options.queueType}, held by ${queueHolder})`);
     await fault.run();
     const hitThreads = threadsOn(board, consumers, portsAtFault, fault.target?.name ?? null);
     // Every thread the fault hit must get an episode and consume again; the rest must keep consuming.
@@ -188,7 +190,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       failoverBoundMs,
     );
     if (!failedOver) log(`not every thread consumed again within ${failoverBoundMs} ms; undoing the fault`);
-    const portsAfterFailover = await openClientPorts(proxies);
+    const portsAfterFailover = await nodesByClientPort(proxies);
 
     const restoreStartedNs = nowNs();
     problems.push(...(await fault.restore()));
@@ -204,7 +206,9 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       200,
     );
     if (!drained) problems.push(`confirmed messages still undelivered ${drainBoundMs} ms after the producer stopped`);
-    const portsAtEnd = await openClientPorts(proxies);
+    const portsAtEnd = await nodesByClientPort(proxies);
+    // Before the consumers close: their unprocessed prefetch would be requeued and counted as left over.
+    const readyLeft = await readyMessages(directUrls, queue);
     board.raise(FailoverWord.STOP);
 
     const [consumerReports, producerReports] = await Promise.all([
@@ -249,7 +253,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       producer: { ...board.read(consumers), report: producerReport },
       ledger: ledger.snapshot(),
       sequences: board.flag(FailoverWord.SEQUENCES),
-      readyLeft: await readyMessages(directUrls, queue),
+      readyLeft,
       ratePerSecond,
       silenceDeadlineMs,
       problems,
