@@ -7,6 +7,7 @@ import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
+import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
 import type * as RunCommand from './runCommand';
@@ -22,6 +23,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   env: () => (require('./envCommand') as typeof EnvCommand).registerEnvCommand,
   run: () => (require('./runCommand') as typeof RunCommand).registerRunCommand,
   report: () => (require('./reportCommand') as typeof ReportCommand).registerReportCommand,
+  merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */

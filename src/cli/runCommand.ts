@@ -17,6 +17,7 @@ import { outcomePath } from '../results/outcome';
 import { finalizeRun } from '../results/pipeline';
 import { secretsOf } from '../redact';
 import { runJest } from './jestProcess';
+import { finishShardRun, shardArguments } from './shard';
 import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
 import { formatComparison, formatSummary } from './summary';
 
@@ -51,6 +52,10 @@ export function registerRunCommand(program: Command): void {
     .option('--run-in-band', 'run every benchmark file in the Jest process itself (same as -n 1)')
     .addOption(new Option('--jest-config <file>', 'Jest config to use instead of jest.config.ts (it must define a "benchmark" project)'))
     .option('--no-broker', 'do not ask the broker its version for the environment record')
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n of the benchmark files (Jest --shard); leaves the raw results and a shard manifest for `bench merge`, no archive or report',
+    )
     .addHelpText(
       'after',
       `
@@ -115,6 +120,7 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
     ...(options.jestConfigPath ? ['--config', options.jestConfigPath] : []),
     ...(options.testNameFilter ? ['-t', options.testNameFilter] : []),
     ...(options.maxWorkers === 1 ? ['--runInBand'] : options.maxWorkers ? ['--maxWorkers', String(options.maxWorkers)] : []),
+    ...shardArguments(options.shard),
     // Zero selected tests is reported by us, in plain words, below.
     '--passWithNoTests',
   ];
@@ -134,6 +140,12 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
     onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
   });
   const finishedAt = new Date();
+  if (options.shard) {
+    return finishShardRun(
+      { ...options, shard: options.shard, environment, startedAt, finishedAt, jestExitCode: jest.exitCode, interrupted: jest.interrupted },
+      log,
+    );
+  }
 
   // From here on the run is being saved: a Ctrl-C must not cut that short.
   const holdOn = () => log('bench: saving the run, one moment');
