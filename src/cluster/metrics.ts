@@ -26,6 +26,8 @@ export interface FailoverMetrics {
 }
 
 export interface EpisodeFigures {
+  /** When the client reported it, ms after the injection. */
+  readonly detectedAtMs: number;
   readonly hitNode: string | null;
   readonly cause: string;
   readonly detectionMs: number | null;
@@ -50,10 +52,16 @@ export function hitBefore(hits: readonly FaultHit[], ns: bigint): FaultHit | und
   return chosen;
 }
 
-export function episodeFigures(episode: EpisodeRecord, hits: readonly FaultHit[], nodeByPort: ReadonlyMap<number, string>): EpisodeFigures {
+export function episodeFigures(
+  episode: EpisodeRecord,
+  hits: readonly FaultHit[],
+  nodeByPort: ReadonlyMap<number, string>,
+  injectedNs: bigint,
+): EpisodeFigures {
   const hit = hitBefore(hits, episode.detectedNs);
   const since = (ns: bigint | null): number | null => (hit === undefined || ns === null ? null : elapsedMs(hit.atNs, ns));
   return {
+    detectedAtMs: elapsedMs(injectedNs, episode.detectedNs),
     hitNode: hit?.node ?? null,
     cause: CAUSE_NAMES[episode.cause] ?? 'none',
     detectionMs: since(episode.detectedNs),
@@ -79,7 +87,7 @@ function stats(prefix: string, values: readonly number[]): Record<string, Metric
 export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetrics {
   const threads = outcome.consumers.map((consumer) => {
     const episodes = faultEpisodes(consumer, outcome.injectedNs).map((episode) =>
-      episodeFigures(episode, outcome.hits, outcome.nodeByPort),
+      episodeFigures(episode, outcome.hits, outcome.nodeByPort, outcome.injectedNs),
     );
     return { consumer, episodes, first: episodes[0] };
   });
@@ -93,9 +101,13 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
   const allFailovers = hit.flatMap((thread) =>
     thread.episodes.flatMap((episode) => (episode.failoverMs === null ? [] : [episode.failoverMs])),
   );
-  const stalled = threads.filter((thread) => thread.consumer.messagesAfterInjection === 0);
+  // Stalled: nothing consumed once the fault was undone, while traffic still flowed (a consumer
+  // the broker cancelled, or one whose connection is up but delivers nothing).
+  const stalled = threads.filter(
+    (thread) => thread.consumer.lastMessageNs === null || thread.consumer.lastMessageNs < outcome.restore.completedNs,
+  );
   const producerEpisodes = faultEpisodes(outcome.producer, outcome.injectedNs).map((episode) =>
-    episodeFigures(episode, outcome.hits, outcome.nodeByPort),
+    episodeFigures(episode, outcome.hits, outcome.nodeByPort, outcome.injectedNs),
   );
   const account = accountDeliveries(outcome.ledger, { to: outcome.sequences, baseline: 'confirmed' });
   const restart = outcome.steps.filter((step) => step.step === 'restart');
@@ -147,14 +159,18 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
       queue_type: outcome.queueType,
       queue_holder: outcome.queueHolder,
       failed_node: outcome.target,
+      // Times relative to the injection, so outages can be laid beside the fault's steps.
       hits: outcome.hits.map((entry) => ({
         node: entry.node,
         action: entry.action,
+        at_ms: round3(elapsedMs(outcome.injectedNs, entry.atNs)),
         bracket_ms: round3(elapsedMs(entry.bracket.startedNs, entry.bracket.completedNs)),
       })),
+      restored_at_ms: round3(elapsedMs(outcome.injectedNs, outcome.restore.completedNs)),
       steps: outcome.steps.map((step) => ({
         node: step.node,
         step: step.step,
+        at_ms: round3(elapsedMs(outcome.injectedNs, step.bracket.startedNs)),
         took_ms: round3(elapsedMs(step.bracket.startedNs, step.bracket.completedNs)),
         ...(step.problem ? { problem: step.problem } : {}),
       })),
@@ -169,6 +185,7 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
         node_at_fault: consumer.nodeAtFault,
         messages: consumer.messages,
         messages_after_fault: consumer.messagesAfterInjection,
+        last_message_at_ms: consumer.lastMessageNs === null ? null : round3(elapsedMs(outcome.injectedNs, consumer.lastMessageNs)),
         false_alarms: consumer.report.falseAlarms,
         outages: episodes.map(roundEpisode),
         ...(consumer.droppedEpisodes > 0 ? { outages_not_recorded: consumer.droppedEpisodes } : {}),
@@ -185,6 +202,7 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
 function roundEpisode(episode: EpisodeFigures): Record<string, unknown> {
   const value = (figure: number | null) => (figure === null ? null : round3(figure));
   return {
+    detected_at_ms: value(episode.detectedAtMs),
     hit_node: episode.hitNode,
     cause: episode.cause,
     detection_ms: value(episode.detectionMs),

@@ -119,6 +119,23 @@ describe.each(specs)('client %s (real broker, embedded proxy)', (_label, spec) =
     expect((await channel.checkQueue(queue)).messageCount).toBe(0);
   }, 30_000);
 
+  // A consumer that (re)starts on a backlog gets a prefetch window of deliveries at once, in the
+  // same socket read as its consume-ok: acking them must work too, or it stalls with its
+  // connection up (what a failover does to every consumer that moves to a busy node).
+  it('acks the deliveries that arrive with its consume-ok, and drains a backlog larger than its prefetch', async () => {
+    for (let n = 0; n < 200; n += 1) channel.sendToQueue(queue, Buffer.from(`backlog-${n}`));
+    // A round trip on the same channel: the 200 are in the queue before anyone consumes.
+    expect((await channel.checkQueue(queue)).messageCount).toBe(200);
+    const connection = await connect(directUrl);
+    let received = 0;
+    await connection.consume(queue, { ack: 'manual', prefetch: 20 }, (delivery) => {
+      received += 1;
+      delivery.ack();
+    });
+    await eventually(() => received >= 200, 10_000, '200 deliveries').catch(() => undefined);
+    expect(received).toBe(200);
+  }, 30_000);
+
   it('reports a reset as a typed fault, timed when it happened, and recovers publishers and consumers', async () => {
     const connectionName = `test-contract-${randomUUID()}`;
     const connection = await connect(proxiedUrl, connectionName);

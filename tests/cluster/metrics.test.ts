@@ -20,20 +20,15 @@ const at = (ms: number) => T0 + BigInt(ms) * MS;
 
 const kill: FaultHit = { node: 'bench-a@localhost', action: 'kill', atNs: at(0), bracket: { startedNs: at(0), completedNs: at(2) } };
 
-function consumer(
-  threadIndex: number,
-  nodeAtFault: string,
-  episodes: ThreadEpisodes['episodes'],
-  messagesAfterInjection = 10,
-): ConsumerRecord {
+function consumer(threadIndex: number, nodeAtFault: string, episodes: ThreadEpisodes['episodes'], lastMessageMs = 9500): ConsumerRecord {
   return {
     threadIndex,
     homeNode: nodeAtFault,
     nodeAtFault,
     readyNs: at(-5000),
-    lastMessageNs: at(9000),
+    lastMessageNs: at(lastMessageMs),
     messages: 100,
-    messagesAfterInjection,
+    messagesAfterInjection: lastMessageMs > 0 ? 10 : 0,
     firstPort: 40000 + threadIndex,
     droppedEpisodes: 0,
     episodes,
@@ -62,7 +57,8 @@ function outcome(overrides: Partial<FailoverOutcome> = {}): FailoverOutcome {
       consumer(2, 'bench-a@localhost', [
         { detectedNs: at(40), cause: CauseCode.reset, reconnectedNs: at(500), firstMessageNs: at(530), portAfter: 50001 },
       ]),
-      consumer(3, 'bench-c@localhost', [], 0),
+      // Nothing after the restore (completed at 9000 ms): stalled.
+      consumer(3, 'bench-c@localhost', [], 8000),
     ],
     nodeByPort: new Map([
       [50000, 'bench-b@localhost'],
