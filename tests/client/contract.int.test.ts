@@ -123,9 +123,11 @@ describe.each(specs)('client %s (real broker, embedded proxy)', (_label, spec) =
   // same socket read as its consume-ok: acking them must work too, or it stalls with its
   // connection up (what a failover does to every consumer that moves to a busy node).
   it('acks the deliveries that arrive with its consume-ok, and drains a backlog larger than its prefetch', async () => {
-    for (let n = 0; n < 200; n += 1) channel.sendToQueue(queue, Buffer.from(`backlog-${n}`));
-    // A round trip on the same channel: the 200 are in the queue before anyone consumes.
-    expect((await channel.checkQueue(queue)).messageCount).toBe(200);
+    // Confirmed: the 200 are in the queue before anyone consumes.
+    const backlog = await admin.createConfirmChannel();
+    for (let n = 0; n < 200; n += 1) backlog.sendToQueue(queue, Buffer.from(`backlog-${n}`));
+    await backlog.waitForConfirms();
+    await backlog.close();
     const connection = await connect(directUrl);
     let received = 0;
     await connection.consume(queue, { ack: 'manual', prefetch: 20 }, (delivery) => {

@@ -59,7 +59,7 @@ describe('benchmarks.yml: the sharded run', () => {
 
   it('passes its own shard of the matrix to bench run, as i/n with n the matrix size', () => {
     const step = runs(shardJob, /npm run bench\b.*--shard/);
-    const option = /--shard (\S+)/.exec(step?.run ?? '')?.[1];
+    const option = /--shard (\$\{\{ matrix\.shard \}\}\/\d+)/.exec(step?.run ?? '')?.[1];
     expect(option).toBe(`\${{ matrix.shard }}/${shards.length}`);
     for (const shard of shards)
       expect(resolveShardOption(option!.replace('${{ matrix.shard }}', String(shard)))).toEqual({ index: shard, count: shards.length });
