@@ -21,14 +21,13 @@ import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool'
 import { clusterFault, type ClusterFaultKind, type FaultHit, type FaultStep } from './clusterFaults';
 import type { FailoverConsumerTask, FailoverThreadReport } from './consumerThread';
 import { FailoverBoard, FailoverWord, type ThreadEpisodes } from './failoverBoard';
-import { nodeAmqpUrl, type ClusterLayout, type ClusterNode } from './layout';
+import { nodeAmqpUrl, type ClusterLayout } from './layout';
 import { createNodeProxies, nodesByClientPort, proxiedNodeUrl, removeNodeProxies, type NodeProxy } from './nodeProxies';
-import { portAnswers } from './processes';
 import type { FailoverProducerReport, FailoverProducerTask } from './producerThread';
 import { declareQueue, deleteQueue, quorumLeader, readyMessages, type FailoverQueueType } from './queues';
 import type { ClusterSettings } from './settings';
-import { clusterAvailability } from './state';
-import { pollUntil, undeliveredConfirmed, unfinishedEpisodes } from './waits';
+import { assertClusterUp } from './state';
+import { pollUntil, threadsOn, undeliveredConfirmed, unfinishedEpisodes } from './waits';
 
 export interface FailoverScenarioOptions {
   readonly client: ClientSpec;
@@ -101,7 +100,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
   const failoverBoundMs = options.failoverBoundMs ?? 30_000;
   const drainBoundMs = options.drainBoundMs ?? 30_000;
   const silenceDeadlineMs = options.silenceDeadlineMs ?? null;
-  await checkClusterUp(layout);
+  await assertClusterUp(layout);
 
   const nodes = layout.nodes;
   const holderNode = nodes[0]!;
@@ -269,25 +268,6 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     const deleteProblem = await deleteQueue(directUrls, queue);
     if (deleteProblem) log(`cleanup: queue ${queue} not deleted: ${redactText(deleteProblem)}`);
   }
-}
-
-/** @throws Error saying how to start the cluster, when it is not up */
-async function checkClusterUp(layout: ClusterLayout): Promise<void> {
-  const availability = clusterAvailability(layout);
-  if (!availability.up) throw new Error(`the benchmark cluster is not up: ${availability.reason}`);
-  const closed: ClusterNode[] = [];
-  for (const node of layout.nodes) if (!(await portAnswers(node.amqpPort, 2000))) closed.push(node);
-  if (closed.length > 0)
-    throw new Error(
-      `cluster node(s) ${closed.map((node) => node.name).join(', ')} do not accept AMQP connections; \`npm run cluster:status\``,
-    );
-}
-
-/** Consumer threads whose connection went to `node` when the fault came (every consumer for a rolling restart). */
-function threadsOn(board: FailoverBoard, consumers: number, portsAtFault: Map<number, string>, node: string | null): number[] {
-  const all = Array.from({ length: consumers }, (_, thread) => thread);
-  if (node === null) return all;
-  return all.filter((thread) => portsAtFault.get(board.read(thread).firstPort) === node);
 }
 
 async function threadErrors(

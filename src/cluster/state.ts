@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../io/atomicFile';
 import type { ClusterLayout } from './layout';
-import { runningPid } from './processes';
+import { portAnswers, runningPid } from './processes';
 
 export interface ClusterStateFile {
   readonly schema_version: 1;
@@ -67,4 +67,13 @@ export function clusterAvailability(layout: ClusterLayout): ClusterAvailability 
     };
   }
   return { up: true, pids: layout.nodes.map((node) => runningPid(node)!) };
+}
+
+/** @throws Error saying how to start the cluster, when it is not up or a node does not accept AMQP connections */
+export async function assertClusterUp(layout: ClusterLayout): Promise<void> {
+  const availability = clusterAvailability(layout);
+  if (!availability.up) throw new Error(`the benchmark cluster is not up: ${availability.reason}`);
+  const closed: string[] = [];
+  for (const node of layout.nodes) if (!(await portAnswers(node.amqpPort, 2000))) closed.push(node.name);
+  if (closed.length > 0) throw new Error(`cluster node(s) ${closed.join(', ')} do not accept AMQP connections; \`npm run cluster:status\``);
 }

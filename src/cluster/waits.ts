@@ -36,3 +36,10 @@ export function undeliveredConfirmed(ledger: LedgerCounts, sequences: number): n
   }
   return missing;
 }
+
+/** Consumer threads whose first connection went to `node` when the fault came (every consumer for a rolling restart: `node` null). */
+export function threadsOn(board: FailoverBoard, consumers: number, nodeByPort: ReadonlyMap<number, string>, node: string | null): number[] {
+  const all = Array.from({ length: consumers }, (_, thread) => thread);
+  if (node === null) return all;
+  return all.filter((thread) => nodeByPort.get(board.read(thread).firstPort) === node);
+}

@@ -101,7 +101,10 @@ describe('bench merge (end to end)', () => {
     for (const index of [1, 2, 3]) {
       const raw = path.join(root, `raw-${index}`);
       shardDirs.push(raw);
-      const run = await bench(['run', '--jest-config', SHARDED_CONFIG, '--no-broker', '--shard', `${index}/3`], env(raw, path.join(root, `reports-${index}`)));
+      const run = await bench(
+        ['run', '--jest-config', SHARDED_CONFIG, '--no-broker', '--shard', `${index}/3`],
+        env(raw, path.join(root, `reports-${index}`)),
+      );
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`bench: shard ${index}/3:`);
       expect(fs.existsSync(path.join(raw, SHARD_MANIFEST_FILE_NAME))).toBe(true);
@@ -115,8 +118,12 @@ describe('bench merge (end to end)', () => {
   }, 170_000);
 
   it('refuses a --shard that is not i/n before running anything', async () => {
-    const refused = await bench(['run', '--jest-config', SHARDED_CONFIG, '--no-broker', '--shard', '4/3'], { BENCH_RAW_DIR: path.join(root, 'raw') });
+    const refused = await bench(['run', '--jest-config', SHARDED_CONFIG, '--no-broker', '--shard', '4/3'], {
+      BENCH_RAW_DIR: path.join(root, 'raw'),
+    });
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim()).toBe(`bench: --shard must be i/n with 1 <= i <= n, as Jest's --shard (e.g. 2/3): shard 4 of 3 does not exist; got "4/3"`);
+    expect(refused.stderr.trim()).toBe(
+      `bench: --shard must be i/n with 1 <= i <= n, as Jest's --shard (e.g. 2/3): shard 4 of 3 does not exist; got "4/3"`,
+    );
   });
 });

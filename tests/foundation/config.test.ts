@@ -17,6 +17,7 @@ describe('resolveConfig', () => {
       markerExpression: undefined,
       strictTargets: false,
       clientMode: 'manual',
+      clients: [{ name: 'amqplib', profile: 'defaults' }],
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
