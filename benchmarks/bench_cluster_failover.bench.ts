@@ -56,6 +56,10 @@ async function measureFailover(client: ClientSpec, fault: ClusterFaultKind, queu
     notes.push(
       `a partition sends no socket event: each consumer gives up on a connection with no delivery for ${silenceDeadlineMs} ms (the client's own deadline), so detection is about that deadline`,
     );
+  if (fault === 'rolling_restart')
+    notes.push(
+      "rolling restart: detection counts from the start of `rabbitmqctl stop` (the CLI starting its own Erlang VM, then the node shutting down gracefully); thread_failover_after_detection is the client's own part",
+    );
   if (!info.multipleHosts)
     notes.push(
       `${info.library} (${client.name}) takes one URL (no multi-host support): its threads on the failed node could only come back to that node, once restored`,

@@ -98,6 +98,10 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
   const toSurvivor = failedOver.filter((thread) => thread.first!.nodeAfter !== null && thread.first!.nodeAfter !== thread.first!.hitNode);
   const firstDetections = hit.flatMap((thread) => (thread.first!.detectionMs === null ? [] : [thread.first!.detectionMs]));
   const firstFailovers = hit.flatMap((thread) => (thread.first!.failoverMs === null ? [] : [thread.first!.failoverMs]));
+  // The client's own part, whatever the fault's reference: from its fault event to consuming again.
+  const afterDetection = hit.flatMap(({ first }) =>
+    first!.failoverMs === null || first!.detectionMs === null ? [] : [first!.failoverMs - first!.detectionMs],
+  );
   const allFailovers = hit.flatMap((thread) =>
     thread.episodes.flatMap((episode) => (episode.failoverMs === null ? [] : [episode.failoverMs])),
   );
@@ -126,6 +130,7 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
     threads_stalled: count(stalled.length, 'lower'),
     ...stats('thread_detection', firstDetections),
     ...stats('thread_failover', firstFailovers),
+    ...stats('thread_failover_after_detection', afterDetection),
     outages_total: count(hit.reduce((sum, thread) => sum + thread.episodes.length, 0)),
     producer_outages: count(producerEpisodes.length),
     producer_failover_ms: ms(producerEpisodes[0]?.failoverMs),
@@ -152,7 +157,12 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
   ];
   return {
     metrics,
-    samples: { thread_detection_ms: firstDetections, thread_failover_ms: firstFailovers, outage_failover_ms: allFailovers },
+    samples: {
+      thread_detection_ms: firstDetections,
+      thread_failover_ms: firstFailovers,
+      thread_failover_after_detection_ms: afterDetection,
+      outage_failover_ms: allFailovers,
+    },
     targets,
     account,
     details: {

@@ -90,6 +90,7 @@ describe('computeFailoverMetrics', () => {
   it('times detection and failover of each hit thread from the kill, and counts who failed over where', () => {
     expect(computed.samples.thread_detection_ms).toEqual([20, 40]);
     expect(computed.samples.thread_failover_ms).toEqual([410, 530]);
+    expect(computed.samples.thread_failover_after_detection_ms).toEqual([390, 490]);
     expect(computed.metrics).toMatchObject({
       threads_total: { value: 4 },
       threads_on_failed_node: { value: 2 },
