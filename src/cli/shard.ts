@@ -53,7 +53,8 @@ export function finishShardRun(end: ShardRunEnd, log: (line: string) => void): n
     raw_result_files: [...collected.files],
   });
   const counts = countTests(outcome?.tests ?? [], outcome?.suite_errors ?? []);
-  const shown = path.relative(process.cwd(), end.rawResultsDir) || '.';
+  const relative = path.relative(process.cwd(), end.rawResultsDir);
+  const shown = relative === '' ? '.' : relative.startsWith('..') ? end.rawResultsDir : relative;
   log(
     `bench: shard ${formatShard(end.shard)}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; ` +
       `${collected.results.length} raw result(s) and the shard manifest (${path.basename(manifestPath)}) in ${shown}`,
