@@ -9,9 +9,10 @@
  * it); with an at-least-once producer (confirms, sequence numbers): messages lost and
  * duplicated. Classic and quorum queues. Skipped, with the reason, while the cluster is down.
  *
- * Asserted: the harness did its job (every thread reported, the cluster restored); for quorum
- * queues also what a quorum queue promises (no confirmed message lost, every thread the fault
- * hit consumed again). Classic queues are measured, not judged: losing a node loses its queue.
+ * Asserted: the harness did its job (the cluster restored, no phantom message); for quorum
+ * queues also what a quorum queue promises (no confirmed message lost, no unexplained
+ * duplicate) and, for a client given every node, that every thread the fault hit consumed
+ * again. Classic queues, and clients that take one URL, are measured, not judged.
  */
 import type { ClientSpec } from '../src/client/api';
 import { clientInfo } from '../src/client/registry';
@@ -94,12 +95,16 @@ async function measureFailover(client: ClientSpec, fault: ClusterFaultKind, queu
   expect(clusterAvailability(layout)).toMatchObject({ up: true });
   expect(computed.account.phantom).toBe(0);
   if (queueType === 'quorum') {
-    expect(outcome.problems).toEqual([]);
     expect(computed.account.lost).toBe(0);
     expect(computed.account.unexplainedDuplicates).toBe(0);
-    expect(metric('threads_failed_over')).toBe(metric('threads_hit'));
-    expect(metric('threads_hit')).toBeGreaterThanOrEqual(metric('threads_on_failed_node') ?? 0);
-    expect(metric('threads_stalled')).toBe(0);
+    // A client given every node fails over to a surviving one; a client that takes one URL can
+    // only wait for its node (and its own backoff): measured and noted, not judged.
+    if (info.multipleHosts) {
+      expect(outcome.problems).toEqual([]);
+      expect(metric('threads_failed_over')).toBe(metric('threads_hit'));
+      expect(metric('threads_hit')).toBeGreaterThanOrEqual(metric('threads_on_failed_node') ?? 0);
+      expect(metric('threads_stalled')).toBe(0);
+    }
   }
 }
 
