@@ -6,6 +6,8 @@ const guide = [
   { text: 'The client adapter', link: '/guide/client-adapter' },
   { text: 'Methodology', link: '/guide/methodology' },
   { text: 'CI', link: '/guide/ci' },
+  { text: 'Cluster failover', link: '/guide/cluster' },
+  { text: 'Sharded runs', link: '/guide/sharding' },
   { text: 'Troubleshooting', link: '/guide/troubleshooting' },
 ];
 

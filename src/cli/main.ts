@@ -6,7 +6,9 @@ import { Command, CommanderError } from 'commander';
 import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
 import type * as AaCommand from './aaCommand';
+import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
+import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
 import type * as RunCommand from './runCommand';
@@ -22,8 +24,10 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   env: () => (require('./envCommand') as typeof EnvCommand).registerEnvCommand,
   run: () => (require('./runCommand') as typeof RunCommand).registerRunCommand,
   report: () => (require('./reportCommand') as typeof ReportCommand).registerReportCommand,
+  merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
+  cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

@@ -21,6 +21,7 @@ import { completeRun } from '../results/pipeline';
 import { redactUrl, secretsOf } from '../redact';
 import { runJest } from './jestProcess';
 import { setAsidePreviousResults } from './previousResults';
+import { finishShardRun, shardArguments } from './shard';
 import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
 import { formatComparison, formatNothingRan, formatSummary } from './summary';
 
@@ -60,6 +61,10 @@ export function registerRunCommand(program: Command): void {
       ),
     )
     .option('--no-broker', 'do not ask the broker its version for the environment record')
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n of the benchmark files (Jest --shard); leaves the raw results and a shard manifest for `bench merge`, no archive or report',
+    )
     .addHelpText(
       'after',
       `
@@ -148,6 +153,7 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
     ...(options.jestConfigPath ? ['--config', options.jestConfigPath] : []),
     ...(options.testNameFilter ? ['-t', options.testNameFilter] : []),
     ...(options.maxWorkers === 1 ? ['--runInBand'] : options.maxWorkers ? ['--maxWorkers', String(options.maxWorkers)] : []),
+    ...shardArguments(options.shard),
     // Zero selected tests is reported by us, in plain words, below.
     '--passWithNoTests',
   ];
@@ -173,6 +179,12 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
     throw error;
   }
   const finishedAt = new Date();
+  if (options.shard) {
+    return finishShardRun(
+      { ...options, shard: options.shard, environment, startedAt, finishedAt, jestExitCode: jest.exitCode, interrupted: jest.interrupted },
+      log,
+    );
+  }
 
   // From here on the run is being saved: a Ctrl-C must not cut that short.
   const holdOn = () => log('bench: saving the run, one moment');

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchConfig } from '../config';
 import { ConfigError } from '../errors';
+import type { Shard } from '../results/shardManifest';
+import { resolveShardOption } from './shard';
 
 /** Marker expression of `--quick` (and `npm run bench:quick`). */
 export const QUICK_MARKERS = 'benchmark and not slow and not stress';
@@ -28,6 +30,7 @@ export interface RunCommandInput {
   readonly runInBand?: boolean;
   readonly jestConfig?: string;
   readonly broker?: boolean;
+  readonly shard?: string;
 }
 
 export interface RunOptions {
@@ -49,6 +52,8 @@ export interface RunOptions {
   readonly jestConfigPath: string | null;
   /** Ask the broker its version for the environment record. */
   readonly queryBroker: boolean;
+  /** Run only this shard (Jest --shard) and leave a shard manifest for `bench merge`; null = the whole run. */
+  readonly shard: Shard | null;
 }
 
 export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, cwd: string = process.cwd()): RunOptions {
@@ -72,6 +77,7 @@ export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, c
       ? existingFile('--jest-config', input.jestConfig, cwd, 'a Jest config file that exists (e.g. jest.config.ts)')
       : null,
     queryBroker: input.broker !== false,
+    shard: resolveShardOption(input.shard),
   });
 }
 

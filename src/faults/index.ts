@@ -3,6 +3,7 @@ export {
   ProxyCallTimeoutError,
   ToxiproxyClient,
   type FaultEvent,
+  type ProxyConnection,
   type ProxyInfo,
   type ProxyServerIdentity,
   type Stream,

@@ -73,6 +73,12 @@ interface ConnectionJson {
   readonly client: string;
 }
 
+/** One connection through a proxy entry (`GET /proxies/{name}/connections`, an embedded-proxy extension). */
+export interface ProxyConnection extends ConnectionJson {
+  /** `process.hrtime.bigint()` as a decimal string; null while open. */
+  readonly closed_at_ns: string | null;
+}
+
 export interface ToxiproxyClientOptions {
   /** Bound on every call that does not name its own. @default 5000 */
   readonly timeoutMs?: number;
@@ -224,6 +230,20 @@ export class ToxiproxyClient {
   private remember(proxy: ProxyInfo): ProxyInfo {
     if (proxy && typeof proxy.name === 'string') this.entries.set(proxy.name, { listen: proxy.listen, upstream: proxy.upstream });
     return proxy;
+  }
+
+  /** Connections through `proxy`, closed ones first; `null` when the API has no such list (real Toxiproxy). */
+  async connections(proxy: string): Promise<ProxyConnection[] | null> {
+    try {
+      const body = await this.call<{ connections: ProxyConnection[] } | ProxyConnection[]>(
+        'get',
+        `/proxies/${encodeURIComponent(proxy)}/connections`,
+      );
+      return Array.isArray(body) ? body : (body.connections ?? []);
+    } catch (error) {
+      if (error instanceof ProxyError && (error.status === 404 || error.status === 405)) return null;
+      throw error;
+    }
   }
 
   private async call<T>(method: Method, path: string, body?: unknown, timeoutMs?: number): Promise<T> {

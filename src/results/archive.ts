@@ -12,6 +12,7 @@ import type { SuiteError, TestCounts, TestOutcome } from './outcome';
 import { countTests } from './outcome';
 import type { RawResult } from './rawResult';
 import { createJsonExclusively } from './safeWrite';
+import type { ShardSummary } from './shardManifest';
 
 export const RUN_ARCHIVE_SCHEMA_VERSION = 1;
 
@@ -41,6 +42,8 @@ export interface RunArchive {
   readonly key_metrics: readonly KeyMetric[];
   readonly invalid_result_files: readonly InvalidResultFile[];
   readonly warnings: readonly string[];
+  /** A run merged from shards (`bench merge`): each shard and where it came from. */
+  readonly shards?: readonly ShardSummary[];
 }
 
 export interface RunArchiveInput {

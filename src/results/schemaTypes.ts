@@ -26,6 +26,7 @@ export interface RawResult {
     [k: string]: string | number | boolean;
   };
   client?: Client;
+  cluster?: Cluster;
   metrics: {
     [k: string]: Metric;
   };
@@ -83,6 +84,22 @@ export interface Client {
   settings: {
     [k: string]: string | number | boolean;
   };
+  /**
+   * Whether the client uses every URL of a list (failover across cluster nodes); false: only the first, and a cluster result says so in its notes.
+   */
+  multiple_hosts?: boolean;
+}
+/**
+ * The RabbitMQ cluster a result ran against (the failover benchmarks' local cluster, `npm run cluster:up`).
+ */
+export interface Cluster {
+  nodes: {
+    /**
+     * Erlang node name, e.g. bench-a@localhost.
+     */
+    name: string;
+    amqp_port: number;
+  }[];
 }
 export interface Metric {
   value: number | null;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { editedCopy } from '../support/documents';
 import { parseDocument } from 'yaml';
 import { DEFAULTS, PROJECT_ROOT, parseHostPort } from '../../src/config';
+import { CLUSTER_DEFAULTS } from '../../src/cluster/settings';
 import { compileComposeValidator } from './composeSchema';
 
 interface PortMapping {
@@ -18,6 +19,9 @@ interface PortMapping {
 
 interface ComposeService {
   readonly image?: string;
+  readonly profiles?: readonly string[];
+  readonly hostname?: string;
+  readonly environment?: Readonly<Record<string, string>>;
   readonly command?: string | readonly string[];
   readonly ports?: readonly (string | number)[];
   readonly volumes?: readonly string[];
@@ -88,8 +92,9 @@ describe('compose.yaml: schema', () => {
 });
 
 describe('compose.yaml: what the harness relies on', () => {
-  it('runs exactly the broker and the proxy, from the agreed images', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['rabbitmq', 'toxiproxy']);
+  it('runs exactly the broker and the proxy by default, from the agreed images (the cluster nodes only in their profile)', () => {
+    const byDefault = Object.entries(compose.services).filter(([, service]) => service.profiles === undefined);
+    expect(byDefault.map(([name]) => name).sort()).toEqual(['rabbitmq', 'toxiproxy']);
     expect(broker?.image).toBe('rabbitmq:3-management');
     expect(toxiproxy?.image).toBe('ghcr.io/shopify/toxiproxy');
   });
@@ -159,5 +164,57 @@ describe('compose.yaml: what the harness relies on', () => {
     expect(listen.host).toBe('0.0.0.0');
     expect((toxiproxy?.ports ?? []).map(parsePort).map((port) => port.target)).toContain(listen.port);
     expect(entry!.enabled ?? true).toBe(true);
+  });
+});
+
+describe('compose.yaml: the cluster profile', () => {
+  const names = ['rabbit-a', 'rabbit-b', 'rabbit-c'];
+  const nodes = names.map((name) => [name, compose.services[name]] as const);
+
+  it('adds three rabbitmq:3-management nodes, only in the "cluster" profile', () => {
+    const profiled = Object.entries(compose.services).filter(([, service]) => service.profiles !== undefined);
+    expect(profiled.map(([name]) => name).sort()).toEqual(names);
+    for (const [name, service] of nodes) {
+      expect({ name, image: service?.image, profiles: service?.profiles, hostname: service?.hostname }).toEqual({
+        name,
+        image: 'rabbitmq:3-management',
+        profiles: ['cluster'],
+        hostname: name,
+      });
+    }
+  });
+
+  it('publishes AMQP on the ports of the local cluster (npm run cluster:up), on this machine only', () => {
+    nodes.forEach(([, service], index) => {
+      const ports = (service?.ports ?? []).map(parsePort);
+      const amqp = ports.find((port) => port.target === 5672);
+      expect(amqp).toEqual({ hostIp: '127.0.0.1', published: CLUSTER_DEFAULTS.firstAmqpPort + index, target: 5672 });
+      for (const port of ports) expect(port.hostIp).toBe('127.0.0.1');
+    });
+  });
+
+  it('gives every node the same cookie and the config that names the three nodes, and starts b and c once a is healthy', () => {
+    const cookies = new Set(nodes.map(([, service]) => service?.environment?.RABBITMQ_ERLANG_COOKIE));
+    expect(cookies.size).toBe(1);
+    expect([...cookies][0]).toMatch(/^[A-Za-z0-9-]{16,}$/);
+    for (const [name, service] of nodes) {
+      const mount = (service?.volumes ?? [])
+        .map((volume) => volume.split(':'))
+        .find(([, target]) => target?.startsWith('/etc/rabbitmq/conf.d/'));
+      expect({ name, mounted: mount !== undefined }).toEqual({ name, mounted: true });
+      const config = fs.readFileSync(path.resolve(PROJECT_ROOT, mount![0]!), 'utf8');
+      expect(config).toContain('cluster_formation.peer_discovery_backend = classic_config');
+      for (const [index, other] of names.entries())
+        expect(config).toContain(`cluster_formation.classic_config.nodes.${index + 1} = rabbit@${other}`);
+      expect(service?.healthcheck?.test).toEqual(['CMD', 'rabbitmq-diagnostics', '-q', 'check_running']);
+    }
+    expect(compose.services['rabbit-a']?.depends_on).toBeUndefined();
+    for (const name of ['rabbit-b', 'rabbit-c'])
+      expect(compose.services[name]?.depends_on).toEqual({ 'rabbit-a': { condition: 'service_healthy' } });
+  });
+
+  it('rejects a profile that is not a list (the schema check covers the new services too)', () => {
+    const broken = editedCopy(compose, ['services', 'rabbit-a', 'profiles'], 'cluster');
+    expect(validateCompose(broken).valid).toBe(false);
   });
 });

@@ -135,32 +135,37 @@ export class AmqplibConsumer implements Consumer, ChannelBinding {
     if (this.cancelled) return;
     const channel = await model.createChannel();
     channel.on('error', () => undefined);
-    // Bound before consuming: on a non-empty queue the first deliveries arrive with consume-ok, before
-    // `consume` resolves, and their ack() must already find this channel (else they are never acked and
-    // the consumer stalls at its prefetch).
-    this.channel = channel;
     if (this.options.ack === 'manual' && this.options.prefetch) await channel.prefetch(this.options.prefetch);
     const noAck = this.options.ack === 'auto';
-    await channel.consume(
-      this.queue,
-      (message: ConsumeMessage | null) => {
-        if (!message) return; // cancelled by the broker (queue deleted): the harness sees no more deliveries
-        this.onDelivery({
-          body: message.content,
-          redelivered: message.fields.redelivered,
-          ack: noAck
-            ? () => undefined
-            : () => {
-                try {
-                  if (this.channel === channel) channel.ack(message);
-                } catch {
-                  // The channel died with its connection: the broker requeues and redelivers (flagged).
-                }
-              },
-        });
-      },
-      { noAck },
-    );
+    // Bound before basic.consume: deliveries can arrive in the same socket read as consume-ok,
+    // before the promise below continues, and their acks (same-channel check) would be dropped:
+    // with a backlog of `prefetch` messages the consumer then stalls, its connection still up.
+    this.channel = channel;
+    await channel
+      .consume(
+        this.queue,
+        (message: ConsumeMessage | null) => {
+          if (!message) return; // cancelled by the broker (queue deleted): the harness sees no more deliveries
+          this.onDelivery({
+            body: message.content,
+            redelivered: message.fields.redelivered,
+            ack: noAck
+              ? () => undefined
+              : () => {
+                  try {
+                    if (this.channel === channel) channel.ack(message);
+                  } catch {
+                    // The channel died with its connection: the broker requeues and redelivers (flagged).
+                  }
+                },
+          });
+        },
+        { noAck },
+      )
+      .catch((error: unknown) => {
+        if (this.channel === channel) this.channel = undefined;
+        throw error;
+      });
   }
 
   detach(): void {

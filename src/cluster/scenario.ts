@@ -1,0 +1,283 @@
+/**
+ * Runs one failover scenario against the benchmark cluster and returns what every thread
+ * recorded: a durable queue (classic or quorum) held by the first node -> one proxy entry per
+ * node -> consumer threads spread over the nodes (home node first in each one's URL list) and
+ * an at-least-once producer with confirms on another node -> warm-up -> the fault -> wait
+ * (bounded) until every thread it hit has consumed again -> the fault undone (a killed node
+ * restarted, a partition healed) -> the producer settles -> wait (bounded) until every
+ * confirmed message was delivered -> stop, account. Whatever happens, the fault is undone,
+ * every thread stopped, the proxy entries and the queue removed.
+ */
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { ClientSpec } from '../client/api';
+import { WorkerError } from '../errors';
+import type { ToxiproxyClient } from '../faults';
+import { nowNs, sleep, type Bracket } from '../measure/clock';
+import { redactText } from '../redact';
+import type { LedgerCounts } from '../realistic/accounting';
+import { WorkloadBoard } from '../realistic/workloadBoard';
+import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
+import { clusterFault, type ClusterFaultKind, type FaultHit, type FaultStep } from './clusterFaults';
+import type { FailoverConsumerTask, FailoverThreadReport } from './consumerThread';
+import { FailoverBoard, FailoverWord, type ThreadEpisodes } from './failoverBoard';
+import { nodeAmqpUrl, type ClusterLayout } from './layout';
+import { createNodeProxies, nodesByClientPort, proxiedNodeUrl, removeNodeProxies, type NodeProxy } from './nodeProxies';
+import type { FailoverProducerReport, FailoverProducerTask } from './producerThread';
+import { declareQueue, deleteQueue, quorumLeader, readyMessages, type FailoverQueueType } from './queues';
+import type { ClusterSettings } from './settings';
+import { assertClusterUp } from './state';
+import { pollUntil, threadsOn, undeliveredConfirmed, unfinishedEpisodes } from './waits';
+
+export interface FailoverScenarioOptions {
+  readonly client: ClientSpec;
+  readonly layout: ClusterLayout;
+  readonly settings: ClusterSettings;
+  readonly proxyApi: ToxiproxyClient;
+  readonly fault: ClusterFaultKind;
+  readonly queueType: FailoverQueueType;
+  /** Consumer threads, spread round robin over the nodes. @default 6 */
+  readonly consumers?: number;
+  /** @default 200 */
+  readonly ratePerSecond?: number;
+  /** @default 50 */
+  readonly prefetch?: number;
+  /** @default 3000 */
+  readonly warmupMs?: number;
+  /** How long the threads the fault hit get to consume again before it is undone. @default 30000 */
+  readonly failoverBoundMs?: number;
+  /** A consumer silent this long after the injection gives up on its connection (partition). @default null */
+  readonly silenceDeadlineMs?: number | null;
+  /** Traffic after the fault is undone, so the returning node serves again. @default 3000 */
+  readonly afterRestoreMs?: number;
+  /** How long every confirmed message gets to be delivered at the end. @default 30000 */
+  readonly drainBoundMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface ConsumerRecord extends ThreadEpisodes {
+  readonly threadIndex: number;
+  readonly homeNode: string;
+  /** The node its connection went to when the fault came (from the proxy's connection list); null when unknown. */
+  readonly nodeAtFault: string | null;
+  readonly report:
+    FailoverThreadReport | { readonly threadIndex: number; readonly falseAlarms: 0; readonly foreign: 0; readonly error: string };
+}
+
+export interface FailoverOutcome {
+  readonly queue: string;
+  readonly queueType: FailoverQueueType;
+  readonly fault: ClusterFaultKind;
+  /** The node holding the queue at the start (quorum leader / classic home). */
+  readonly queueHolder: string;
+  readonly target: string | null;
+  readonly hits: readonly FaultHit[];
+  readonly steps: readonly FaultStep[];
+  readonly injectedNs: bigint;
+  readonly restore: Bracket;
+  readonly consumers: readonly ConsumerRecord[];
+  /** Which node a client port's connection went to (embedded proxy's connection lists; empty with real Toxiproxy). */
+  readonly nodeByPort: ReadonlyMap<number, string>;
+  readonly producer: ThreadEpisodes & { readonly report: FailoverProducerReport | null };
+  readonly ledger: LedgerCounts;
+  readonly sequences: number;
+  readonly readyLeft: number | null;
+  readonly ratePerSecond: number;
+  readonly silenceDeadlineMs: number | null;
+  /** Problems that are not measurements (a thread error, a fault not undone, a drain that timed out). */
+  readonly problems: readonly string[];
+}
+
+const SETTLE_BOUND_MS = 15_000;
+const PRODUCER_SETTLE_BOUND_MS = 20_000;
+
+export async function runFailoverScenario(options: FailoverScenarioOptions): Promise<FailoverOutcome> {
+  const { layout, settings } = options;
+  const log = options.log ?? (() => undefined);
+  const consumers = options.consumers ?? 6;
+  const ratePerSecond = options.ratePerSecond ?? 200;
+  const warmupMs = options.warmupMs ?? 3000;
+  const failoverBoundMs = options.failoverBoundMs ?? 30_000;
+  const drainBoundMs = options.drainBoundMs ?? 30_000;
+  const silenceDeadlineMs = options.silenceDeadlineMs ?? null;
+  await assertClusterUp(layout);
+
+  const nodes = layout.nodes;
+  const holderNode = nodes[0]!;
+  const directUrls = nodes.map((node) => nodeAmqpUrl(node, settings));
+  const queue = `amqp-bench.failover.${randomUUID()}`;
+  // Long enough for the longest scenario (a rolling restart of three nodes on a busy machine).
+  const sequences = Math.ceil(ratePerSecond * 600);
+  const ledger = new WorkloadBoard({ sequences, rounds: 1 });
+  const board = new FailoverBoard(consumers + 1);
+  const problems: string[] = [];
+  const pools: ThreadPool[] = [];
+  let consumerTasks: Promise<FailoverThreadReport>[] = [];
+  let producerTask: Promise<FailoverProducerReport> | undefined;
+  let proxies: NodeProxy[] = [];
+  let fault: ReturnType<typeof clusterFault> | undefined;
+  try {
+    proxies = await createNodeProxies(options.proxyApi, nodes);
+    const urlsFrom = (first: number) => nodes.map((_, offset) => proxiedNodeUrl(proxies[(first + offset) % nodes.length]!, settings));
+    await declareQueue(directUrls[0]!, queue, options.queueType);
+    // A classic queue lives where it was declared; a quorum queue's leader starts there too, unless the CLI says otherwise.
+    const queueHolder =
+      options.queueType === 'quorum'
+        ? ((await quorumLeader(layout, holderNode, queue).catch(() => undefined)) ?? holderNode.name)
+        : holderNode.name;
+    const target = nodes.find((node) => node.name === queueHolder) ?? holderNode;
+    fault = clusterFault(options.fault, target, { layout, proxies, log });
+    const producerHome = options.fault === 'rolling_restart' ? 1 : (target.index + 1) % nodes.length;
+
+    const consumerPool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), consumers);
+    pools.push(consumerPool);
+    const producerPool = startThreadPool(path.join(__dirname, 'producerThread.ts'), 1);
+    pools.push(producerPool);
+    const shared = {
+      threads: consumers + 1,
+      board: board.buffer,
+      ledger: ledger.buffer,
+      ledgerLayout: ledger.layout,
+      client: options.client,
+      queue,
+    };
+    const lifetimeBoundMs = 900_000;
+    consumerTasks = Array.from({ length: consumers }, (_, threadIndex) =>
+      consumerPool.run<FailoverConsumerTask, FailoverThreadReport>({
+        ...shared,
+        threadIndex,
+        urls: urlsFrom(threadIndex % nodes.length),
+        prefetch: options.prefetch ?? 50,
+        silenceDeadlineMs,
+        recoveryBoundMs: 60_000,
+        lifetimeBoundMs,
+      }),
+    );
+    producerTask = producerPool.run<FailoverProducerTask, FailoverProducerReport>({
+      ...shared,
+      threadIndex: consumers,
+      urls: urlsFrom(producerHome),
+      ratePerSecond,
+      messageBytes: 256,
+      maxInFlight: 500,
+      recoveryBoundMs: 60_000,
+      settleBoundMs: PRODUCER_SETTLE_BOUND_MS,
+      lifetimeBoundMs,
+    });
+    for (const task of [...consumerTasks, producerTask]) task.catch(() => undefined);
+
+    if (!(await board.waitFor(FailoverWord.READY, consumers + 1, 60_000 + consumers * 2000)) || board.flag(FailoverWord.FAILED) > 0) {
+      throw new WorkerError(
+        `threads did not all connect: ${(await threadErrors(consumerTasks, producerTask)).join('; ') || 'no thread reported an error'}`,
+      );
+    }
+    board.raise(FailoverWord.GO);
+    await sleep(warmupMs);
+    const silent = Array.from({ length: consumers }, (_, thread) => thread).filter((thread) => board.messages(thread) === 0);
+    if (silent.length > 0)
+      throw new WorkerError(`no message reached consumer threads ${silent.join(', ')} during the ${warmupMs} ms warm-up`);
+
+    const portsAtFault = await nodesByClientPort(proxies);
+    board.raise(FailoverWord.INJECTED);
+    const injectedNs = nowNs();
+    log(`${options.fault}: ${fault.target?.name ?? 'every node in turn'} (queue ${options.queueType}, held by ${queueHolder})`);
+    await fault.run();
+    const hitThreads = threadsOn(board, consumers, portsAtFault, fault.target?.name ?? null);
+    // Every thread the fault hit must get an episode and consume again; the rest must keep consuming.
+    const failedOver = await pollUntil(
+      () => unfinishedEpisodes(board, consumers + 1, hitThreads).length === 0 || board.flag(FailoverWord.FAILED) > 0,
+      failoverBoundMs,
+    );
+    if (!failedOver) log(`not every thread consumed again within ${failoverBoundMs} ms; undoing the fault`);
+    const portsAfterFailover = await nodesByClientPort(proxies);
+
+    const restoreStartedNs = nowNs();
+    problems.push(...(await fault.restore()));
+    const restore: Bracket = { startedNs: restoreStartedNs, completedNs: nowNs() };
+    await pollUntil(() => unfinishedEpisodes(board, consumers + 1, []).length === 0, failoverBoundMs);
+    await sleep(options.afterRestoreMs ?? 3000);
+
+    board.raise(FailoverWord.STOP_PRODUCING);
+    await board.waitFor(FailoverWord.PRODUCER_SETTLED, 1, PRODUCER_SETTLE_BOUND_MS + 10_000);
+    const drained = await pollUntil(
+      () => undeliveredConfirmed(ledger.snapshot(), board.flag(FailoverWord.SEQUENCES)) === 0,
+      drainBoundMs,
+      200,
+    );
+    if (!drained) problems.push(`confirmed messages still undelivered ${drainBoundMs} ms after the producer stopped`);
+    const portsAtEnd = await nodesByClientPort(proxies);
+    // Before the consumers close: their unprocessed prefetch would be requeued and counted as left over.
+    const readyLeft = await readyMessages(directUrls, queue);
+    board.raise(FailoverWord.STOP);
+
+    const [consumerReports, producerReports] = await Promise.all([
+      settleWithin(consumerTasks, SETTLE_BOUND_MS),
+      settleWithin([producerTask], SETTLE_BOUND_MS),
+    ]);
+    const producerSettled = producerReports[0];
+    const producerReport = producerSettled?.status === 'fulfilled' ? producerSettled.value : null;
+    if (producerReport?.error) problems.push(`producer: ${producerReport.error}`);
+    const records = consumerReports.map((settled, threadIndex): ConsumerRecord => {
+      const report =
+        settled.status === 'fulfilled'
+          ? settled.value
+          : {
+              threadIndex,
+              falseAlarms: 0 as const,
+              foreign: 0 as const,
+              error: settled.status === 'rejected' ? redactText(String(settled.reason)) : 'did not stop in time',
+            };
+      if (report.error) problems.push(`consumer thread ${threadIndex}: ${report.error}`);
+      const episodes = board.read(threadIndex);
+      return {
+        threadIndex,
+        homeNode: nodes[threadIndex % nodes.length]!.name,
+        nodeAtFault: portsAtFault.get(episodes.firstPort) ?? null,
+        ...episodes,
+        report,
+      };
+    });
+    return {
+      queue,
+      queueType: options.queueType,
+      fault: options.fault,
+      queueHolder,
+      target: fault.target?.name ?? null,
+      hits: fault.hits,
+      steps: fault.steps,
+      injectedNs,
+      restore,
+      consumers: records,
+      nodeByPort: new Map([...portsAtFault, ...portsAfterFailover, ...portsAtEnd]),
+      producer: { ...board.read(consumers), report: producerReport },
+      ledger: ledger.snapshot(),
+      sequences: board.flag(FailoverWord.SEQUENCES),
+      readyLeft,
+      ratePerSecond,
+      silenceDeadlineMs,
+      problems,
+    };
+  } finally {
+    board.raise(FailoverWord.STOP_PRODUCING);
+    board.raise(FailoverWord.STOP);
+    await settleWithin<unknown>([...consumerTasks, ...(producerTask ? [producerTask] : [])], SETTLE_BOUND_MS);
+    await Promise.allSettled(pools.map((pool) => pool.destroy()));
+    const undone = fault ? await fault.restore() : [];
+    for (const problem of undone) log(`cleanup: ${problem}`);
+    await removeNodeProxies(proxies);
+    const deleteProblem = await deleteQueue(directUrls, queue);
+    if (deleteProblem) log(`cleanup: queue ${queue} not deleted: ${redactText(deleteProblem)}`);
+  }
+}
+
+async function threadErrors(
+  consumers: readonly Promise<FailoverThreadReport>[],
+  producer: Promise<FailoverProducerReport>,
+): Promise<string[]> {
+  const settled = await settleWithin<FailoverThreadReport | FailoverProducerReport>([...consumers, producer], 5000);
+  return settled.flatMap((result, index) => {
+    const who = index < consumers.length ? `consumer thread ${index}` : 'producer';
+    if (result.status === 'fulfilled') return result.value.error ? [`${who}: ${result.value.error}`] : [];
+    return result.status === 'rejected' ? [`${who}: ${redactText(String(result.reason))}`] : [];
+  });
+}
