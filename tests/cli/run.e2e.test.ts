@@ -85,7 +85,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
       /Throughput \(msg\/s\) +\| +1,001 msg\/s \(8 reps\) \| +1,301 msg\/s \(8 reps\) \| +\+30\.0% \[\+2\d\.\d%, \+3\d\.\d%\] \| ±20% \(config\) +\| MW exact p<0\.001, q<0\.001 +\| ✅ better/,
     );
     // Per-thread samples are never tested: the recovery figures are shown, not judged.
-    expect(report).toMatch(/Error detection latency +\| [^|]+\| [^|]+\| +−23\.1% +\| [^|]+\| — +\| \? not judged/);
+    expect(report).toMatch(/Detection \(first thread\) +\| [^|]+\| [^|]+\| +−23\.1% +\| [^|]+\| — +\| \? not judged/);
     // --compare prints the comparison in the terminal too.
     expect(second.stdout).toMatch(/comparison with run_\d{8}_\d{6}_[0-9a-f]{8}/);
     for (const chart of report.match(/\(chart-[a-z-]+\.svg\)/g) ?? []) {
