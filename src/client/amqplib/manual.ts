@@ -4,26 +4,15 @@
  * turn) and re-opens every publisher and consumer. The loop is ours, so its settings are ours:
  * `defaults` are the harness's (10 ms first retry), `normalised` the shared ones.
  */
-import amqp, { type ChannelModel } from 'amqplib';
+import amqp from 'amqplib';
 import { TimeoutError, describeError } from '../../errors';
 import { elapsedMs, nowNs, sleep } from '../../measure/clock';
-import type {
-  ClientAdapter,
-  ClientInfo,
-  ClientProfile,
-  ConnectOptions,
-  ConsumeOptions,
-  Consumer,
-  Delivery,
-  EnsureResult,
-  Publisher,
-} from '../api';
+import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, EnsureResult } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
 import { backoffDelayMs } from '../backoff';
-import { ConnectionBase } from '../connectionBase';
+import { AmqplibConnectionBase } from './connection';
 import { DEFAULT_BACKOFF, type BackoffOptions } from '../types';
 import { bounded } from '../bounded';
-import { AmqplibConsumer, AmqplibPublisher, type ChannelBinding, type ChannelOwner } from './channels';
 import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
 
 interface ManualSettings {
@@ -48,10 +37,8 @@ function settingsOf(profile: ClientProfile): ManualSettings {
   return { heartbeatSeconds: undefined, backoff: DEFAULT_BACKOFF, connectTimeoutMs: 2000 };
 }
 
-class AmqplibManualConnection extends ConnectionBase implements ChannelOwner {
+class AmqplibManualConnection extends AmqplibConnectionBase {
   readonly info: ClientInfo;
-  private model: ChannelModel | undefined;
-  private readonly bindings = new Set<ChannelBinding>();
   /** Bumped on every connection; events of an older one are ignored. */
   private generation = 0;
   private urlIndex = 0;
@@ -65,22 +52,6 @@ class AmqplibManualConnection extends ConnectionBase implements ChannelOwner {
     super();
     this.info = info;
     this.current = 'down';
-  }
-
-  get localPort(): number | undefined {
-    return socketOf(this.model)?.localPort;
-  }
-
-  forget(binding: ChannelBinding): void {
-    this.bindings.delete(binding);
-  }
-
-  async publisher(options: { readonly confirms: boolean }): Promise<Publisher> {
-    return this.track(new AmqplibPublisher(options.confirms, this));
-  }
-
-  async consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer> {
-    return this.track(new AmqplibConsumer(queue, options, onDelivery, this));
   }
 
   async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
@@ -101,13 +72,6 @@ class AmqplibManualConnection extends ConnectionBase implements ChannelOwner {
       await sleep(delayMs);
     }
     throw new TimeoutError(`could not reconnect within ${deadlineMs} ms: ${describeError(lastError)}`);
-  }
-
-  destroy(reason: string): void {
-    const socket = socketOf(this.model);
-    this.reportFault(new Error(`connection destroyed by the client: ${reason}`), 'deadline');
-    // With an error, or amqplib never learns of a socket destroyed on this side.
-    socket?.destroy(new Error(`connection destroyed by the client: ${reason}`));
   }
 
   async close(): Promise<void> {
@@ -150,12 +114,6 @@ class AmqplibManualConnection extends ConnectionBase implements ChannelOwner {
     }
     this.model = model;
     this.reportBack();
-  }
-
-  private async track<T extends ChannelBinding>(binding: T): Promise<T> {
-    this.bindings.add(binding);
-    if (this.model && this.current === 'up') await binding.attach(this.model);
-    return binding;
   }
 }
 

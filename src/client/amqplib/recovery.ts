@@ -6,21 +6,10 @@
  * One URL only: amqplib's recovery reconnects to the URL it was given.
  */
 import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
-import type {
-  ClientAdapter,
-  ClientInfo,
-  ClientProfile,
-  ConnectOptions,
-  ConsumeOptions,
-  Consumer,
-  Delivery,
-  EnsureResult,
-  Publisher,
-} from '../api';
+import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, EnsureResult } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
-import { ConnectionBase } from '../connectionBase';
+import { AmqplibConnectionBase } from './connection';
 import { bounded } from '../bounded';
-import { AmqplibConsumer, AmqplibPublisher, type ChannelBinding, type ChannelOwner } from './channels';
 import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
 
 /** amqplib's recovery options for a profile; `undefined` fields are left to amqplib (initialDelay 100, maxDelay 30000). */
@@ -42,24 +31,14 @@ function recoveryOptionsOf(profile: ClientProfile): {
     : {};
 }
 
-class AmqplibRecoveryConnection extends ConnectionBase implements ChannelOwner {
+class AmqplibRecoveryConnection extends AmqplibConnectionBase {
   readonly info: ClientInfo;
   private recovering: RecoveringChannelModel | undefined;
-  private model: ChannelModel | undefined;
-  private readonly bindings = new Set<ChannelBinding>();
 
   constructor(info: ClientInfo) {
     super();
     this.info = info;
     this.current = 'down';
-  }
-
-  get localPort(): number | undefined {
-    return socketOf(this.model)?.localPort;
-  }
-
-  forget(binding: ChannelBinding): void {
-    this.bindings.delete(binding);
   }
 
   async start(url: string, profile: ClientProfile, connectionName: string | undefined): Promise<void> {
@@ -86,22 +65,8 @@ class AmqplibRecoveryConnection extends ConnectionBase implements ChannelOwner {
     this.reportBack();
   }
 
-  async publisher(options: { readonly confirms: boolean }): Promise<Publisher> {
-    return this.track(new AmqplibPublisher(options.confirms, this));
-  }
-
-  async consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer> {
-    return this.track(new AmqplibConsumer(queue, options, onDelivery, this));
-  }
-
   ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     return this.waitForLibraryRecovery(deadlineMs);
-  }
-
-  destroy(reason: string): void {
-    const socket = socketOf(this.model);
-    this.reportFault(new Error(`connection destroyed by the client: ${reason}`), 'deadline');
-    socket?.destroy(new Error(`connection destroyed by the client: ${reason}`));
   }
 
   async close(): Promise<void> {
@@ -121,12 +86,6 @@ class AmqplibRecoveryConnection extends ConnectionBase implements ChannelOwner {
     model.on('error', (error: Error) => this.model === model && this.reportFault(error));
     for (const binding of this.bindings) await binding.attach(model);
     this.model = model;
-  }
-
-  private async track<T extends ChannelBinding>(binding: T): Promise<T> {
-    this.bindings.add(binding);
-    if (this.model && this.current === 'up') await binding.attach(this.model);
-    return binding;
   }
 }
 
