@@ -43,7 +43,7 @@ export interface EnvironmentRecord {
   /**
    * The fault proxy at TOXIPROXY_URL: `toxiproxy` (a real Toxiproxy answers), `embedded` (the
    * project's proxy answers, or nothing does and the harness will start it there); null when
-   * nothing answers and nothing would be started. Absent in records of older runs.
+   * nothing listens there and nothing would be started. Absent in records of older runs.
    */
   readonly fault_proxy_kind?: 'embedded' | 'toxiproxy' | null;
   /** What that proxy's `GET /version` answers (the embedded proxy: the Toxiproxy release it reproduces). */

@@ -109,4 +109,33 @@ describe('the terminal summary', () => {
     ]);
     expect(text).not.toMatch(/TCP RST|detected in/);
   });
+
+  it('counts targets left unscored on purpose (upper bounds) apart, never as missed', () => {
+    const archive = recordedRun();
+    const unscoredReason = 'an upper bound: timed from the start of the injecting API call';
+    const results = archive.results.map((result) =>
+      result.name.startsWith('recovery_')
+        ? { ...result, targets: (result.targets ?? []).map((target) => ({ ...target, met: null, reason: unscoredReason })) }
+        : result,
+    );
+    const unscored = results.flatMap((result) => (result.targets ?? []).filter((target) => target.met === null)).length;
+    const summary = formatSummary({
+      archive: { ...archive, results },
+      archivePath: '/r/run.json',
+      reportPath: '/r/LATEST_REPORT.md',
+      chartCount: 5,
+      historyPath: null,
+      historyRuns: null,
+      junitPath: null,
+      comparison: null,
+      regressions: [],
+      thresholdPercent: null,
+      cwd: '/',
+    });
+    const targetsLine = summary.split('\n').find((line) => line.startsWith('targets'));
+    expect(unscored).toBeGreaterThan(0);
+    expect(targetsLine).toMatch(new RegExp(`^targets     \\d+ of \\d+ met; ${unscored} not scored \\(upper bounds`));
+    expect(summary).not.toContain(unscoredReason);
+    expect(summary).not.toContain('(no value)');
+  });
 });
