@@ -62,7 +62,10 @@ describe('data path', () => {
     client.socket.write('hi');
     await client.waitForClose();
     expect(client.received.toString()).toBe('goodbye');
-    expect(client.endedAtMs).toBeDefined();
+    // Real Toxiproxy ended the client with a reset instead of a FIN once in five runs under load
+    // (src/proxy/README.md, difference 13); the embedded proxy always ends it with a FIN.
+    if (EXTERNAL) expect(client.endedAtMs !== undefined || client.error?.code === 'ECONNRESET').toBe(true);
+    else expect(client.endedAtMs).toBeDefined();
   }, 15_000);
 
   it('closes the client when the upstream cannot be reached', async () => {
