@@ -34,9 +34,9 @@ export function registerRunCommand(program: Command): void {
     .description('run the benchmarks, then archive the run, update the history, compare with the previous run and write the report')
     .option(
       '-m, --markers <expression>',
-      `marker expression selecting benchmarks, with and/or/not and parentheses (default "${FULL_MARKERS}"; passed to Jest as BENCH_MARKERS)`,
+      `marker expression selecting benchmarks, with and/or/not and parentheses (default: BENCH_MARKERS if set, else "${FULL_MARKERS}"; passed to Jest as BENCH_MARKERS)`,
     )
-    .option('--quick', `quick run: markers "${QUICK_MARKERS}" (an explicit -m wins)`)
+    .option('--quick', `quick run: markers "${QUICK_MARKERS}" (an explicit -m or BENCH_MARKERS wins)`)
     .option(
       '-t, --test-name <pattern>',
       'only tests whose full name matches this regular expression (Jest -t), e.g. test_recovery_after_reset_peer',

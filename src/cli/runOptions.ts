@@ -56,12 +56,20 @@ export interface RunOptions {
   readonly shard: Shard | null;
 }
 
-export function resolveRunOptions(input: RunCommandInput, config: BenchConfig, cwd: string = process.cwd()): RunOptions {
-  const markers = input.markers?.trim();
-  if (input.markers !== undefined && !markers)
-    throw new ConfigError('-m/--markers', 'a marker expression (e.g. "benchmark and not slow")', input.markers);
+export function resolveRunOptions(
+  input: RunCommandInput,
+  config: BenchConfig,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): RunOptions {
+  // -m wins; else BENCH_MARKERS from the environment (a user who set it expects it honoured, not
+  // silently replaced by the default); else the quick or full selection.
+  const origin = input.markers !== undefined ? '-m/--markers' : 'BENCH_MARKERS';
+  const raw = input.markers ?? (env.BENCH_MARKERS || undefined);
+  const markers = raw?.trim();
+  if (raw !== undefined && !markers) throw new ConfigError(origin, 'a marker expression (e.g. "benchmark and not slow")', raw);
   // Checked here, before anything runs: Jest would otherwise fail every file with the same error.
-  if (markers) parseMarkerExpression(markers, { origin: '-m/--markers' });
+  if (markers) parseMarkerExpression(markers, { origin });
   return Object.freeze({
     markerExpression: markers || (input.quick ? QUICK_MARKERS : FULL_MARKERS),
     testNameFilter: input.testName?.trim() || null,
