@@ -75,19 +75,21 @@ describe('the progress line of a recovery benchmark', () => {
 });
 
 describe('the terminal summary', () => {
-  const text = formatSummary({
-    archive: recordedRun(),
-    archivePath: '/r/run.json',
-    reportPath: '/r/LATEST_REPORT.md',
-    chartCount: 5,
-    historyPath: null,
-    historyRuns: null,
-    junitPath: null,
-    comparison: null,
-    regressions: [],
-    thresholdPercent: null,
-    cwd: '/',
-  });
+  const summaryOf = (archive: ReturnType<typeof recordedRun>): string =>
+    formatSummary({
+      archive,
+      archivePath: '/r/run.json',
+      reportPath: '/r/LATEST_REPORT.md',
+      chartCount: 5,
+      historyPath: null,
+      historyRuns: null,
+      junitPath: null,
+      comparison: null,
+      regressions: [],
+      thresholdPercent: null,
+      cwd: '/',
+    });
+  const text = summaryOf(recordedRun());
 
   it('shows the peaks, then every recovery scenario in the report’s names, then the targets with the missed one named', () => {
     const lines = text.split('\n');
@@ -119,19 +121,7 @@ describe('the terminal summary', () => {
         : result,
     );
     const unscored = results.flatMap((result) => (result.targets ?? []).filter((target) => target.met === null)).length;
-    const summary = formatSummary({
-      archive: { ...archive, results },
-      archivePath: '/r/run.json',
-      reportPath: '/r/LATEST_REPORT.md',
-      chartCount: 5,
-      historyPath: null,
-      historyRuns: null,
-      junitPath: null,
-      comparison: null,
-      regressions: [],
-      thresholdPercent: null,
-      cwd: '/',
-    });
+    const summary = summaryOf({ ...archive, results });
     const targetsLine = summary.split('\n').find((line) => line.startsWith('targets'));
     expect(unscored).toBeGreaterThan(0);
     expect(targetsLine).toMatch(new RegExp(`^targets     \\d+ of \\d+ met; ${unscored} not scored \\(upper bounds`));
