@@ -17,6 +17,7 @@ import type { ResultDraft } from '../src/results/rawResult';
 import { combineReplicates, runReplicates } from '../src/results/replicates';
 import { combineFaults } from '../src/recovery/received';
 import { recoveryProgress } from '../src/report/progress';
+import { replicatesOr } from '../src/config';
 
 const TEST_TIMEOUT_MS = 300_000;
 
@@ -24,9 +25,10 @@ const TEST_TIMEOUT_MS = 300_000;
  * Replicates of a scenario (independent repetitions, each from a fresh pool, queues and
  * connections): what the comparison tests. Five is the fewest that can ever be significant (issue
  * 12); the 50-thread and latency scenarios, 5-8 s each, are measured once in the quick run and
- * judged against the history of their build instead, to keep the quick run short.
+ * judged against the history of their build instead, to keep the quick run short. BENCH_REPLICATES
+ * replaces the five.
  */
-const REPLICATES_SMALL = 5;
+const REPLICATES_SMALL = replicatesOr(5);
 
 async function measureRecovery(
   client: ClientSpec,

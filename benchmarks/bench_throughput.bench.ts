@@ -26,6 +26,7 @@ import type { ResultDraft } from '../src/results/rawResult';
 import { mergeHistograms, summarizeMs } from '../src/measure/histogram';
 import { runReplicates } from '../src/results/replicates';
 import { markedTest, withMarkers } from '../src/testing';
+import { replicatesOr } from '../src/config';
 import { measurePublishThroughput, measuredRounds } from '../src/throughput/measure';
 import { measureHarnessOverhead } from '../src/throughput/overhead';
 import { resolvePublishWorkload, workloadLabel, type PublishMode } from '../src/throughput/plan';
@@ -72,8 +73,9 @@ const SLOW_ROWS: Row[] = [
  * Independent replicates per configuration. Six is the fewest with which a change can still be
  * significant after the comparison corrects for a hundred metrics at once: the exact Mann-Whitney
  * p-value of 6 against 6 replicates is at least 0.0022 (5 against 5: 0.0079, 4 against 4: 0.029).
+ * BENCH_REPLICATES replaces it (`npm run bench:clients` takes 2, to fit every client in one run).
  */
-const REPLICATES = 6;
+const REPLICATES = replicatesOr(6);
 /** Measured rounds per replicate (after one warm-up round); the replicate's value is their median. */
 const ROUNDS = 2;
 const QUICK_TIMEOUT_MS = 120_000;
@@ -209,9 +211,9 @@ const CONSUME_WINDOW_MS = 3000;
 const CONSUME_WARMUP_MS = 1000;
 const CONSUME_ROUNDS = 3;
 const CONSUME_PREFETCH = 100;
-/** The overhead check: the 10-consumer quick configuration, in pairs of one window each. */
+/** The overhead check: the 10-consumer quick configuration, in pairs of one window each (the pairs are its replicates: BENCH_REPLICATES). */
 const CONSUME_OVERHEAD_CONSUMERS = 10;
-const CONSUME_OVERHEAD_PAIRS = 5;
+const CONSUME_OVERHEAD_PAIRS = replicatesOr(5);
 /** Filling 200k messages and draining them again dominate a test on a loaded machine (50 s seen at load 16). */
 const CONSUME_QUICK_TIMEOUT_MS = 180_000;
 const CONSUME_SLOW_TIMEOUT_MS = 300_000;

@@ -42,6 +42,14 @@ export interface BenchConfig {
    * @default amqplib:defaults
    */
   readonly clients: readonly ClientSpec[];
+  /**
+   * BENCH_REPLICATES: replicates of every replicated measurement (publish throughput and its
+   * harness-overhead check 6, consume-overhead pairs 5, the 10-thread recovery scenarios 5) when
+   * set; fewer make a run shorter (`npm run bench:clients` takes 2) but a comparison needs 5-6 on
+   * each side before a change can ever be judged significant.
+   * @default null (each benchmark's own count)
+   */
+  readonly replicates: number | null;
   /** BENCH_MIN_EFFECTS: the comparison's minimum effects, inline JSON or a JSON file (src/results/minimumEffects.ts). @default per family: throughput 20%, latency 30%, recovery 30%, counts 50% */
   readonly minimumEffects: MinimumEffects;
 }
@@ -95,7 +103,8 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
       value('BENCH_CLIENT_MODE'),
       'unset; clients are chosen with BENCH_CLIENTS now (manual = amqplib, amqplib-recovery = amqplib-recovery, e.g. BENCH_CLIENTS=amqplib-recovery:defaults)',
     ),
-    clients: parseClients(value('BENCH_CLIENTS') ?? DEFAULTS.clients),
+    clients: resolveClientSelection('BENCH_CLIENTS', value('BENCH_CLIENTS') ?? DEFAULTS.clients),
+    replicates: parseReplicates('BENCH_REPLICATES', value('BENCH_REPLICATES')),
     minimumEffects: resolveMinimumEffects(value('BENCH_MIN_EFFECTS')),
   });
 }
@@ -152,16 +161,37 @@ function refuseRetired(variable: string, raw: string | undefined, expected: stri
   return {};
 }
 
-function parseClients(raw: string): readonly ClientSpec[] {
+/**
+ * A client selection (`all`, or `name` / `name:profile` separated by commas), validated.
+ * @throws ConfigError naming `variable` (BENCH_CLIENTS, or the CLI's --clients) and every valid client
+ */
+export function resolveClientSelection(variable: string, raw: string): readonly ClientSpec[] {
   const parsed = parseClientSelection(raw);
   if (typeof parsed === 'string') {
     throw new ConfigError(
-      'BENCH_CLIENTS',
+      variable,
       `"all" or a comma-separated list of clients (${CLIENT_NAMES.join(', ')}), each optionally :defaults or :normalised (${parsed})`,
       raw,
     );
   }
   return Object.freeze(parsed.map((spec) => Object.freeze(spec)));
+}
+
+/** At most this many replicates: more would only lengthen a run past any use. */
+export const MAX_REPLICATES = 50;
+
+/** A whole number of replicates from 1 to MAX_REPLICATES, or null when unset. @throws ConfigError naming `variable` */
+export function parseReplicates(variable: string, raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  const count = Number(raw);
+  if (!/^\d+$/.test(raw) || count < 1 || count > MAX_REPLICATES)
+    throw new ConfigError(variable, `a whole number of replicates from 1 to ${MAX_REPLICATES} (e.g. 2; unset: each benchmark's own count)`, raw);
+  return count;
+}
+
+/** The replicates a benchmark takes: BENCH_REPLICATES when set, else its own `count`. */
+export function replicatesOr(count: number, config: Pick<BenchConfig, 'replicates'> = getConfig()): number {
+  return config.replicates ?? count;
 }
 
 function parseName(variable: string, raw: string): string {

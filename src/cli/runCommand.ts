@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { getConfig, PROJECT_ROOT } from '../config';
+import { clientLabel, CLIENT_NAMES, type ClientSpec } from '../client/api';
 import { captureEnvironment } from '../environment';
 import { runPreflight } from '../preflight';
 import { outcomePath, testsRun } from '../results/outcome';
@@ -62,6 +63,14 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--no-broker', 'do not ask the broker its version for the environment record')
     .option(
+      '--clients <list>',
+      `clients under test, each benchmark once per entry: "all" (every client, defaults and normalised profiles) or a comma-separated list of ${CLIENT_NAMES.join(', ')}, each optionally :defaults or :normalised (default BENCH_CLIENTS or amqplib:defaults)`,
+    )
+    .option(
+      '--replicates <n>',
+      "replicates of every replicated measurement, replacing each benchmark's own (6 publish, 5 recovery); fewer is faster, but a comparison needs 5-6 to judge a change (default BENCH_REPLICATES)",
+    )
+    .option(
       '--shard <i/n>',
       'run only shard i of n of the benchmark files (Jest --shard); leaves the raw results and a shard manifest for `bench merge`, no archive or report',
     )
@@ -78,7 +87,9 @@ Examples:
   npm run bench:quick                             markers "${QUICK_MARKERS}"
   npm run bench -- -m "not stress" -n 1           fewer resources
   npm run bench -- -t test_recovery_after_reset_peer
-  npm run bench:compare -- --threshold 10         fail on a metric judged worse by more than 10%`,
+  npm run bench:compare -- --threshold 10         fail on a metric judged worse by more than 10%
+  npm run bench:clients                           every client side by side (--quick --clients all --replicates 2)
+  npm run bench:quick -- --clients amqplib,rabbitmq-client:normalised`,
     )
     .action(async (input: RunCommandInput) => {
       process.exitCode = await runBenchmarks(resolveRunOptions(input, getConfig()));
@@ -158,6 +169,10 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
     '--passWithNoTests',
   ];
   log(`bench: jest --selectProjects ${BENCHMARK_PROJECT} ${args.join(' ')} (markers "${options.markerExpression}")`);
+  log(
+    `bench: ${options.clients.length === 1 ? 'client' : `${options.clients.length} clients`} ${options.clients.map(clientLabel).join(', ')}` +
+      (options.replicates === null ? '' : `; ${options.replicates} replicate(s) per replicated measurement`),
+  );
   let jest;
   try {
     jest = await runJest({
@@ -171,6 +186,9 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
         BENCH_RAW_DIR: options.rawResultsDir,
         BENCH_REPORTS_DIR: options.reportsDir,
         BENCH_FINGERPRINT: environment.fingerprint,
+        BENCH_CLIENTS: clientSelectionText(options.clients),
+        // Empty reads as unset: each benchmark's own count.
+        BENCH_REPLICATES: options.replicates === null ? '' : String(options.replicates),
       },
       onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
     });
@@ -252,6 +270,11 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
   } finally {
     process.off('SIGINT', holdOn);
   }
+}
+
+/** `amqplib:defaults,rabbitmq-client:normalised`: the selection as BENCH_CLIENTS reads it back. */
+export function clientSelectionText(clients: readonly ClientSpec[]): string {
+  return clients.map((client) => `${client.name}:${client.profile}`).join(',');
 }
 
 /** The file, if this run wrote it (Jest writes junit.xml only when it reaches the end). */

@@ -6,7 +6,8 @@
 import { parseMarkerExpression } from '../markers';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BenchConfig } from '../config';
+import { parseReplicates, resolveClientSelection, type BenchConfig } from '../config';
+import type { ClientSpec } from '../client/api';
 import { ConfigError } from '../errors';
 import type { Shard } from '../results/shardManifest';
 import { resolveShardOption } from './shard';
@@ -31,6 +32,8 @@ export interface RunCommandInput {
   readonly jestConfig?: string;
   readonly broker?: boolean;
   readonly shard?: string;
+  readonly clients?: string;
+  readonly replicates?: string;
 }
 
 export interface RunOptions {
@@ -54,6 +57,10 @@ export interface RunOptions {
   readonly queryBroker: boolean;
   /** Run only this shard (Jest --shard) and leave a shard manifest for `bench merge`; null = the whole run. */
   readonly shard: Shard | null;
+  /** The clients under test (--clients, else BENCH_CLIENTS); handed to Jest as BENCH_CLIENTS. */
+  readonly clients: readonly ClientSpec[];
+  /** Replicates of every replicated measurement (--replicates, else BENCH_REPLICATES); null = each benchmark's own. */
+  readonly replicates: number | null;
 }
 
 export function resolveRunOptions(
@@ -86,6 +93,8 @@ export function resolveRunOptions(
       : null,
     queryBroker: input.broker !== false,
     shard: resolveShardOption(input.shard),
+    clients: input.clients === undefined ? config.clients : resolveClientSelection('--clients', input.clients),
+    replicates: input.replicates === undefined ? config.replicates : parseReplicates('--replicates', input.replicates.trim()),
   });
 }
 

@@ -8,6 +8,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import type { HistoryEntry } from '../results/history';
 import type { RawResult } from '../results/rawResult';
 import { PALETTE, type ChartSpec } from './chartSpec';
+import { clientsSideBySide } from './clientsChart';
 import { recoveryByScenario } from './recoveryChart';
 import { vegaTextWidth } from './textWidth';
 import { consumerScalability, latencyPercentiles, throughputByThreads } from './throughputCharts';
@@ -20,6 +21,7 @@ export const CHART_IDS = [
   'latency-percentiles',
   'consumer-scalability',
   'recovery-by-scenario',
+  'clients-side-by-side',
   'history-trend',
 ] as const;
 
@@ -40,6 +42,10 @@ export const CHART_TITLES: Readonly<Record<(typeof CHART_IDS)[number], { readonl
   'recovery-by-scenario': {
     title: 'Recovery times by scenario',
     caption: 'Detection, propagation, full recovery and recovery after removal per scenario; red ticks are the targets.',
+  },
+  'clients-side-by-side': {
+    title: 'Clients side by side',
+    caption: 'Each key figure per client configuration, each panel on its own axis.',
   },
   'history-trend': { title: 'History trend of key metrics', caption: 'Key metrics run by run, oldest to newest.' },
 };
@@ -84,6 +90,7 @@ export function buildChartSpecs(results: readonly RawResult[], historyRuns: read
     latencyPercentiles(results),
     consumerScalability(results),
     recoveryByScenario(results),
+    clientsSideBySide(results),
     historyTrend(historyRuns),
   ].filter((chart): chart is ChartSpec => chart !== undefined);
 }

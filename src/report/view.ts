@@ -11,6 +11,7 @@ import type { HistoryEntry } from '../results/history';
 import { escapeCell, formatBytes, formatDate, formatDuration, formatValue } from './format';
 import { buildCategorySections, type CategorySection } from './resultTables';
 import { buildComparisonView, type ComparisonView } from './comparisonView';
+import { buildClientsSection, type ClientsSection } from './clientsSection';
 import { buildGlance, statusLabel, type Glance } from './glance';
 import { shortParameters } from './labels';
 import { markdownTable } from './markdown';
@@ -83,6 +84,8 @@ export interface ReportView {
   readonly key_metrics: { readonly rows: readonly KeyMetricRow[]; readonly table: string };
   /** The first screen: verdict, peaks, recovery figures with their targets. */
   readonly glance: Glance;
+  /** Every client configuration of the run side by side, with its findings (null with fewer than two). */
+  readonly clients: (ClientsSection & { readonly chart: ChartLink | null }) | null;
   readonly categories: readonly CategorySection[];
   readonly comparison: ComparisonView | null;
   readonly comparison_note: string | null;
@@ -201,6 +204,7 @@ export function buildReportView(input: ReportInput): ReportView {
             ),
     },
     glance,
+    clients: withChart(buildClientsSection(archive.results, archive.tests), input.charts),
     categories: buildCategorySections(archive.results, archive.tests),
     comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,
     comparison_note: input.comparison ? null : input.comparisonNote,
@@ -208,6 +212,10 @@ export function buildReportView(input: ReportInput): ReportView {
     charts_from_earlier_runs: input.charts.filter((chart) => chart.earlier_run !== undefined && chart.earlier_run !== null),
     history_runs: input.historyRuns.length,
   };
+}
+
+function withChart(section: ClientsSection | null, charts: readonly ChartLink[]): ReportView['clients'] {
+  return section && { ...section, chart: charts.find((chart) => chart.id === 'clients-side-by-side') ?? null };
 }
 
 function firstLine(message: string | null): string {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULTS, PROJECT_ROOT, proxiedAmqpUrl, resolveConfig } from '../../src/config';
+import { DEFAULTS, PROJECT_ROOT, proxiedAmqpUrl, replicatesOr, resolveConfig } from '../../src/config';
 import { ConfigError } from '../../src/errors';
 import { DEFAULT_MINIMUM_EFFECTS } from '../../src/results/minimumEffects';
 
@@ -18,6 +18,7 @@ describe('resolveConfig', () => {
       markerExpression: undefined,
       strictTargets: false,
       clients: [{ name: 'amqplib', profile: 'defaults' }],
+      replicates: null,
       minimumEffects: DEFAULT_MINIMUM_EFFECTS,
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -73,6 +74,10 @@ describe('resolveConfig', () => {
       /^BENCH_CLIENTS must be "all" or a comma-separated list of clients .*\(unknown client "amqplib2"\); got "amqplib2"$/,
     ],
     ['BENCH_CLIENTS', 'amqplib:fast', /^BENCH_CLIENTS must be .*\(unknown profile "fast" in "amqplib:fast"\)/],
+    ['BENCH_REPLICATES', '0', /^BENCH_REPLICATES must be a whole number of replicates from 1 to 50 .*; got "0"$/],
+    ['BENCH_REPLICATES', '2.5', /^BENCH_REPLICATES must be a whole number of replicates/],
+    ['BENCH_REPLICATES', 'two', /^BENCH_REPLICATES must be a whole number of replicates/],
+    ['BENCH_REPLICATES', '51', /^BENCH_REPLICATES must be a whole number of replicates from 1 to 50/],
   ])('rejects %s=%s with one line naming the variable and the expected form', (variable, value, message) => {
     let thrown: unknown;
     try {
@@ -130,5 +135,15 @@ describe('BENCH_CLIENTS', () => {
     expect(new Set(clients.map((spec) => spec.name))).toEqual(
       new Set(['amqplib', 'amqplib-recovery', 'amqp-connection-manager', 'rabbitmq-client', 'cloudamqp']),
     );
+  });
+});
+
+describe('BENCH_REPLICATES', () => {
+  it("replaces every benchmark's own replicate count when set, and leaves it alone when not", () => {
+    expect(resolveConfig({ BENCH_REPLICATES: ' 2 ' }).replicates).toBe(2);
+    expect(replicatesOr(6, resolveConfig({ BENCH_REPLICATES: '2' }))).toBe(2);
+    expect(replicatesOr(6, resolveConfig({ BENCH_REPLICATES: '8' }))).toBe(8);
+    expect(replicatesOr(6, resolveConfig({}))).toBe(6);
+    expect(replicatesOr(5, resolveConfig({ BENCH_REPLICATES: '' }))).toBe(5);
   });
 });

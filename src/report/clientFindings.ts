@@ -1,0 +1,85 @@
+/**
+ * What went wrong for one client configuration, in words a reader can act on (pure): a scenario
+ * it never recovered from, a fault it never noticed, confirmed messages it lost, duplicates
+ * at-least-once does not explain, tests that failed. A failing client is a finding of the run,
+ * not the end of it: its row says so and the other clients' rows stand.
+ */
+import type { TestOutcome } from '../results/outcome';
+import type { RawResult } from '../results/rawResult';
+import { splitTestId } from '../results/testMatch';
+import { configurationOf, type ClientConfiguration } from './clientFigures';
+import { resultLabel } from './labels';
+
+/** A result's worst replicate of `metric` (the median would hide one replicate that never recovered). */
+function worstReplicate(result: RawResult, metric: string, worst: 'min' | 'max'): number | null {
+  const replicates = result.replicates?.[metric];
+  if (replicates && replicates.length > 0) return worst === 'min' ? Math.min(...replicates) : Math.max(...replicates);
+  return result.metrics[metric]?.value ?? null;
+}
+
+/** `recovery_after_reset_peer (threads=10)` without the client's own parameters. */
+function scenarioOf(result: RawResult): string {
+  const { client: _client, client_profile: _profile, ...parameters } = result.parameters;
+  return resultLabel(result.name, parameters);
+}
+
+/** Thread counts: every `…threads_detected` / `…threads_recovered` metric against the result's threads. */
+function threadFindings(result: RawResult): string[] {
+  const threads = result.parameters.threads;
+  if (typeof threads !== 'number') return [];
+  const findings: string[] = [];
+  for (const metric of Object.keys(result.metrics)) {
+    const match = /^(?:(\w+?)_)?threads_(detected|recovered)$/.exec(metric);
+    if (!match) continue;
+    const count = worstReplicate(result, metric, 'min');
+    if (count === null || count >= threads) continue;
+    const scenario = `${scenarioOf(result)}${match[1] ? ` ${match[1].replace(/_/g, ' ')}` : ''}`;
+    const replicates = result.replicates?.[metric]?.length ?? 1;
+    const where = replicates > 1 ? ` in a replicate of ${replicates}` : '';
+    findings.push(
+      match[2] === 'recovered'
+        ? `did not recover: ${count}/${threads} threads back${where} (${scenario})`
+        : `did not notice the fault: ${count}/${threads} threads${where} (${scenario})`,
+    );
+  }
+  return findings;
+}
+
+/** Messages: lost (confirmed ones, when the producers used confirms) and unexplained duplicates. */
+function messageFindings(result: RawResult): string[] {
+  const findings: string[] = [];
+  const lost = worstReplicate(result, 'messages_lost', 'max');
+  if (lost !== null && lost > 0) {
+    const confirmed = (result.metrics.messages_confirmed?.value ?? 0) > 0;
+    findings.push(`lost ${lost}${confirmed ? ' confirmed' : ''} message${lost === 1 ? '' : 's'} (${scenarioOf(result)})`);
+  }
+  const unexplained = worstReplicate(result, 'unexplained_duplicates', 'max');
+  if (unexplained !== null && unexplained > 0)
+    findings.push(`${unexplained} duplicate${unexplained === 1 ? '' : 's'} at-least-once does not explain (${scenarioOf(result)})`);
+  return findings;
+}
+
+/**
+ * A test belongs to a configuration when its describe path starts with the configuration's
+ * label (several clients in a run), or when only one configuration ran.
+ */
+function testsOf(configuration: ClientConfiguration, tests: readonly TestOutcome[], onlyOne: boolean): TestOutcome[] {
+  return tests.filter((test) => onlyOne || splitTestId(test.test_id).titles[0] === configuration.label);
+}
+
+/** Every finding of `configuration` in the run, most serious first; empty when it did everything asked. */
+export function clientFindings(
+  configuration: ClientConfiguration,
+  results: readonly RawResult[],
+  tests: readonly TestOutcome[],
+  configurationsInRun: number,
+): string[] {
+  const own = results.filter((result) => configurationOf(result)?.label === configuration.label);
+  const findings = [...own.flatMap(threadFindings), ...own.flatMap(messageFindings)];
+  const failed = testsOf(configuration, tests, configurationsInRun === 1).filter((test) => test.status === 'failed');
+  if (failed.length > 0) {
+    const names = failed.map((test) => splitTestId(test.test_id).titles.at(-1) ?? test.full_name);
+    findings.push(`${failed.length} test${failed.length === 1 ? '' : 's'} failed: ${names.join(', ')}`);
+  }
+  return findings;
+}

@@ -1,0 +1,125 @@
+/**
+ * The client under test is reached only through src/client/ (issue 13): no other file imports a
+ * client library, except the harness's own traffic and admin helpers listed below, each for a
+ * reason. A pure scan of the sources (TypeScript's own import reader: `import`, `export ... from`,
+ * `require()` and `import()`), so a new direct import fails here, naming the file and the way out.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** Every npm package that is a client under test (src/client/registry.ts). */
+const CLIENT_LIBRARIES = ['amqplib', 'amqp-connection-manager', 'rabbitmq-client', '@cloudamqp/amqp-client'] as const;
+
+/** Folders of the project's own code, scanned whole (node_modules and build output excluded). */
+const SCANNED = ['src', 'fixtures', 'benchmarks', 'reporters', 'scripts', 'bin', 'tests', 'docs'];
+
+/**
+ * Files outside src/client/ that may import amqplib: the harness's side of the broker, never the
+ * client under test. Each says why.
+ */
+const HARNESS_SIDE: Readonly<Record<string, string>> = {
+  'src/broker/queueAdmin.ts': 'queue admin: declares, purges and deletes the queues every client then uses',
+  'src/recovery/traffic.ts': 'the fanout pulse the recovery threads consume (harness traffic)',
+  'src/throughput/session.ts': "the publish session's admin connection: the queue, its depth check and purge",
+  'src/throughput/loadProducerThread.ts': 'harness producers that keep the sustained-consume queue between its watermarks',
+  'src/cluster/queues.ts': 'cluster benchmark queue admin (declare, delete on the nodes)',
+  'src/faults/brokerCheck.ts': 'the broker check of globalSetup and the preflight',
+  'src/environment.ts': "the environment record: the broker's version and amqplib's",
+  'benchmarks/bench_proxy_overhead.bench.ts':
+    "measures the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
+};
+
+/** Bare scripts: each library alone, the other side of the harness-overhead check (one file per library). */
+const BARE_SCRIPTS = /^scripts\/bare\/[a-z-]+\.js$/;
+
+/**
+ * Tests may use amqplib as an independent witness of the broker (declare, count, publish
+ * harness-side); tests of the adapters themselves (tests/client/) may reach any library.
+ */
+function allowedInTests(file: string, library: string): boolean {
+  return file.startsWith('tests/client/') || (file.startsWith('tests/') && library === 'amqplib');
+}
+
+function sourceFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...sourceFiles(full));
+    else if (/\.(ts|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) found.push(full);
+  }
+  return found;
+}
+
+/** The client library a module specifier names (`amqplib/lib/channel` -> `amqplib`), or undefined. */
+function clientLibraryOf(specifier: string): string | undefined {
+  return CLIENT_LIBRARIES.find((library) => specifier === library || specifier.startsWith(`${library}/`));
+}
+
+function importsOf(source: string): string[] {
+  return ts.preProcessFile(source, true, true).importedFiles.map((reference) => reference.fileName);
+}
+
+function projectFiles(): string[] {
+  return SCANNED.filter((dir) => fs.existsSync(path.join(ROOT, dir))).flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
+}
+
+describe('which files import a client library', () => {
+  it('reads every form of import (so the rule below cannot pass by missing one)', () => {
+    const source = [
+      "import amqp from 'amqplib';",
+      "import type { Options } from 'amqplib/properties';",
+      "export { connect } from 'amqp-connection-manager';",
+      "const { Connection } = require('rabbitmq-client');",
+      "void import('@cloudamqp/amqp-client');",
+      "import { x } from './amqplib';",
+      "import { y } from 'amqplib-extra';",
+    ].join('\n');
+    expect(importsOf(source).map(clientLibraryOf)).toEqual([
+      'amqplib',
+      'amqplib',
+      'amqp-connection-manager',
+      'rabbitmq-client',
+      '@cloudamqp/amqp-client',
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('scans the whole project (src/client among it)', () => {
+    const files = projectFiles().map((file) => path.relative(ROOT, file).split(path.sep).join('/'));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'src/client/amqplib/common.ts',
+        'src/client/rabbitmqClient/adapter.ts',
+        'benchmarks/bench_recovery_latency.bench.ts',
+      ]),
+    );
+    expect(files.length).toBeGreaterThan(200);
+  });
+
+  it('is src/client/ only, besides the harness-side traffic and admin helpers listed here', () => {
+    const violations: string[] = [];
+    const usedExceptions = new Set<string>();
+    for (const absolute of projectFiles()) {
+      const file = path.relative(ROOT, absolute).split(path.sep).join('/');
+      if (file.startsWith('src/client/')) continue;
+      for (const library of new Set(importsOf(fs.readFileSync(absolute, 'utf8')).flatMap((spec) => clientLibraryOf(spec) ?? []))) {
+        if (BARE_SCRIPTS.test(file) || allowedInTests(file, library)) continue;
+        if (file in HARNESS_SIDE && library === 'amqplib') {
+          usedExceptions.add(file);
+          continue;
+        }
+        violations.push(`${file} imports ${library}`);
+      }
+    }
+    // Reach the client under test through src/client (connectClient, the ClientConnection interface);
+    // a new harness-side helper goes into HARNESS_SIDE with its reason.
+    expect(violations).toEqual([]);
+    // An exception nobody needs any more is removed, so the list stays the truth.
+    expect(Object.keys(HARNESS_SIDE).filter((file) => !usedExceptions.has(file))).toEqual([]);
+  });
+});
