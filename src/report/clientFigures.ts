@@ -168,7 +168,11 @@ export function figureSource(spec: FigureSpec, results: readonly RawResult[]): F
 }
 
 /** The figure of one client configuration, from the latest matching result. */
-export function pickFigure(source: FigureSource, configuration: ClientConfiguration, results: readonly RawResult[]): PickedFigure | undefined {
+export function pickFigure(
+  source: FigureSource,
+  configuration: ClientConfiguration,
+  results: readonly RawResult[],
+): PickedFigure | undefined {
   const candidates = results.filter(
     (result) =>
       matches(result, source.spec) &&

@@ -36,7 +36,10 @@ export function clientChartRows(results: readonly RawResult[]): ClientChartRow[]
   if (configurations.length < 2) return [];
   const rows: ClientChartRow[] = [];
   for (const panel of PANELS) {
-    const source = figureSource(FIGURE_SPECS.find((spec) => spec.id === panel.id)!, results);
+    const source = figureSource(
+      FIGURE_SPECS.find((spec) => spec.id === panel.id)!,
+      results,
+    );
     for (const configuration of configurations) {
       const picked = pickFigure(source, configuration, results);
       if (!picked) continue;
@@ -62,7 +65,7 @@ export function clientsSideBySide(results: readonly RawResult[]): ChartSpec | un
   const y = { field: 'client', type: 'nominal', title: null, sort: clients, axis: { labelLimit: 0 } } as const;
   const panel = (title: string) => ({
     title: { text: title, fontSize: 12, fontWeight: 500, anchor: 'start' },
-    width: PLOT_WIDTH_PX / 2,
+    width: PLOT_WIDTH_PX - 80,
     height: { step: 16 },
     transform: [{ filter: { field: 'panel', equal: title } }],
     layer: [
@@ -92,8 +95,9 @@ export function clientsSideBySide(results: readonly RawResult[]): ChartSpec | un
       title: { text: 'Clients side by side', subtitle: 'one bar per client configuration; each panel its own axis' },
       data: { values: values(rows) },
       concat: panels.map(panel),
-      columns: 2,
-      spacing: 24,
+      // One column: client names take the room of a second one, and the docs column is ~620 px.
+      columns: 1,
+      spacing: 18,
       resolve: { scale: { x: 'independent' } },
     } as TopLevelSpec,
   };

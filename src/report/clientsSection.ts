@@ -8,7 +8,15 @@
  */
 import type { TestOutcome } from '../results/outcome';
 import type { RawResult } from '../results/rawResult';
-import { clientConfigurations, FIGURE_SPECS, figureSource, pickFigure, type ClientConfiguration, type FigureId, type FigureSource } from './clientFigures';
+import {
+  clientConfigurations,
+  FIGURE_SPECS,
+  figureSource,
+  pickFigure,
+  type ClientConfiguration,
+  type FigureId,
+  type FigureSource,
+} from './clientFigures';
 import { clientFindings } from './clientFindings';
 import { formatValue } from './format';
 import { markdownTable } from './markdown';
@@ -105,7 +113,9 @@ function clientRow(
   sources: ReadonlyMap<FigureId, FigureSource>,
   configurationsInRun: number,
 ): ClientRow {
-  const described = results.find((result) => result.client && `${result.client.name} (${result.client.profile})` === configuration.label)?.client;
+  const described = results.find(
+    (result) => result.client && `${result.client.name} (${result.client.profile})` === configuration.label,
+  )?.client;
   const figures = Object.fromEntries(
     FIGURE_SPECS.map((spec) => [spec.id, figureCell(spec.id, pickFigure(sources.get(spec.id)!, configuration, results))]),
   ) as Record<FigureId, string>;

@@ -123,6 +123,34 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     for (const file of fs.readdirSync(out)) expect(fs.readFileSync(path.join(out, file), 'utf8')).not.toContain('hunter22x');
   }, 120_000);
 
+  it('hands --clients and --replicates to the benchmarks (BENCH_CLIENTS, BENCH_REPLICATES), and says which clients run', async () => {
+    const run = await bench(
+      ['run', '--jest-config', FAKE_CONFIG, '--no-broker', '--clients', 'amqplib, rabbitmq-client:normalised', '--replicates', '2'],
+      {
+        ...env,
+        FAKE_BENCH_ECHO_CLIENTS: '1',
+        BENCH_CLIENTS: 'cloudamqp',
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'bench: 3 clients amqplib (defaults), amqplib (normalised), rabbitmq-client (normalised); 2 replicate(s) per replicated measurement',
+    );
+    const archive = readJson<RunArchive>(path.join(out, archivesIn(out)[0]!));
+    expect(archive.results[0]!.notes).toContain(
+      'BENCH_CLIENTS=amqplib:defaults,amqplib:normalised,rabbitmq-client:normalised BENCH_REPLICATES=2',
+    );
+    // Without the options, BENCH_CLIENTS as set, each benchmark's own replicates.
+    const plain = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker'], {
+      ...env,
+      FAKE_BENCH_ECHO_CLIENTS: '1',
+      BENCH_CLIENTS: 'cloudamqp:defaults',
+    });
+    expect(plain.stdout).toContain('bench: client cloudamqp (defaults)\n');
+    const latest = readJson<RunArchive>(path.join(out, archivesIn(out)[1]!));
+    expect(latest.results[0]!.notes).toContain('BENCH_CLIENTS=cloudamqp:defaults BENCH_REPLICATES=');
+  }, 60_000);
+
   it('archives a failed run, masks the password in the failure, and exits 1', async () => {
     const failed = await bench(['run', '--jest-config', FAKE_CONFIG, '--no-broker', '-m', 'benchmark and not slow'], {
       ...env,
@@ -225,6 +253,15 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(workers.stderr.trim()).toBe(
       'bench: -n/--numprocesses must be a whole number of Jest workers, 1 or more (1 runs in band); got "0"',
     );
+    const client = await bench(['run', '--clients', 'amqplib,pika'], env);
+    expect(client.code).toBe(2);
+    expect(client.stderr.trim()).toBe(
+      'bench: --clients must be "all" or a comma-separated list of clients (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp), each optionally :defaults or :normalised (unknown client "pika"); got "amqplib,pika"',
+    );
+    const replicates = await bench(['run', '--replicates', '0'], env);
+    expect(replicates.stderr.trim()).toBe(
+      'bench: --replicates must be a whole number of replicates from 1 to 50 (e.g. 2; unset: each benchmark\'s own count); got "0"',
+    );
     const runId = await bench(['report', '--run', 'latest'], env);
     expect(runId.stderr.trim()).toBe(
       'bench: --run must be a run id like run_20250131_235959_1a2b3c4d (see benchmark_history.json); got "latest"',
@@ -249,6 +286,8 @@ describe('bench run (end to end on a fake benchmark project)', () => {
       '-n, --numprocesses <n>',
       '--run-in-band',
       '--jest-config <file>',
+      '--clients <list>',
+      '--replicates <n>',
     ]) {
       expect(help.stdout).toContain(option);
     }

@@ -1,0 +1,216 @@
+import { clientChartRows, clientsSideBySide } from '../../src/report/clientsChart';
+import { buildClientsSection } from '../../src/report/clientsSection';
+import { renderSvg } from '../../src/report/charts';
+import type { TestOutcome } from '../../src/results/outcome';
+import type { Metric, RawResult } from '../../src/results/rawResult';
+import { publishResult, rawResult, recoveryResult } from '../results/helpers';
+import { recordedRun } from './recorded';
+
+const metric = (value: number | null, unit: string, direction: Metric['direction'] = 'lower'): Metric => ({ value, unit, direction });
+
+const LIBRARIES: Readonly<Record<string, string>> = {
+  amqplib: 'amqplib',
+  'rabbitmq-client': 'rabbitmq-client',
+  cloudamqp: '@cloudamqp/amqp-client',
+};
+
+/** `result` as client `name` with `profile` wrote it (parameters, client field, describe block). */
+function as(name: string, profile: 'defaults' | 'normalised', result: RawResult): RawResult {
+  const [file, ...titles] = result.test_id.split('::');
+  return {
+    ...result,
+    test_id: [file, `${name} (${profile})`, ...titles].join('::'),
+    parameters: { ...result.parameters, client: name, client_profile: profile },
+    client: {
+      name,
+      profile,
+      library: LIBRARIES[name]!,
+      version: name === 'rabbitmq-client' ? '5.0.8' : '2.3.1',
+      settings: profile === 'normalised' ? { heartbeat: 5, retryLow: 100 } : { heartbeat: 'default' },
+    },
+  };
+}
+
+const consume = (consumers: number, rate: number) =>
+  rawResult({
+    name: 'sustained_consume',
+    parameters: { consumers, message_size_bytes: 256, prefetch: 100 },
+    metrics: { consume_throughput_msgs_per_sec: metric(rate, 'msg/s', 'higher') },
+  });
+
+const overhead = (ratio: number) =>
+  rawResult({ name: 'harness_overhead', parameters: { mode: 'plain' }, metrics: { ratio_percent: metric(ratio, '%', 'higher') } });
+
+const correctness = (lost: number, duplicates: number, unexplained: number) =>
+  rawResult({
+    name: 'realistic_recovery_correctness',
+    category: 'resilience',
+    parameters: { consumers: 4 },
+    metrics: {
+      messages_confirmed: metric(4000, 'count', 'none'),
+      messages_lost: metric(lost, 'count'),
+      duplicates: metric(duplicates, 'count'),
+      unexplained_duplicates: metric(unexplained, 'count'),
+    },
+  });
+
+/** A whole client's quick run: publish (10 and 100 publishers), consume, overhead, RST, partition, correctness. */
+function clientRun(name: string, profile: 'defaults' | 'normalised', scale = 1): RawResult[] {
+  return [
+    publishResult(10, 'plain', 20_000 * scale),
+    publishResult(100, 'plain', 50_000 * scale),
+    publishResult(10, 'confirm', 7_000 * scale),
+    publishResult(100, 'confirm', 9_000 * scale),
+    consume(1, 9_000 * scale),
+    consume(10, 30_000 * scale),
+    overhead(97),
+    {
+      ...recoveryResult('recovery_after_reset_peer', 10, 'reset_peer', 1.5 / scale, 300 / scale),
+      replicates: { threads_recovered: [10, 10, 10] },
+    },
+    recoveryResult('recovery_after_network_partition', 10, 'timeout', 95 / scale, 500 / scale),
+    correctness(0, 12, 0),
+  ].map((result) => as(name, profile, result));
+}
+
+const passed = (testId: string): TestOutcome => ({
+  test_id: testId,
+  full_name: testId,
+  status: 'passed',
+  duration_ms: 1,
+  failure_message: null,
+});
+
+describe('the clients side by side section', () => {
+  it('is left out when the run measured one client configuration', () => {
+    expect(buildClientsSection(recordedRun().results, recordedRun().tests)).toBeNull();
+    expect(buildClientsSection(clientRun('amqplib', 'defaults'), [])).toBeNull();
+    expect(clientsSideBySide(clientRun('amqplib', 'defaults'))).toBeUndefined();
+  });
+
+  it('has one row per configuration, in the registry order, each figure from the configuration every client ran', () => {
+    const results = [
+      ...clientRun('rabbitmq-client', 'normalised', 1.5),
+      ...clientRun('amqplib', 'defaults'),
+      ...clientRun('rabbitmq-client', 'defaults', 1.2),
+      // Only amqplib ran 300 publishers: never set beside the others' 100.
+      as('amqplib', 'defaults', publishResult(300, 'plain', 90_000)),
+    ];
+    const section = buildClientsSection(results, [])!;
+    expect(section.rows.map((row) => row.client)).toEqual([
+      'amqplib (defaults)',
+      'rabbitmq-client (defaults)',
+      'rabbitmq-client (normalised)',
+    ]);
+    const [amqplib, rabbitDefaults] = section.rows;
+    // Rates at the most publishers and consumers all share (100, 10); confirm latency at the fewest (10).
+    expect(amqplib!.figures).toMatchObject({
+      publish_rate: '50,000 msg/s',
+      consume_rate: '30,000 msg/s',
+      confirm_p50: '0.45 ms',
+      confirm_p99: '2.5 ms',
+      harness_ratio: '97% ✅',
+      rst_detection: '1.5 ms',
+      partition_detection: '95 ms',
+      rst_recovery_after_removal: '180 ms',
+      messages_lost: '0',
+      duplicates: '12',
+    });
+    expect(rabbitDefaults!.figures.publish_rate).toBe('60,000 msg/s');
+    expect(section.notes[0]).toContain('plain, 256 B with threads=100');
+    expect(section.notes[0]).toContain('confirm, 256 B with threads=10');
+    expect(section.findings_count).toBe(0);
+    expect(amqplib!.verdict).toBe('✅ recovered every time, nothing lost');
+    expect(section.throughput_table.split('\n')[0]).toMatch(
+      /^\| Client +\| Publish +\| Consume +\| Confirm p50 +\| Confirm p99 +\| Harness\/bare \|$/,
+    );
+    expect(section.faults_table).toMatch(
+      /\| amqplib \(defaults\) +\| 1\.5 ms +\| [\d.]+ ms +\| 180 ms +\| 95 ms +\| 300 ms +\| 0 +\| 12 +\| ✅ recovered every time, nothing lost \|/,
+    );
+    expect(section.settings_table).toMatch(
+      /\| rabbitmq-client \(normalised\) \| rabbitmq-client \| 5\.0\.8 +\| heartbeat=5 · retryLow=100 \|/,
+    );
+  });
+
+  it('says in its row what a client failed, and keeps the other rows', () => {
+    const broken = clientRun('cloudamqp', 'defaults').map((result): RawResult => {
+      if (result.name === 'recovery_after_reset_peer')
+        return {
+          ...result,
+          // The median says 10, one replicate of three brought back 7 threads only.
+          metrics: { ...result.metrics, recovery_after_removal_ms: metric(null, 'ms') },
+          replicates: { threads_recovered: [10, 7, 10] },
+        };
+      if (result.name === 'realistic_recovery_correctness')
+        return { ...result, metrics: { ...result.metrics, messages_lost: metric(3, 'count'), unexplained_duplicates: metric(2, 'count') } };
+      return result;
+    });
+    // Its partition test failed before recording anything.
+    const withoutPartition = broken.filter((result) => result.name !== 'recovery_after_network_partition');
+    const tests: TestOutcome[] = [
+      passed(
+        'benchmarks/bench_recovery_latency.bench.ts::amqplib (defaults)::TestRecoveryLatency::test_recovery_after_network_partition[10]',
+      ),
+      {
+        ...passed(
+          'benchmarks/bench_recovery_latency.bench.ts::cloudamqp (defaults)::TestRecoveryLatency::test_recovery_after_network_partition[10]',
+        ),
+        status: 'failed',
+        failure_message: 'thrown: timeout',
+      },
+    ];
+    const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...withoutPartition], tests)!;
+    const [amqplib, cloudamqp] = section.rows;
+    expect(amqplib!.findings).toEqual([]);
+    expect(cloudamqp!.findings).toEqual([
+      'did not recover: 7/10 threads back in a replicate of 3 (recovery_after_reset_peer (10 threads · reset_peer))',
+      'lost 3 confirmed messages (realistic_recovery_correctness (4 consumers))',
+      '2 duplicates at-least-once does not explain (realistic_recovery_correctness (4 consumers))',
+      '1 test failed: test_recovery_after_network_partition[10]',
+    ]);
+    expect(cloudamqp!.figures).toMatchObject({
+      rst_recovery_after_removal: 'did not recover',
+      partition_detection: '—',
+      messages_lost: '❌ 3',
+      duplicates: '12 (❌ 2 unexplained)',
+    });
+    expect(cloudamqp!.verdict).toMatch(/^❌ did not recover: 7\/10 threads back/);
+    expect(section.findings_count).toBe(1);
+  });
+
+  it('marks a harness overhead under 90% of the bare script', () => {
+    const results = [...clientRun('amqplib', 'defaults'), ...clientRun('amqplib', 'normalised')].map((result) =>
+      result.name === 'harness_overhead' && result.parameters.client_profile === 'normalised'
+        ? { ...result, metrics: { ratio_percent: metric(84.5, '%', 'higher') } }
+        : result,
+    );
+    expect(buildClientsSection(results, [])!.rows.map((row) => row.figures.harness_ratio)).toEqual(['97% ✅', '84.5% ❌']);
+  });
+
+  it('draws a panel per figure with a bar per client, a label where a client has no value, within 640 px', async () => {
+    const results = [
+      ...clientRun('amqplib', 'defaults'),
+      ...clientRun('rabbitmq-client', 'defaults').map((result) =>
+        result.name === 'recovery_after_reset_peer'
+          ? { ...result, metrics: { ...result.metrics, recovery_after_removal_ms: metric(null, 'ms') } }
+          : result,
+      ),
+    ];
+    // The longest label there is, for the width.
+    results.push(...clientRun('amqp-connection-manager', 'normalised'));
+    const rows = clientChartRows(results);
+    expect(rows.filter((row) => row.panel.startsWith('RST recovery after removal'))).toEqual([
+      expect.objectContaining({ client: 'amqplib (defaults)', value: 180, label: '180 ms' }),
+      expect.objectContaining({ client: 'amqp-connection-manager (normalised)', value: 180, label: '180 ms' }),
+      expect.objectContaining({ client: 'rabbitmq-client (defaults)', value: null, label: 'did not recover' }),
+    ]);
+    expect(new Set(rows.map((row) => row.panel)).size).toBe(9);
+    const chart = clientsSideBySide(results)!;
+    const svg = await renderSvg(chart.spec);
+    const width = Number(/^<svg[^>]*\swidth="([\d.]+)"/.exec(svg)?.[1]);
+    expect(width).toBeGreaterThan(300);
+    expect(width).toBeLessThanOrEqual(640);
+    expect(svg).not.toMatch(/NaN|undefined/);
+    expect(svg).toContain('did not recover');
+  }, 30_000);
+});
