@@ -155,6 +155,7 @@ describeIfDocs('the docs site (npm run docs:build)', () => {
       'guide/getting-started.html': /Getting started/,
       'guide/writing-benchmarks.html': /Writing a benchmark/,
       'guide/client-adapter.html': /The client adapter/,
+      'guide/clients.html': /Clients side by side/,
       'guide/methodology.html': /Methodology/,
       'reference/formats.html': /Result and history formats/,
       'reference/report.html': /The report and comparison/,
