@@ -88,7 +88,7 @@ Examples:
   npm run bench -- -m "not stress" -n 1           fewer resources
   npm run bench -- -t test_recovery_after_reset_peer
   npm run bench:compare -- --threshold 10         fail on a metric judged worse by more than 10%
-  npm run bench:clients                           every client side by side (--quick --clients all --replicates 2)
+  npm run bench:clients                           every client side by side (--quick --clients all --replicates 1)
   npm run bench:quick -- --clients amqplib,rabbitmq-client:normalised`,
     )
     .action(async (input: RunCommandInput) => {

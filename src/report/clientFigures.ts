@@ -40,28 +40,27 @@ interface FigureSpec {
   readonly by?: { readonly parameter: string; readonly take: 'most' | 'fewest' };
 }
 
+/** A recovery figure: at the fewest threads every client ran (the library's own time, least scheduling). */
+const recovery = (id: FigureId, family: string, metric: string): FigureSpec => ({
+  id,
+  family,
+  metric,
+  by: { parameter: 'threads', take: 'fewest' },
+});
+
+/** A publish figure of 256-byte messages: the rate at the most publishers, confirm latency at the fewest. */
+const publish = (id: FigureId, metric: string, mode: 'plain' | 'confirm'): FigureSpec => ({
+  id,
+  family: 'publish_throughput',
+  metric,
+  where: { mode, message_size_bytes: 256 },
+  by: { parameter: 'threads', take: mode === 'plain' ? 'most' : 'fewest' },
+});
+
 export const FIGURE_SPECS: readonly FigureSpec[] = [
-  {
-    id: 'publish_rate',
-    family: 'publish_throughput',
-    metric: 'throughput_msgs_per_sec',
-    where: { mode: 'plain', message_size_bytes: 256 },
-    by: { parameter: 'threads', take: 'most' },
-  },
-  {
-    id: 'confirm_p50',
-    family: 'publish_throughput',
-    metric: 'publish_latency_p50_ms',
-    where: { mode: 'confirm', message_size_bytes: 256 },
-    by: { parameter: 'threads', take: 'fewest' },
-  },
-  {
-    id: 'confirm_p99',
-    family: 'publish_throughput',
-    metric: 'publish_latency_p99_ms',
-    where: { mode: 'confirm', message_size_bytes: 256 },
-    by: { parameter: 'threads', take: 'fewest' },
-  },
+  publish('publish_rate', 'throughput_msgs_per_sec', 'plain'),
+  publish('confirm_p50', 'publish_latency_p50_ms', 'confirm'),
+  publish('confirm_p99', 'publish_latency_p99_ms', 'confirm'),
   {
     id: 'consume_rate',
     family: 'sustained_consume',
@@ -70,36 +69,11 @@ export const FIGURE_SPECS: readonly FigureSpec[] = [
     by: { parameter: 'consumers', take: 'most' },
   },
   { id: 'harness_ratio', family: 'harness_overhead', metric: 'ratio_percent' },
-  {
-    id: 'rst_detection',
-    family: 'recovery_after_reset_peer',
-    metric: 'error_detection_latency_ms',
-    by: { parameter: 'threads', take: 'fewest' },
-  },
-  {
-    id: 'rst_propagation',
-    family: 'recovery_after_reset_peer',
-    metric: 'error_propagation_latency_ms',
-    by: { parameter: 'threads', take: 'fewest' },
-  },
-  {
-    id: 'rst_recovery_after_removal',
-    family: 'recovery_after_reset_peer',
-    metric: 'recovery_after_removal_ms',
-    by: { parameter: 'threads', take: 'fewest' },
-  },
-  {
-    id: 'partition_detection',
-    family: 'recovery_after_network_partition',
-    metric: 'error_detection_latency_ms',
-    by: { parameter: 'threads', take: 'fewest' },
-  },
-  {
-    id: 'partition_recovery_after_removal',
-    family: 'recovery_after_network_partition',
-    metric: 'recovery_after_removal_ms',
-    by: { parameter: 'threads', take: 'fewest' },
-  },
+  recovery('rst_detection', 'recovery_after_reset_peer', 'error_detection_latency_ms'),
+  recovery('rst_propagation', 'recovery_after_reset_peer', 'error_propagation_latency_ms'),
+  recovery('rst_recovery_after_removal', 'recovery_after_reset_peer', 'recovery_after_removal_ms'),
+  recovery('partition_detection', 'recovery_after_network_partition', 'error_detection_latency_ms'),
+  recovery('partition_recovery_after_removal', 'recovery_after_network_partition', 'recovery_after_removal_ms'),
   { id: 'messages_lost', family: 'realistic_recovery_correctness', metric: 'messages_lost' },
   { id: 'duplicates', family: 'realistic_recovery_correctness', metric: 'duplicates' },
 ];

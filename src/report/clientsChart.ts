@@ -9,6 +9,10 @@ import { clientConfigurations, FIGURE_SPECS, figureSource, pickFigure, type Figu
 import { PLOT_WIDTH_PX, values, type ChartSpec } from './chartSpec';
 import { formatValue } from './format';
 
+/** Rates in thousands (`40k`); milliseconds as plain numbers (`~s` would write 0.8 ms as `800m`). */
+const RATE_FORMAT = '~s';
+const MS_FORMAT = ',~g';
+
 const PANELS: readonly { readonly id: FigureId; readonly title: string; readonly better: 'higher' | 'lower' }[] = [
   { id: 'publish_rate', title: 'Publish (msg/s)', better: 'higher' },
   { id: 'consume_rate', title: 'Consume (msg/s)', better: 'higher' },
@@ -74,7 +78,12 @@ export function clientsSideBySide(results: readonly RawResult[]): ChartSpec | un
         mark: { type: 'bar', cornerRadiusEnd: 2, height: { band: 0.7 } },
         encoding: {
           y,
-          x: { field: 'value', type: 'quantitative', title: null, axis: { format: '~s', tickCount: 4 } },
+          x: {
+            field: 'value',
+            type: 'quantitative',
+            title: null,
+            axis: { format: title.includes('msg/s') ? RATE_FORMAT : MS_FORMAT, tickCount: 4 },
+          },
           color: { field: 'library', type: 'nominal', title: 'Library', sort: libraries },
         },
       },

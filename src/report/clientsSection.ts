@@ -41,8 +41,8 @@ export interface ClientsSection {
   readonly throughput_table: string;
   /** Detection, propagation, recovery after removal, messages lost and duplicated, the verdict. */
   readonly faults_table: string;
-  /** Library, version and settings per configuration. */
-  readonly settings_table: string;
+  /** Library, version and settings per configuration, one bullet each (settings are too long for a table cell). */
+  readonly settings_list: readonly string[];
   /** Which configuration each column comes from, and how to read it. */
   readonly notes: readonly string[];
   readonly findings_count: number;
@@ -97,10 +97,7 @@ export function buildClientsSection(results: readonly RawResult[], tests: readon
       rows.map((row) => [row.client, ...FAULT_COLUMNS.map((id) => row.figures[id]), row.verdict]),
       [...numeric(FAULT_COLUMNS), false],
     ),
-    settings_table: markdownTable(
-      ['Client', 'Library', 'Version', 'Settings'],
-      rows.map((row) => [row.client, row.library, row.version, row.settings]),
-    ),
+    settings_list: rows.map((row) => `**${row.client}**: ${row.library} ${row.version}; ${row.settings}`),
     notes: columnNotes(sources),
     findings_count: rows.filter((row) => row.findings.length > 0).length,
   };
@@ -116,8 +113,14 @@ function clientRow(
   const described = results.find(
     (result) => result.client && `${result.client.name} (${result.client.profile})` === configuration.label,
   )?.client;
+  const failedTests = new Set(tests.filter((test) => test.status === 'failed').map((test) => test.test_id));
   const figures = Object.fromEntries(
-    FIGURE_SPECS.map((spec) => [spec.id, figureCell(spec.id, pickFigure(sources.get(spec.id)!, configuration, results))]),
+    FIGURE_SPECS.map((spec) => {
+      const picked = pickFigure(sources.get(spec.id)!, configuration, results);
+      // A figure its test failed after recording says so: a "0 lost" of a run that stopped half-way is no result.
+      const cell = figureCell(spec.id, picked);
+      return [spec.id, picked && failedTests.has(picked.result.test_id) ? `${cell} (test failed)` : cell];
+    }),
   ) as Record<FigureId, string>;
   const findings = clientFindings(configuration, results, tests, configurationsInRun);
   return {
