@@ -77,9 +77,32 @@ export function clientFindings(
   const own = results.filter((result) => configurationOf(result)?.label === configuration.label);
   const findings = [...own.flatMap(threadFindings), ...own.flatMap(messageFindings)];
   const failed = testsOf(configuration, tests, configurationsInRun === 1).filter((test) => test.status === 'failed');
-  if (failed.length > 0) {
-    const names = failed.map((test) => splitTestId(test.test_id).titles.at(-1) ?? test.full_name);
-    findings.push(`${failed.length} test${failed.length === 1 ? '' : 's'} failed: ${names.join(', ')}`);
+  for (const test of failed) {
+    const name = splitTestId(test.test_id).titles.at(-1) ?? test.full_name;
+    const reason = failureReason(test.failure_message);
+    findings.push(`${name} failed${reason ? `: ${reason}` : ''}`);
   }
   return findings;
+}
+
+/** At most this many problems of one failed test in a row (the report's Failed list has the whole message). */
+const MAX_PROBLEMS = 3;
+
+/**
+ * Why a test failed, in its own words: the benchmarks assert a list of problems to be empty, so
+ * the items Jest shows as received (`+   "1 connections still down at the end",`) are the reason;
+ * otherwise the first line that is not Jest's matcher header.
+ */
+export function failureReason(message: string | null): string {
+  if (!message) return '';
+  const lines = message.split('\n');
+  const problems = lines.flatMap((line) => /^\s*\+\s+"(.*)",?\s*$/.exec(line)?.[1] ?? []);
+  if (problems.length > 0)
+    return (
+      problems.slice(0, MAX_PROBLEMS).join('; ') + (problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : '')
+    );
+  const first = lines
+    .map((line) => line.trim())
+    .find((line) => line !== '' && !/^(?:Error: )?expect\(/.test(line) && !/^[-+] (?:Expected|Received)/.test(line));
+  return (first ?? '').slice(0, 200);
 }

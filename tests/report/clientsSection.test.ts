@@ -154,14 +154,25 @@ describe('the clients side by side section', () => {
           'benchmarks/bench_recovery_latency.bench.ts::cloudamqp (defaults)::TestRecoveryLatency::test_recovery_after_network_partition[10]',
         ),
         status: 'failed',
-        failure_message: 'thrown: timeout',
+        failure_message: 'thrown: Exceeded timeout of 300000 ms for a test.\nAdd a timeout value to this test',
       },
     ];
     // Its correctness test recorded its figures, then failed.
     tests.push({
       ...passed('benchmarks/bench_x.bench.ts::cloudamqp (defaults)::TestX::realistic_recovery_correctness'),
       status: 'failed',
-      failure_message: 'producers did not finish publishing',
+      failure_message: [
+        'Error: expect(received).toEqual(expected) // deep equality',
+        '',
+        '- Expected  - 1',
+        '+ Received  + 3',
+        '',
+        '- Array []',
+        '+ Array [',
+        '+   "producer thread 1: Error: write ECONNRESET",',
+        '+   "1 connections still down at the end",',
+        '+ ]',
+      ].join('\n'),
     });
     const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...withoutPartition], tests)!;
     const [amqplib, cloudamqp] = section.rows;
@@ -170,7 +181,8 @@ describe('the clients side by side section', () => {
       'did not recover: 7/10 threads back in a replicate of 3 (recovery_after_reset_peer (10 threads · reset_peer))',
       'lost 3 confirmed messages (realistic_recovery_correctness (4 consumers))',
       '2 duplicates at-least-once does not explain (realistic_recovery_correctness (4 consumers))',
-      '2 tests failed: test_recovery_after_network_partition[10], realistic_recovery_correctness',
+      'test_recovery_after_network_partition[10] failed: thrown: Exceeded timeout of 300000 ms for a test.',
+      'realistic_recovery_correctness failed: producer thread 1: Error: write ECONNRESET; 1 connections still down at the end',
     ]);
     expect(cloudamqp!.figures).toMatchObject({
       rst_recovery_after_removal: 'did not recover',
