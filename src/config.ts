@@ -185,7 +185,11 @@ export function parseReplicates(variable: string, raw: string | undefined): numb
   if (raw === undefined) return null;
   const count = Number(raw);
   if (!/^\d+$/.test(raw) || count < 1 || count > MAX_REPLICATES)
-    throw new ConfigError(variable, `a whole number of replicates from 1 to ${MAX_REPLICATES} (e.g. 2; unset: each benchmark's own count)`, raw);
+    throw new ConfigError(
+      variable,
+      `a whole number of replicates from 1 to ${MAX_REPLICATES} (e.g. 2; unset: each benchmark's own count)`,
+      raw,
+    );
   return count;
 }
 
