@@ -27,3 +27,26 @@ describe('the marker expression of a run', () => {
     expect(() => resolveRunOptions({}, config, '/', { BENCH_MARKERS: '   ' })).toThrow(/^BENCH_MARKERS must be a marker expression/);
   });
 });
+
+describe('the clients and replicates of a run', () => {
+  it('takes --clients over BENCH_CLIENTS, and --replicates over BENCH_REPLICATES', () => {
+    const fromEnvironment = resolveConfig({ BENCH_CLIENTS: 'cloudamqp:defaults', BENCH_REPLICATES: '3' });
+    expect(resolveRunOptions({}, fromEnvironment, '/', {})).toMatchObject({
+      clients: [{ name: 'cloudamqp', profile: 'defaults' }],
+      replicates: 3,
+    });
+    const options = resolveRunOptions({ clients: 'all', replicates: ' 1 ' }, fromEnvironment, '/', {});
+    expect(options.clients).toHaveLength(10);
+    expect(options.replicates).toBe(1);
+    expect(resolveRunOptions({}, config, '/', {})).toMatchObject({ clients: [{ name: 'amqplib', profile: 'defaults' }], replicates: null });
+  });
+
+  it('refuses an unknown client or a bad replicate count, naming the option and the valid clients', () => {
+    expect(() => resolveRunOptions({ clients: 'amqplib,pika' }, config, '/', {})).toThrow(
+      /^--clients must be "all" or a comma-separated list of clients \(amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp\), each optionally :defaults or :normalised \(unknown client "pika"\); got "amqplib,pika"$/,
+    );
+    expect(() => resolveRunOptions({ replicates: '0' }, config, '/', {})).toThrow(
+      /^--replicates must be a whole number of replicates from 1 to 50/,
+    );
+  });
+});
