@@ -9,6 +9,7 @@
  * Why arm: real Toxiproxy closes a link with a true RST only when a reset_peer toxic was in its
  * chain when the link started; a reset_peer added to open links closes them with a FIN.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ClientSpec } from '../client/api';
@@ -22,7 +23,7 @@ import {
   type ProxyTarget,
   type Removal,
 } from '../faults';
-import { nowNs, sleep, type Bracket } from '../measure/clock';
+import { clockAnchor, nowNs, sleep, type Bracket, type ClockAnchor } from '../measure/clock';
 import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
 import { settleWithin, startThreadPool } from '../workers/pool';
 import type { RecoveryTask, RecoveryThreadReport } from './consumerThread';
@@ -98,6 +99,10 @@ export interface RecoveryOutcome {
   readonly allRecovered: boolean;
   readonly trafficIntervalMs: number;
   readonly drainTimeoutMs: number;
+  /** Cores this process may run on (`os.availableParallelism()`), which the threads share with the broker and the proxy. */
+  readonly cpuCount: number;
+  /** The monotonic clock beside the wall clock, read right after the run (null when not taken). */
+  readonly clockAnchor: ClockAnchor | null;
 }
 
 const optionalNs = (ns: bigint): bigint | null => (ns === 0n ? null : ns);
@@ -205,6 +210,8 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
       allRecovered,
       trafficIntervalMs,
       drainTimeoutMs,
+      cpuCount: os.availableParallelism(),
+      clockAnchor: clockAnchor(),
     };
   } finally {
     board.raise(Control.STOP);
