@@ -82,6 +82,7 @@ async function measureRecovery(
       detectionMs: combined.metrics.error_detection_latency_ms?.value ?? null,
       propagationMs: combined.metrics.error_propagation_latency_ms?.value ?? null,
       fullRecoveryMs: combined.metrics.full_recovery_latency_ms?.value ?? null,
+      faultSpreadMs: combined.metrics.fault_spread_ms?.value ?? null,
       recoveryAfterRemovalMs: combined.metrics.recovery_after_removal_ms?.value ?? null,
       received: describeReceived(fault.received),
       upperBound: !fault.reference.exact,
