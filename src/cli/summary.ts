@@ -71,7 +71,7 @@ export function keyFigureLines(archive: RunArchive): string[] {
       `  ${row.map((text, index) => (index === 0 ? text.padEnd(widths[index]!) : text.padStart(widths[index]!))).join('  ')}`.trimEnd();
     lines.push(line(header), ...rows.map(line));
     lines.push(
-      '  detection = first thread to notice, propagation = all threads, detection spread = the time between, fault spread = first to last RST the proxy sent; ✓ target met, ✗ missed',
+      '  detection = first thread to notice, propagation = all threads, detection spread = the time between, fault spread = first to last moment the fault hit a connection; ✓ target met, ✗ missed',
     );
   }
   const checks = targetChecks(archive.results, archive.key_metrics);

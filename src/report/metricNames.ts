@@ -22,7 +22,7 @@ const nameOf = (metric: string): string | undefined => (RECOVERY_FIGURE_NAMES as
 
 /** What the recovery table's columns mean, in one line under it (the first screen has no room for more). */
 export const RECOVERY_TABLE_LEGEND =
-  'Milliseconds from the fault (the first RST the proxy sent): detection = the first thread noticed it, propagation = all threads had, detection spread = the time between, fault spread = first to last RST the proxy sent (the machine’s, not the client’s), full recovery = every thread consuming again.';
+  'Milliseconds from the fault moment (the proxy’s first RST, or first dropped chunk for a partition): detection = the first thread noticed it, propagation = all threads had, detection spread = the time between, fault spread = first to last moment the fault hit a connection (the proxy’s and the machine’s, not the client’s), full recovery = every thread consuming again.';
 
 /** The fault scenarios of the resilience summary, by the prefix of their metric names. */
 const SCENARIO_PREFIXES: readonly (readonly [string, string])[] = [
