@@ -7,42 +7,32 @@
  */
 import { DEFAULT_CLIENT } from '../../src/client/api';
 import { getConfig } from '../../src/config';
-import { ToxiproxyClient, removeActiveToxics, type ProxyTarget } from '../../src/faults';
-import { ensureProxyEntry } from '../../src/faults/proxyEntry';
-import { startProxyServer, type ProxyServer } from '../../src/proxy';
+import { removeActiveToxics } from '../../src/faults';
 import { measureRecoveryOverhead } from '../../src/recovery/overhead';
 import { recoveryOverheadResult } from '../../src/recovery/overheadResult';
+import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
 
 const THREADS = 3;
 
 describe('the recovery harness-overhead check against the real broker and proxy', () => {
-  let server: ProxyServer;
-  let proxy: ProxyTarget;
-  let proxiedUrl: string;
+  let entry: EmbeddedProxyEntry;
 
   beforeAll(async () => {
-    server = await startProxyServer({ host: '127.0.0.1', port: 0 });
-    const entry = await ensureProxyEntry(new ToxiproxyClient(server.url), {
-      proxyName: 'recovery-overhead',
-      proxyListen: { host: '127.0.0.1', port: 0 },
-      proxyUpstream: { host: '127.0.0.1', port: 5672 },
-    });
-    proxy = entry.target;
-    proxiedUrl = `amqp://guest:guest@${entry.listen}`;
+    entry = await startEmbeddedProxyEntry('recovery-overhead');
   });
   afterEach(async () => {
     await removeActiveToxics();
   });
   afterAll(async () => {
-    await server?.close();
+    await entry?.close();
   });
 
   it('runs the harness and the bare floor through the same fault, each thread timed from the RST on its own connection', async () => {
     const outcome = await measureRecoveryOverhead({
       threads: THREADS,
       client: DEFAULT_CLIENT,
-      proxy,
-      proxiedUrl,
+      proxy: entry.proxy,
+      proxiedUrl: entry.proxiedUrl,
       directUrl: getConfig().amqpUrl,
       pairs: 1,
     });
