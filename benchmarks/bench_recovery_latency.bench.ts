@@ -18,6 +18,10 @@ import { combineReplicates, runReplicates } from '../src/results/replicates';
 import { combineFaults } from '../src/recovery/received';
 import { recoveryProgress } from '../src/report/progress';
 import { replicatesOr } from '../src/config';
+import { bareLibraryOf } from '../src/throughput/overhead';
+import { measureRecoveryOverhead } from '../src/recovery/overhead';
+import { recoveryOverheadResult } from '../src/recovery/overheadResult';
+import { markedTest, withMarkers } from '../src/testing';
 
 const TEST_TIMEOUT_MS = 300_000;
 
@@ -80,6 +84,7 @@ async function measureRecovery(
       detectionMs: combined.metrics.error_detection_latency_ms?.value ?? null,
       propagationMs: combined.metrics.error_propagation_latency_ms?.value ?? null,
       fullRecoveryMs: combined.metrics.full_recovery_latency_ms?.value ?? null,
+      faultSpreadMs: combined.metrics.fault_spread_ms?.value ?? null,
       recoveryAfterRemovalMs: combined.metrics.recovery_after_removal_ms?.value ?? null,
       received: describeReceived(fault.received),
       upperBound: !fault.reference.exact,
@@ -100,7 +105,8 @@ async function measureRecovery(
 
 forEachClient((client) =>
   describe('TestRecoveryLatency', () => {
-    test.each([10, 50])(
+    // 100 threads (slow): how propagation grows per thread beyond 50, beside the bare floor at 100.
+    markedTest().each([[10], [50], withMarkers(['slow'], [100])])(
       'test_recovery_after_reset_peer[%i]',
       async (threads) => {
         await measureRecovery(
@@ -151,6 +157,56 @@ forEachClient((client) =>
           { toxic: 'latency+reset_peer', latency_ms: 200, jitter_ms: 100, latency_phase_ms: 2000 },
           1,
         );
+      },
+      TEST_TIMEOUT_MS,
+    );
+  }),
+);
+
+/** Pairs of the overhead check (harness + bare): the median of three (issue 16). */
+const OVERHEAD_PAIRS = 3;
+
+const msText = (value: number | null | undefined): string => (typeof value === 'number' ? `${value} ms` : 'n/a');
+const percentText = (value: number | null | undefined): string => (typeof value === 'number' ? `${value}%` : 'n/a');
+
+forEachClient((client) =>
+  describe('TestRecoveryHarnessOverhead', () => {
+    // The floor is plain amqplib: a ratio against it is the harness's overhead only for an amqplib client.
+    const library = bareLibraryOf(client);
+    if (library !== 'amqplib') {
+      test.skip(`test_recovery_harness_overhead (the bare floor is plain amqplib; this client's library is ${library})`, () => undefined);
+      return;
+    }
+    markedTest().each([[10], [50], withMarkers(['slow'], [100])])(
+      'test_recovery_harness_overhead[%i]',
+      async (threads) => {
+        const context = benchContext();
+        const outcome = await measureRecoveryOverhead({
+          threads,
+          client,
+          proxy: context.proxy,
+          proxiedUrl: context.proxiedUrl,
+          directUrl: context.directUrl,
+          pairs: OVERHEAD_PAIRS,
+        });
+        const draft = recoveryOverheadResult(outcome);
+        const fields = clientFields(client);
+        const m = draft.metrics;
+        recordResult(
+          { ...draft, parameters: { ...draft.parameters, ...fields.parameters }, client: fields.client },
+          `propagation harness ${msText(m.harness_propagation_ms?.value)} vs bare ${msText(m.bare_propagation_ms?.value)} (ratio ${percentText(m.propagation_ratio_percent?.value)}), ` +
+            `recovery after removal harness ${msText(m.harness_recovery_after_removal_ms?.value)} vs bare ${msText(m.bare_recovery_after_removal_ms?.value)} (ratio ${percentText(m.recovery_after_removal_ratio_percent?.value)}); ` +
+            `fault spread harness ${msText(m.harness_fault_spread_ms?.value)}, bare ${msText(m.bare_fault_spread_ms?.value)}; medians of ${outcome.pairs.length} pairs, ratios ${draft.samples?.propagation_ratio_percent?.join('%, ')}% / ${draft.samples?.recovery_after_removal_ratio_percent?.join('%, ')}%`,
+        );
+
+        // Correctness on both sides, in every pair; the ratios are recorded, not asserted.
+        for (const pair of outcome.pairs) {
+          for (const side of [pair.harness, pair.bare]) {
+            expect(side.failures).toEqual([]);
+            expect(side.computed.metrics.threads_detected?.value).toBe(threads);
+            expect(side.computed.metrics.threads_recovered?.value).toBe(threads);
+          }
+        }
       },
       TEST_TIMEOUT_MS,
     );

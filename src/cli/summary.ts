@@ -47,7 +47,7 @@ function terminalFigure(result: RawResult, metric: string, keyMetrics: RunArchiv
 
 /**
  * The key figures, in the report's names: the peaks, then a table of the recovery scenarios
- * (detection, propagation, spread, full recovery), then the targets, missed ones by name.
+ * (detection, propagation, detection spread, fault spread, full recovery), then the targets, missed ones by name.
  */
 export function keyFigureLines(archive: RunArchive): string[] {
   const lines: string[] = [];
@@ -61,7 +61,7 @@ export function keyFigureLines(archive: RunArchive): string[] {
     );
   }
   if (scenarios.length > 0) {
-    const header = ['recovery, ms from the fault', 'detection', 'propagation', 'spread', 'full recovery'];
+    const header = ['recovery, ms from the fault', 'detection', 'propagation', 'detection spread', 'fault spread', 'full recovery'];
     const rows = scenarios.map(({ scenario, result }) => [
       scenario,
       ...GLANCE_RECOVERY_METRICS.map((metric) => terminalFigure(result, metric, archive.key_metrics)),
@@ -70,7 +70,9 @@ export function keyFigureLines(archive: RunArchive): string[] {
     const line = (row: readonly string[]) =>
       `  ${row.map((text, index) => (index === 0 ? text.padEnd(widths[index]!) : text.padStart(widths[index]!))).join('  ')}`.trimEnd();
     lines.push(line(header), ...rows.map(line));
-    lines.push('  detection = first thread to notice, propagation = all threads, spread = the time between; ✓ target met, ✗ missed');
+    lines.push(
+      '  detection = first thread to notice, propagation = all threads, detection spread = the time between, fault spread = first to last moment the fault hit a connection; ✓ target met, ✗ missed',
+    );
   }
   const checks = targetChecks(archive.results, archive.key_metrics);
   if (checks.length > 0) {

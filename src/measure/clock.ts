@@ -32,3 +32,33 @@ export async function bracket<T>(action: () => Promise<T>): Promise<{ value: T; 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** One monotonic reading paired with the wall clock, so monotonic times can be set beside a packet capture's. */
+export interface ClockAnchor {
+  readonly monotonicNs: bigint;
+  /** Wall-clock milliseconds since the epoch at that reading (within a few µs). */
+  readonly epochMs: number;
+}
+
+/**
+ * Pairs the monotonic clock with the wall clock. `Date.now()` only has whole milliseconds, so
+ * this waits (at most about 1 ms, busy) for it to tick and reads the monotonic clock right at the
+ * tick: the pair then agrees within the few µs between the two reads. Call it outside a timed phase.
+ */
+export function clockAnchor(): ClockAnchor {
+  const start = Date.now();
+  let epochMs = start;
+  let monotonicNs = nowNs();
+  // Bounded: 5 ms is far beyond a 1 ms tick, should the wall clock be stepped meanwhile.
+  const giveUpNs = monotonicNs + 5_000_000n;
+  while (epochMs === start && monotonicNs < giveUpNs) {
+    epochMs = Date.now();
+    monotonicNs = nowNs();
+  }
+  return { monotonicNs, epochMs };
+}
+
+/** A monotonic reading as wall-clock seconds since the epoch (what tshark's `frame.time_epoch` prints). */
+export function epochSecondsOf(anchor: ClockAnchor, monotonicNs: bigint): number {
+  return anchor.epochMs / 1000 + Number(monotonicNs - anchor.monotonicNs) / 1e9;
+}

@@ -21,8 +21,8 @@ export const Control = {
 const CONTROL_WORDS = 8;
 
 /** Per-thread time slots (BigInt64, ns). */
-export const TimeSlot = { READY: 0, DETECTED: 1, RECOVERY_STARTED: 2, RECOVERED: 3, LAST_DELIVERY: 4 } as const;
-const TIME_SLOTS = 5;
+export const TimeSlot = { READY: 0, DETECTED: 1, RECOVERY_STARTED: 2, RECOVERED: 3 } as const;
+const TIME_SLOTS = 4;
 
 /** Per-thread integer slots. */
 export const IntSlot = { STATE: 0, CAUSE: 1, LOCAL_PORT: 2, ATTEMPTS: 3, DELIVERIES: 4, STALLS: 5 } as const;

@@ -78,7 +78,6 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
       try {
         const { deliveries } = await consumer.drainEvents(task.drainTimeoutMs);
         board.addInt(me, IntSlot.DELIVERIES, deliveries);
-        board.setTime(me, TimeSlot.LAST_DELIVERY, nowNs());
       } catch (error) {
         if (error instanceof ClientFaultError) {
           detection = { ns: error.detectedNs, cause: error.kind };
@@ -125,6 +124,7 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
   } catch (error) {
     return fail(error);
   } finally {
+    client?.stopWaiting();
     await client?.connection.close().catch(() => undefined);
     board.count(Control.FINISHED);
   }

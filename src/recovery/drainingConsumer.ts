@@ -12,10 +12,24 @@ import { ClientFaultError, DrainTimeoutError, type DrainResult, type EnsureResul
 import { TimeoutError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 
+/** A wait of `drainEvents` for deliveries: when it began, how long it may last, and how it ends. */
+interface DrainWait {
+  readonly startedNs: bigint;
+  readonly timeoutMs: number;
+  readonly end: (woke: boolean) => void;
+}
+
 export class DrainingConsumer {
   private deliveries: Buffer[] = [];
   private fault: ClientFault | undefined;
-  private wake: (() => void) | undefined;
+  private wait: DrainWait | undefined;
+  /**
+   * One deadline timer for every wait, left armed between waits and checked when it fires (then
+   * re-armed for what is left of the current wait): a timer set and cleared per delivery cost the
+   * consumer thread about as much CPU as the delivery itself, which on a small machine slows
+   * every other thread (issue 16).
+   */
+  private deadline: NodeJS.Timeout | undefined;
   private probes: Publisher | undefined;
 
   private constructor(
@@ -49,15 +63,8 @@ export class DrainingConsumer {
   async drainEvents(timeoutMs: number, options: { collectBodies?: boolean } = {}): Promise<DrainResult> {
     if (this.deliveries.length === 0 && !this.fault) {
       const woke = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => {
-          this.wake = undefined;
-          resolve(false);
-        }, timeoutMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          this.wake = undefined;
-          resolve(true);
-        };
+        this.wait = { startedNs: nowNs(), timeoutMs, end: resolve };
+        this.armDeadline(timeoutMs);
       });
       if (!woke) throw new DrainTimeoutError(timeoutMs, nowNs());
     }
@@ -95,13 +102,52 @@ export class DrainingConsumer {
     this.connection.destroy(reason);
   }
 
+  /** Forgets the deadline timer (the consumer is done waiting for good). Safe twice. */
+  stopWaiting(): void {
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
+  }
+
   private onDelivery(body: Buffer): void {
     this.deliveries.push(body);
-    this.wake?.();
+    this.endWait(true);
   }
 
   private onFault(fault: ClientFault): void {
     this.fault ??= fault;
-    this.wake?.();
+    this.endWait(true);
+  }
+
+  private endWait(woke: boolean): void {
+    const wait = this.wait;
+    if (!wait) return;
+    this.wait = undefined;
+    // Left armed, but no longer what keeps the thread alive (the connection or the next wait does).
+    this.deadline?.unref();
+    wait.end(woke);
+  }
+
+  /** Makes sure the timer fires no later than `dueInMs` from now, keeping the thread alive while a wait is on. */
+  private armDeadline(dueInMs: number): void {
+    if (this.deadline && this.deadlineDueNs !== undefined && this.deadlineDueNs <= nowNs() + BigInt(Math.ceil(dueInMs * 1e6))) {
+      this.deadline.ref();
+      return;
+    }
+    clearTimeout(this.deadline);
+    this.deadlineDueNs = nowNs() + BigInt(Math.ceil(dueInMs * 1e6));
+    this.deadline = setTimeout(() => this.onDeadline(), dueInMs);
+  }
+
+  private deadlineDueNs: bigint | undefined;
+
+  /** The timer fired: end the current wait if its own deadline passed, else wait out the rest of it. */
+  private onDeadline(): void {
+    this.deadline = undefined;
+    this.deadlineDueNs = undefined;
+    const wait = this.wait;
+    if (!wait) return;
+    const leftMs = wait.timeoutMs - elapsedMs(wait.startedNs, nowNs());
+    if (leftMs <= 0) this.endWait(false);
+    else this.armDeadline(leftMs);
   }
 }

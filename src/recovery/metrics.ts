@@ -11,17 +11,19 @@
  * A target about an exact moment is scored only against an exact figure, and a target about
  * a TCP RST only when the clients received an RST: otherwise `met` is null with the reason.
  */
-import { describeProxyServer, type FaultEvent } from '../faults';
+import { describeProxyServer } from '../faults';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
 import type { Fault, FaultKind, FaultProxy } from '../results/schemaTypes';
+import { actedConnections, faultMomentsByPort, faultSpread, type FaultSpread, type RecoveryScenarioKind } from './faultSpread';
+import { machineBound } from './machineBound';
 import { describeReceived, KIND_WORDS } from './received';
-
-export { describeReceived } from './received';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
 
-export type RecoveryScenarioKind = 'reset_peer' | 'network_partition' | 'latency_before_failure';
+export { describeReceived } from './received';
+
+export type { RecoveryScenarioKind } from './faultSpread';
 
 /** Targets from the user's spec. */
 export const RECOVERY_TARGETS_MS = {
@@ -57,36 +59,10 @@ const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Met
 const count = (value: number): Metric => ({ value, unit: 'count', direction: 'none' });
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
-/** Timeline kinds that are the fault itself acting on a connection (not bookkeeping). */
-const ACTED_KINDS: Record<RecoveryScenarioKind, readonly string[]> = {
-  reset_peer: ['reset_sent'],
-  latency_before_failure: ['reset_sent'],
-  // The partition is felt when the first chunk is dropped, or an idle connection is closed.
-  network_partition: ['data_dropped', 'timeout_closed'],
-};
-
-/** The first time the fault acted on each connection, with that connection's client port. */
-function actedEvents(events: readonly FaultEvent[] | null, kind: RecoveryScenarioKind): { timeNs: bigint; clientPort: number | null }[] {
-  if (!events) return [];
-  const firstByConnection = new Map<string, { timeNs: bigint; clientPort: number | null }>();
-  for (const event of events) {
-    if (!ACTED_KINDS[kind].includes(event.kind)) continue;
-    const timeNs = BigInt(event.at_ns);
-    const key = String(event.connection_id ?? event.client ?? firstByConnection.size);
-    const known = firstByConnection.get(key);
-    if (!known || timeNs < known.timeNs) firstByConnection.set(key, { timeNs, clientPort: clientPortOf(event) });
-  }
-  return [...firstByConnection.values()];
-}
-
-function clientPortOf(event: FaultEvent): number | null {
-  const port = Number(event.client?.slice(event.client.lastIndexOf(':') + 1));
-  return Number.isInteger(port) && port > 0 ? port : null;
-}
-
 export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryScenarioKind): RecoveryMetrics {
-  const acted = actedEvents(outcome.faultEvents, kind);
-  const firstActedNs = acted.length > 0 ? acted.reduce((min, event) => (event.timeNs < min ? event.timeNs : min), acted[0]!.timeNs) : null;
+  const acted = actedConnections(outcome.faultEvents, kind);
+  const spread = faultSpread(acted);
+  const firstActedNs = spread?.firstNs ?? null;
   const referenceNs = firstActedNs ?? outcome.injection.startedNs;
   const exact = firstActedNs !== null;
   const referenceSource = !exact
@@ -94,12 +70,14 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     : kind === 'network_partition'
       ? 'proxy fault timeline (first data dropped)'
       : 'proxy fault timeline (first RST sent)';
-  const actedByPort = new Map(acted.filter((event) => event.clientPort !== null).map((event) => [event.clientPort!, event.timeNs]));
+  const actedByPort = faultMomentsByPort(acted);
 
   const clockDisagreements: string[] = [];
-  const perThreadDetectionMs: (number | null)[] = outcome.threads.map((thread) => {
+  // Each thread's own fault moment: the fault on its own connection, or the run's when the timeline did not name it.
+  const ownFaultNs = outcome.threads.map((thread) => actedByPort.get(thread.faultedLocalPort) ?? null);
+  const perThreadDetectionMs: (number | null)[] = outcome.threads.map((thread, index) => {
     if (thread.detectedNs === null) return null;
-    const ownReferenceNs = actedByPort.get(thread.faultedLocalPort) ?? referenceNs;
+    const ownReferenceNs = ownFaultNs[index] ?? referenceNs;
     if (thread.detectedNs < ownReferenceNs) {
       clockDisagreements.push(
         `thread ${thread.threadIndex} detected ${elapsedMs(thread.detectedNs, ownReferenceNs).toFixed(3)} ms before its fault moment`,
@@ -137,6 +115,9 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     thread_recovery_max_ms: ms(recovery && quantile(recovery, 1)),
     injection_api_ms: ms(elapsedMs(outcome.injection.startedNs, outcome.injection.completedNs), 'none'),
     injection_to_fault_ms: ms(firstActedNs === null ? null : elapsedMs(outcome.injection.startedNs, firstActedNs), 'none'),
+    // The proxy's, not the client's: first to last moment the fault acted, over every connection.
+    fault_spread_ms: ms(spread?.spreadMs ?? null, 'none'),
+    threads_timed_from_own_fault: count(ownFaultNs.filter((ns) => ns !== null).length),
     threads_total: count(outcome.threads.length),
     threads_detected: count(detectedAfter.length),
     threads_recovered: count(recovered.length),
@@ -144,6 +125,7 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     false_alarms: count(outcome.threads.reduce((sum, thread) => sum + thread.falseAlarms, 0)),
   };
 
+  const bound = machineBound(outcome.threads.length, outcome.cpuCount, spread?.spreadMs ?? null);
   const receivedPerThread = outcome.threads.map((thread) => thread.detectionCause);
   const received = countBy(receivedPerThread);
   const expected = EXPECTED_RECEIVED[kind];
@@ -177,6 +159,8 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     `fault: ${outcome.toxic} ${outcome.injectionMode === 'armed' ? 'armed at toxicity 0 before the threads connected, then raised to 1' : 'added while the threads were connected'}, through ${describeProxyServer(outcome.proxyServer)}; the clients received ${describeReceived(received)}`,
     `recovery proved by a message round trip on the new connection; timed from the completed removal of the toxic${outcome.removal?.method === 'entry_recreated' ? ' (the proxy entry was re-created: its removal got no answer)' : ''}`,
   ];
+  notes.push(spreadNote(spread, acted.length, outcome.threads.length, ownFaultNs));
+  notes.push(bound.note);
   if (notTheFault) notes.push(notTheFault);
   if (clockDisagreements.length > 0) notes.push(`clock disagreement flagged, excluded from figures: ${clockDisagreements.join('; ')}`);
 
@@ -221,7 +205,25 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
       traffic_interval_ms: outcome.trafficIntervalMs,
       drain_timeout_ms: outcome.drainTimeoutMs,
       proxy_timeline: outcome.faultEvents !== null,
-      threads: outcome.threads.map((thread, index) => threadDetail(thread, perThreadDetectionMs[index] ?? null, referenceNs, removalNs)),
+      fault_spread: spread && {
+        first_ns: String(spread.firstNs),
+        last_ns: String(spread.lastNs),
+        spread_ms: round3(spread.spreadMs),
+        connections: spread.connections,
+      },
+      // Per connection, oldest first: what a packet capture of the proxy's listen port can be checked against.
+      fault_timeline: acted.map((one) => ({ client_port: one.clientPort, acted_ns: String(one.timeNs) })),
+      clock_anchor: outcome.clockAnchor && { monotonic_ns: String(outcome.clockAnchor.monotonicNs), epoch_ms: outcome.clockAnchor.epochMs },
+      machine: { threads: bound.threads, cpu_count: bound.cpuCount, machine_bound: bound.machineBound },
+      removal_after_reference_ms: removalNs === null ? null : round3(elapsedMs(referenceNs, removalNs)),
+      threads: outcome.threads.map((thread, index) =>
+        threadDetail(thread, {
+          detectionMs: perThreadDetectionMs[index] ?? null,
+          ownFaultNs: ownFaultNs[index] ?? null,
+          referenceNs,
+          removalNs,
+        }),
+      ),
     },
     notes,
     fault,
@@ -245,22 +247,34 @@ function target(metric: string, thresholdMs: number, value: number | null, notSc
   return { ...base, met: value < thresholdMs };
 }
 
+/** What one thread went through, in ms: its fault moment, detection and recovery from the run's reference (for the timeline chart). */
 function threadDetail(
   thread: ThreadRecord,
-  detectionMs: number | null,
-  referenceNs: bigint,
-  removalNs: bigint | null,
+  moments: { detectionMs: number | null; ownFaultNs: bigint | null; referenceNs: bigint; removalNs: bigint | null },
 ): Record<string, unknown> {
+  const { referenceNs, removalNs } = moments;
+  const fromReference = (ns: bigint | null): number | null => (ns === null ? null : round3(elapsedMs(referenceNs, ns)));
   return {
     thread: thread.threadIndex,
-    detection_ms: detectionMs === null ? null : round3(detectionMs),
+    detection_ms: moments.detectionMs === null ? null : round3(moments.detectionMs),
     detection_cause: thread.detectionCause,
-    detected_after_reference_ms: thread.detectedNs === null ? null : round3(elapsedMs(referenceNs, thread.detectedNs)),
+    // null when the timeline did not name this thread's connection: its detection_ms is then from the run's reference.
+    fault_after_reference_ms: fromReference(moments.ownFaultNs),
+    detected_after_reference_ms: fromReference(thread.detectedNs),
+    recovered_after_reference_ms: fromReference(thread.recoveredNs),
     recovered_after_removal_ms: thread.recoveredNs === null || removalNs === null ? null : round3(elapsedMs(removalNs, thread.recoveredNs)),
     reconnect_attempts: thread.reconnectAttempts,
     deliveries_before_fault: thread.deliveries,
     ...(thread.error ? { error: thread.error } : {}),
   };
+}
+
+/** What the fault spread is, or why there is none, and how many threads were timed from their own fault moment. */
+function spreadNote(spread: FaultSpread | null, actedConnections: number, threads: number, ownFaultNs: readonly (bigint | null)[]): string {
+  if (spread === null)
+    return 'fault_spread_ms: not measured — this proxy has no fault timeline (real Toxiproxy); a packet capture of its listen port can give it (docs: methodology)';
+  const own = ownFaultNs.filter((ns) => ns !== null).length;
+  return `fault_spread_ms: the proxy's timeline puts the fault on ${actedConnections} connection(s) over ${spread.spreadMs.toFixed(3)} ms (first to last); ${own} of ${threads} thread(s) timed from the fault on their own connection${own < threads ? ', the others from the first' : ''}`;
 }
 
 function minNs(values: readonly bigint[]): bigint {

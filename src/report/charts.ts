@@ -9,7 +9,10 @@ import type { HistoryEntry } from '../results/history';
 import type { RawResult } from '../results/rawResult';
 import { PALETTE, type ChartSpec } from './chartSpec';
 import { clientsSideBySide } from './clientsChart';
+import { recoveryScenarios } from './glance';
 import { recoveryByScenario } from './recoveryChart';
+import { boundNote } from './recoveryFloor';
+import { recoveryTimelineCharts, TIMELINE_CHART_PREFIX } from './recoveryTimeline';
 import { vegaTextWidth } from './textWidth';
 import { consumerScalability, latencyPercentiles, throughputByThreads } from './throughputCharts';
 import { historyTrend } from './trendChart';
@@ -49,6 +52,9 @@ export const CHART_TITLES: Readonly<Record<(typeof CHART_IDS)[number], { readonl
   },
   'history-trend': { title: 'History trend of key metrics', caption: 'Key metrics run by run, oldest to newest.' },
 };
+
+/** Charts drawn once per configuration (their ids start with one of these), after the fixed ones of their kind. */
+export const PER_CONFIGURATION_CHART_PREFIXES = [TIMELINE_CHART_PREFIX] as const;
 
 export function chartFileName(id: string): string {
   return `chart-${id}.svg`;
@@ -90,9 +96,27 @@ export function buildChartSpecs(results: readonly RawResult[], historyRuns: read
     latencyPercentiles(results),
     consumerScalability(results),
     recoveryByScenario(results),
+    // One per recovery scenario (ids `recovery-timeline-…`), right after the scenarios' overview.
+    ...recoveryTimelineCharts(
+      recoveryScenarios(results).map(({ result }) => result),
+      (result) => boundNote(result, results, machineCpuCount(results)),
+    ),
     clientsSideBySide(results),
     historyTrend(historyRuns),
   ].filter((chart): chart is ChartSpec => chart !== undefined);
+}
+
+/** The cores the recovery results say they ran on (`details.machine`); null when none says (results of older runs). */
+function machineCpuCount(results: readonly RawResult[]): number | null {
+  type WithMachine = { machine?: { cpu_count?: unknown }; replicates?: unknown };
+  for (const result of results) {
+    const details = (result.details ?? {}) as WithMachine;
+    // A result of replicates keeps each replicate's details under `replicates`.
+    const replicates = Array.isArray(details.replicates) ? (details.replicates as WithMachine[]) : [];
+    for (const candidate of [details, ...replicates])
+      if (typeof candidate.machine?.cpu_count === 'number') return candidate.machine.cpu_count;
+  }
+  return null;
 }
 
 /** The comment a chart's SVG carries after its root tag, naming the run it was drawn for. */

@@ -9,6 +9,7 @@ import { configurationLabel, parametersText, recoveryScenarioLabel, varyingParam
 import { formatNumber, formatValue } from './format';
 import { markdownTable } from './markdown';
 import { RECOVERY_TABLE_LEGEND, withDerivedFigures } from './metricNames';
+import { isRecoveryScenario, recoveryFloorTable, type FloorTable } from './recoveryFloor';
 import { describeCheck, figureMet, targetChecks, type TargetCheck } from './targets';
 
 export interface PeakRow {
@@ -21,7 +22,8 @@ export interface RecoveryRow {
   readonly scenario: string;
   readonly detection: string;
   readonly propagation: string;
-  readonly spread: string;
+  readonly detection_spread: string;
+  readonly fault_spread: string;
   readonly full_recovery: string;
 }
 
@@ -33,7 +35,13 @@ export interface Glance {
   /** One line per missed target, or target without a value. */
   readonly targets_missed: readonly string[];
   readonly peaks: { readonly rows: readonly PeakRow[]; readonly table: string };
-  readonly recovery: { readonly rows: readonly RecoveryRow[]; readonly table: string; readonly legend: string };
+  readonly recovery: {
+    readonly rows: readonly RecoveryRow[];
+    readonly table: string;
+    readonly legend: string;
+    /** The bare floor beside the harness's figures, and what bounds them (recoveryFloor.ts). */
+    readonly floor: FloorTable;
+  };
   /** The specification's targets, in words, with what the marks mean. */
   readonly targets_text: string;
 }
@@ -63,7 +71,10 @@ export function buildGlance(archive: RunArchive): Glance {
           : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
       ),
     peaks: peaksOf(archive),
-    recovery: recoveryOf(archive.results, archive.key_metrics),
+    recovery: {
+      ...recoveryOf(archive.results, archive.key_metrics),
+      floor: recoveryFloorTable(archive.results, archive.environment.cpu_count),
+    },
     targets_text: `Targets (specification): detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}; ✅ met, ❌ missed.`,
   };
 }
@@ -123,11 +134,11 @@ export function keyMetricConfiguration(metric: KeyMetric, results: readonly RawR
   return parametersText(metric.parameters, IDENTITY_PARAMETERS);
 }
 
-/** The recovery scenarios of a run, in the report's order (TCP reset, partition, latency then reset), with their spread. */
+/** The recovery scenarios of a run, in the report's order (TCP reset, partition, latency then reset), with their derived figures. */
 export function recoveryScenarios(results: readonly RawResult[]): { readonly scenario: string; readonly result: RawResult }[] {
   const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
   return results
-    .filter((result) => result.name.startsWith('recovery_') && result.category === 'recovery')
+    .filter(isRecoveryScenario)
     .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters))
     .map((result, _, all) => ({
       scenario: recoveryScenarioLabel(
@@ -138,15 +149,16 @@ export function recoveryScenarios(results: readonly RawResult[]): { readonly sce
     }));
 }
 
-/** The columns of the recovery table, as raw metric names: detection, propagation, spread, full recovery. */
+/** The columns of the recovery table, as raw metric names: detection, propagation, detection spread, fault spread, full recovery. */
 export const GLANCE_RECOVERY_METRICS = [
   'error_detection_latency_ms',
   'error_propagation_latency_ms',
-  'spread_ms',
+  'detection_spread_ms',
+  'fault_spread_ms',
   'full_recovery_latency_ms',
 ] as const;
 
-function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetric[]): Glance['recovery'] {
+function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetric[]): Omit<Glance['recovery'], 'floor'> {
   const recovery = recoveryScenarios(results);
   // Numbers alone (the headers say ms), so a cell never wraps on a narrow page.
   const value = (result: RawResult, metric: string) => {
@@ -159,7 +171,8 @@ function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetri
     scenario,
     detection: value(result, 'error_detection_latency_ms'),
     propagation: value(result, 'error_propagation_latency_ms'),
-    spread: value(result, 'spread_ms'),
+    detection_spread: value(result, 'detection_spread_ms'),
+    fault_spread: value(result, 'fault_spread_ms'),
     full_recovery: value(result, 'full_recovery_latency_ms'),
   }));
   return {
@@ -168,9 +181,9 @@ function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetri
       rows.length === 0
         ? ''
         : markdownTable(
-            ['Scenario', 'Detection (ms)', 'Propagation (ms)', 'Spread (ms)', 'Full recovery (ms)'],
-            rows.map((row) => [row.scenario, row.detection, row.propagation, row.spread, row.full_recovery]),
-            [false, true, true, true, true],
+            ['Scenario', 'Detection (ms)', 'Propagation (ms)', 'Detection spread (ms)', 'Fault spread (ms)', 'Full recovery (ms)'],
+            rows.map((row) => [row.scenario, row.detection, row.propagation, row.detection_spread, row.fault_spread, row.full_recovery]),
+            [false, true, true, true, true, true],
           ),
     legend: rows.length === 0 ? '' : RECOVERY_TABLE_LEGEND,
   };

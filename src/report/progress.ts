@@ -1,6 +1,6 @@
 /** A recovery benchmark's progress line, in the report's words (src/report/metricNames.ts). */
 import { formatValue } from './format';
-import { RECOVERY_FIGURE_NAMES, spreadMs } from './metricNames';
+import { detectionSpreadMs, RECOVERY_FIGURE_NAMES } from './metricNames';
 
 export interface RecoveryProgressFigures {
   readonly threads: number;
@@ -11,6 +11,8 @@ export interface RecoveryProgressFigures {
   /** Omitted where the benchmark does not print it. */
   readonly fullRecoveryMs?: number | null;
   readonly recoveryAfterRemovalMs: number | null;
+  /** First to last moment the fault acted (the proxy's timeline); omitted where the benchmark does not print it. */
+  readonly faultSpreadMs?: number | null;
   /** What the threads received, e.g. `RST ×10` (src/recovery/received.ts). */
   readonly received?: string;
   /** The figures are timed from the injecting API call, not from the fault's own moment. */
@@ -21,14 +23,15 @@ export interface RecoveryProgressFigures {
 
 /**
  * A benchmark's progress line for one recovery measurement, with the report's names:
- * `detected 10/10, recovered 10/10; detection (first thread) 1.41 ms, propagation (all threads) 6.87 ms, spread 5.46 ms, ...`.
+ * `detected 10/10, recovered 10/10; detection (first thread) 1.41 ms, propagation (all threads) 6.87 ms, detection spread 5.46 ms, ...`.
  */
 export function recoveryProgress(figures: RecoveryProgressFigures): string {
   const ms = (value: number | null | undefined) => formatValue(value ?? null, 'ms');
   const parts = [
     `${RECOVERY_FIGURE_NAMES.error_detection_latency_ms} ${ms(figures.detectionMs)}`,
     `${RECOVERY_FIGURE_NAMES.error_propagation_latency_ms} ${ms(figures.propagationMs)}`,
-    `${RECOVERY_FIGURE_NAMES.spread_ms} ${ms(spreadMs(figures.detectionMs, figures.propagationMs))}`,
+    `${RECOVERY_FIGURE_NAMES.detection_spread_ms} ${ms(detectionSpreadMs(figures.detectionMs, figures.propagationMs))}`,
+    ...(figures.faultSpreadMs === undefined ? [] : [`${RECOVERY_FIGURE_NAMES.fault_spread_ms} ${ms(figures.faultSpreadMs)}`]),
     ...(figures.fullRecoveryMs === undefined ? [] : [`${RECOVERY_FIGURE_NAMES.full_recovery_latency_ms} ${ms(figures.fullRecoveryMs)}`]),
     `${RECOVERY_FIGURE_NAMES.recovery_after_removal_ms} ${ms(figures.recoveryAfterRemovalMs)}`,
   ];

@@ -8,7 +8,16 @@ import path from 'node:path';
 import Handlebars from 'handlebars';
 import { BenchError, describeError } from '../errors';
 import { writeTextSafely } from '../results/safeWrite';
-import { buildChartSpecs, CHART_IDS, CHART_TITLES, chartFileName, drawnFor, markDrawnFor, renderSvg } from './charts';
+import {
+  buildChartSpecs,
+  CHART_IDS,
+  CHART_TITLES,
+  chartFileName,
+  drawnFor,
+  markDrawnFor,
+  PER_CONFIGURATION_CHART_PREFIXES,
+  renderSvg,
+} from './charts';
 import type { RunArchive } from '../results/archive';
 import type { HistoryEntry } from '../results/history';
 import { buildReportView, type ChartLink, type ReportInput, type ReportView } from './view';
@@ -86,24 +95,58 @@ export async function writeCharts(
     const current = drawn.get(id);
     if (current) {
       charts.push(current);
-      continue;
+    } else {
+      const earlier = options.keepEarlierCharts ? readEarlierChart(path.join(dir, file)) : null;
+      if (earlier === null) {
+        fs.rmSync(path.join(dir, file), { force: true });
+      } else {
+        const known = CHART_TITLES[id];
+        const earlierRun = earlier.runId ?? 'an earlier run';
+        charts.push({
+          id,
+          title: `${known.title} (from ${earlier.runId ?? 'an earlier run'})`,
+          caption: known.caption,
+          file,
+          earlier_run: earlierRun,
+        });
+      }
     }
-    const earlier = options.keepEarlierCharts ? readEarlierChart(path.join(dir, file)) : null;
+    // Charts drawn per configuration follow the overview of their kind.
+    if (id === 'recovery-by-scenario') charts.push(...perConfigurationCharts(dir, drawn, options.keepEarlierCharts ?? false));
+  }
+  return { charts, warnings };
+}
+
+/**
+ * This run's per-configuration charts (recovery timelines), in drawing order; a file of an
+ * earlier run this one did not redraw is removed, or kept and labelled when the run failed.
+ */
+function perConfigurationCharts(dir: string, drawn: ReadonlyMap<string, ChartLink>, keepEarlier: boolean): ChartLink[] {
+  const perConfiguration = (id: string) => PER_CONFIGURATION_CHART_PREFIXES.some((prefix) => id.startsWith(prefix));
+  const links = [...drawn.values()].filter((chart) => perConfiguration(chart.id));
+  const leftovers = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .map((file) => /^chart-(.+)\.svg$/.exec(file)?.[1])
+        .filter((id): id is string => id !== undefined && perConfiguration(id) && !drawn.has(id))
+    : [];
+  for (const id of leftovers) {
+    const file = chartFileName(id);
+    const earlier = keepEarlier ? readEarlierChart(path.join(dir, file)) : null;
     if (earlier === null) {
       fs.rmSync(path.join(dir, file), { force: true });
       continue;
     }
-    const known = CHART_TITLES[id];
     const earlierRun = earlier.runId ?? 'an earlier run';
-    charts.push({
+    links.push({
       id,
-      title: `${known.title} (from ${earlier.runId ?? 'an earlier run'})`,
-      caption: known.caption,
+      title: `${id} (from ${earlierRun})`,
+      caption: 'A per-scenario chart of an earlier run.',
       file,
       earlier_run: earlierRun,
     });
   }
-  return { charts, warnings };
+  return links;
 }
 
 function readEarlierChart(filePath: string): { runId: string | null } | null {

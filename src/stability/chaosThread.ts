@@ -155,6 +155,7 @@ export default async function chaosThread(task: ChaosTask): Promise<ChaosReport>
   } catch (error) {
     unexpectedErrors.push(`worker stopped: ${redactText(describeError(error))}`);
   } finally {
+    client?.stopWaiting();
     await client?.connection.close().catch((error: unknown) => unexpectedErrors.push(`close: ${describeError(error)}`));
     // Let late socket events surface before the handlers go.
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -32,8 +32,11 @@ const HARNESS_SIDE: Readonly<Record<string, string>> = {
     "measures the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
 };
 
-/** Bare scripts: each library alone, the other side of the harness-overhead check (one file per library). */
-const BARE_SCRIPTS = /^scripts\/bare\/[a-z-]+\.js$/;
+/**
+ * Bare scripts: each library alone, the other side of a harness-overhead check (scripts/bare/ one
+ * file per library for publishing; scripts/bare-recovery.js, plain amqplib, for recovery).
+ */
+const BARE_SCRIPTS = /^scripts\/(bare\/[a-z-]+|bare-recovery)\.js$/;
 
 /**
  * Tests may use amqplib as an independent witness of the broker (declare, count, publish

@@ -18,6 +18,7 @@ import {
 import { checkBroker } from '../../src/faults/brokerCheck';
 import { ensureProxyEntry } from '../../src/faults/proxyEntry';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
+import { startEmbeddedProxyEntry } from '../support/embeddedProxy';
 
 describe('fault helpers against the embedded proxy and the real broker', () => {
   let server: ProxyServer;
@@ -25,15 +26,10 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
   let proxiedUrl: string;
 
   beforeAll(async () => {
-    server = await startProxyServer({ host: '127.0.0.1', port: 0 });
-    const client = new ToxiproxyClient(server.url);
-    const entry = await ensureProxyEntry(client, {
-      proxyName: 'helpers',
-      proxyListen: { host: '127.0.0.1', port: 0 },
-      proxyUpstream: { host: '127.0.0.1', port: 5672 },
-    });
-    proxy = entry.target;
-    proxiedUrl = `amqp://guest:guest@${entry.listen}`;
+    const entry = await startEmbeddedProxyEntry('helpers');
+    server = entry.server;
+    proxy = entry.proxy;
+    proxiedUrl = entry.proxiedUrl;
   });
   afterEach(async () => {
     await removeActiveToxics();

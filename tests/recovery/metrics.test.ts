@@ -37,6 +37,8 @@ function outcome(threads: ThreadRecord[], events: RecoveryOutcome['faultEvents']
     allRecovered: true,
     trafficIntervalMs: 5,
     drainTimeoutMs: 1000,
+    cpuCount: 2,
+    clockAnchor: null,
   };
 }
 
@@ -148,5 +150,70 @@ describe('computeRecoveryMetrics', () => {
     expect(result.metrics.full_recovery_latency_ms!.value).toBeNull();
     expect(result.targets[1]!.met).toBeNull();
     expect(result.targets[0]!.threshold).toBe(200);
+  });
+
+  it('records the fault spread from the timeline, and each thread from the fault on its own connection', () => {
+    // RSTs at 4, 6 and 10 ms (the third on a connection no thread claims); thread 2's port is not in the timeline.
+    const events = [
+      { at_ns: String(T0 + 6n * MS), kind: 'reset_sent', connection_id: 2, client: '127.0.0.1:40001' },
+      { at_ns: String(T0 + 4n * MS), kind: 'reset_sent', connection_id: 1, client: '127.0.0.1:40000' },
+      { at_ns: String(T0 + 10n * MS), kind: 'reset_sent', connection_id: 3, client: '127.0.0.1:49999' },
+      { at_ns: String(T0 + 1n * MS), kind: 'connection_opened', connection_id: 4, client: '127.0.0.1:40002' },
+    ];
+    const result = computeRecoveryMetrics(outcome([thread(0, 5, 100), thread(1, 8, 120), thread(2, 9, 130)], events), 'reset_peer');
+    expect(result.metrics.fault_spread_ms).toEqual({ value: 6, unit: 'ms', direction: 'none' });
+    expect(result.metrics.threads_timed_from_own_fault!.value).toBe(2);
+    expect(result.details.fault_spread).toEqual({
+      first_ns: String(T0 + 4n * MS),
+      last_ns: String(T0 + 10n * MS),
+      spread_ms: 6,
+      connections: 3,
+    });
+    expect(result.details.fault_timeline).toEqual([
+      { client_port: 40000, acted_ns: String(T0 + 4n * MS) },
+      { client_port: 40001, acted_ns: String(T0 + 6n * MS) },
+      { client_port: 49999, acted_ns: String(T0 + 10n * MS) },
+    ]);
+    // Thread 0: 1 ms after its own RST (at 4); thread 1: 2 ms after its own (at 6); thread 2: 5 ms after the first (at 4).
+    expect(result.samples.thread_detection_ms).toEqual([1, 2, 5]);
+    expect(result.metrics.thread_detection_p50_ms!.value).toBe(2);
+    expect(result.metrics.thread_detection_max_ms!.value).toBe(5);
+    const threads = result.details.threads as Record<string, unknown>[];
+    expect(threads.map((one) => one.fault_after_reference_ms)).toEqual([0, 2, null]);
+    expect(threads.map((one) => one.detected_after_reference_ms)).toEqual([1, 4, 5]);
+    expect(threads.map((one) => one.recovered_after_reference_ms)).toEqual([96, 116, 126]);
+    expect(result.details.removal_after_reference_ms).toBe(48);
+    expect(result.notes).toContain(
+      "fault_spread_ms: the proxy's timeline puts the fault on 3 connection(s) over 6.000 ms (first to last); 2 of 3 thread(s) timed from the fault on their own connection, the others from the first",
+    );
+  });
+
+  it('has no fault spread without a timeline, and says why', () => {
+    const result = computeRecoveryMetrics(outcome([thread(0, 3, 200)]), 'reset_peer');
+    expect(result.metrics.fault_spread_ms).toEqual({ value: null, unit: 'ms', direction: 'none' });
+    expect(result.metrics.threads_timed_from_own_fault!.value).toBe(0);
+    expect(result.details.fault_spread).toBeNull();
+    expect(result.notes).toContain(
+      'fault_spread_ms: not measured — this proxy has no fault timeline (real Toxiproxy); a packet capture of its listen port can give it (docs: methodology)',
+    );
+  });
+
+  it('says the figure is bound by the machine when there are more threads than cores', () => {
+    const events = [
+      { at_ns: String(T0 + 4n * MS), kind: 'reset_sent', client: '127.0.0.1:40000' },
+      { at_ns: String(T0 + 7n * MS), kind: 'reset_sent', client: '127.0.0.1:40001' },
+      { at_ns: String(T0 + 9n * MS), kind: 'reset_sent', client: '127.0.0.1:40002' },
+    ];
+    const three = [thread(0, 5, 100), thread(1, 8, 100), thread(2, 10, 100)];
+    const bound = computeRecoveryMetrics(outcome(three, events), 'reset_peer');
+    expect(bound.details.machine).toEqual({ threads: 3, cpu_count: 2, machine_bound: true });
+    expect(bound.notes.find((note) => note.startsWith('bound:'))).toMatch(
+      /^bound: the machine — 3 consumer threads share 2 cores with the broker and the fault proxy, .*the proxy took 5\.0 ms from its first to its last reset/,
+    );
+    const free = computeRecoveryMetrics({ ...outcome(three, events), cpuCount: 4 }, 'reset_peer');
+    expect(free.details.machine).toEqual({ threads: 3, cpu_count: 4, machine_bound: false });
+    expect(free.notes.find((note) => note.startsWith('bound:'))).toBe(
+      'bound: 3 consumer thread(s) on 4 cores, shared with the broker and the fault proxy; the proxy took 5.0 ms from its first to its last reset (fault_spread_ms)',
+    );
   });
 });

@@ -1,6 +1,6 @@
 /**
  * One name per recovery figure, in the terminal, the report and the progress lines: detection
- * (first thread), propagation (all threads), spread, full recovery, recovery after removal.
+ * (first thread), propagation (all threads), detection spread, fault spread, full recovery, recovery after removal.
  */
 import { formatSummary } from '../../src/cli/summary';
 import { humanizeMetricName } from '../../src/report/format';
@@ -13,7 +13,9 @@ describe('recovery figure names', () => {
   it.each([
     ['error_detection_latency_ms', 'Detection (first thread)'],
     ['error_propagation_latency_ms', 'Propagation (all threads)'],
-    ['spread_ms', 'Spread'],
+    ['detection_spread_ms', 'Detection spread'],
+    ['fault_spread_ms', 'Fault spread'],
+    ['rst_fault_spread_ms', 'TCP reset: fault spread'],
     ['full_recovery_latency_ms', 'Full recovery'],
     ['recovery_after_removal_ms', 'Recovery after removal'],
     ['rst_error_detection_latency_ms', 'TCP reset: detection (first thread)'],
@@ -28,7 +30,7 @@ describe('recovery figure names', () => {
     expect(humanizeMetricName('injection_api_ms')).toBe('Injection API');
   });
 
-  it('derives the spread after each propagation, never writing it into the result', () => {
+  it('derives the detection spread after each propagation, never writing it into the result', () => {
     const result = rawResult({
       name: 'recovery_after_reset_peer',
       metrics: {
@@ -42,12 +44,12 @@ describe('recovery figure names', () => {
     expect(Object.keys(derived.metrics)).toEqual([
       'error_detection_latency_ms',
       'error_propagation_latency_ms',
-      'spread_ms',
+      'detection_spread_ms',
       'rst_error_detection_latency_ms',
       'rst_error_propagation_latency_ms',
     ]);
-    expect(derived.metrics.spread_ms).toEqual({ value: 10.5, unit: 'ms', direction: 'lower' });
-    expect(result.metrics.spread_ms).toBeUndefined();
+    expect(derived.metrics.detection_spread_ms).toEqual({ value: 10.5, unit: 'ms', direction: 'lower' });
+    expect(result.metrics.detection_spread_ms).toBeUndefined();
   });
 });
 
@@ -64,12 +66,12 @@ describe('the progress line of a recovery benchmark', () => {
         recoveryAfterRemovalMs: 35.2,
       }),
     ).toBe(
-      'detected 10/10, recovered 10/10; detection (first thread) 1.53 ms, propagation (all threads) 18.2 ms, spread 16.7 ms, full recovery 212.4 ms, recovery after removal 35.2 ms',
+      'detected 10/10, recovered 10/10; detection (first thread) 1.53 ms, propagation (all threads) 18.2 ms, detection spread 16.7 ms, full recovery 212.4 ms, recovery after removal 35.2 ms',
     );
     expect(
       recoveryProgress({ threads: 50, detected: 49, recovered: null, detectionMs: null, propagationMs: 3, recoveryAfterRemovalMs: null }),
     ).toBe(
-      'detected 49/50, recovered ?/50; detection (first thread) —, propagation (all threads) 3 ms, spread —, recovery after removal —',
+      'detected 49/50, recovered ?/50; detection (first thread) —, propagation (all threads) 3 ms, detection spread —, recovery after removal —',
     );
   });
 });
@@ -99,13 +101,13 @@ describe('the terminal summary', () => {
       '  Peak publish throughput   58,571 msg/s  100 threads · 256 B · plain',
       '  Peak publish bandwidth      137.7 MB/s  100 threads · 4096 B · plain',
       '  Peak consume throughput    2,474 msg/s  20 consumers · 256 B',
-      '  recovery, ms from the fault       detection  propagation  spread  full recovery',
-      '  TCP reset · 10 threads               1.22 ✓       26.8    25.6          187.6 ✓',
-      '  TCP reset · 50 threads               1.72 ✓       91.9    90.2            889 ✓',
-      '  Partition · 10 threads               93.4 ✓      106.9    13.5          181.2 ✓',
-      '  Partition · 50 threads               77.1 ✓      134.6    57.5          522.5 ✓',
-      '  Latency, then reset · 10 threads     2.01 ✓       43.6    41.6            128 ✓',
-      '  detection = first thread to notice, propagation = all threads, spread = the time between; ✓ target met, ✗ missed',
+      '  recovery, ms from the fault       detection  propagation  detection spread  fault spread  full recovery',
+      '  TCP reset · 10 threads               1.22 ✓       26.8              25.6               —        187.6 ✓',
+      '  TCP reset · 50 threads               1.72 ✓       91.9              90.2               —          889 ✓',
+      '  Partition · 10 threads               93.4 ✓      106.9              13.5               —        181.2 ✓',
+      '  Partition · 50 threads               77.1 ✓      134.6              57.5               —        522.5 ✓',
+      '  Latency, then reset · 10 threads     2.01 ✓       43.6              41.6               —          128 ✓',
+      '  detection = first thread to notice, propagation = all threads, detection spread = the time between, fault spread = first to last moment the fault hit a connection; ✓ target met, ✗ missed',
       'targets     16 of 17 met; missed:',
       '  ✗ Harness overhead: ratio 82.6%, target > 90%',
     ]);

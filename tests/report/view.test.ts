@@ -42,12 +42,16 @@ describe('the first screen', () => {
       scenario: 'TCP reset · 10 threads',
       detection: '1.22 ✅',
       propagation: '26.8',
-      spread: '25.6',
+      detection_spread: '25.6',
+      // Recorded before results carried it.
+      fault_spread: '—',
       full_recovery: '187.6 ✅',
     });
     expect(view.glance.recovery.table.split('\n')[0]).toMatch(
-      /^\| Scenario +\| Detection \(ms\) \| Propagation \(ms\) \| Spread \(ms\) \| Full recovery \(ms\) \|$/,
+      /^\| Scenario +\| Detection \(ms\) \| Propagation \(ms\) \| Detection spread \(ms\) \| Fault spread \(ms\) \| Full recovery \(ms\) \|$/,
     );
+    // No overhead check in the recorded run: no floor table.
+    expect(view.glance.recovery.floor).toEqual({ rows: [], table: '', note: '' });
   });
 
   it('tells recovery configurations apart by whatever else varies in their family (e.g. the client)', () => {
@@ -133,10 +137,10 @@ describe('the detail tables', () => {
     expect(massive.tables.join('\n')).toMatch(/\| End-to-end latency \| 27\.5 \| 69\.9 \| 77\.4 \| 81\.1 \| 600 +\|/);
   });
 
-  it('show the resilience summary with its fault scenarios as rows, spread derived', () => {
+  it('show the resilience summary with its fault scenarios as rows, detection spread derived', () => {
     const summary = families.find((family) => family.name === 'network_resilience_summary')!;
     const first = tableLines(summary.tables[0]!);
-    expect(cellsOf(first[0]!)).toEqual(['Scenario', 'Detection (first thread)', 'Propagation (all threads)', 'Spread', 'Full recovery']);
+    expect(cellsOf(first[0]!)).toEqual(['Scenario', 'Detection (first thread)', 'Propagation (all threads)', 'Detection spread']);
     expect(first.slice(2).map((line) => cellsOf(line)[0])).toEqual(['TCP reset', 'Partition', 'Slow network']);
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * When the fault acted on each connection, read from the proxy's fault timeline (pure): the
+ * first moment per connection, the fault spread (first to last of those moments, over every
+ * connection), and each thread's own fault moment, matched by its connection's local port.
+ *
+ * Why the spread matters: the proxy does not reset 50 connections at once. Each RST wakes a
+ * client thread that competes with the proxy for the same cores, so on a small machine the
+ * resets leave in bursts over tens of milliseconds. Propagation (the last thread's detection,
+ * timed from the first RST) includes that spread; a thread's own delay (its detection, timed
+ * from the RST on its own connection) does not.
+ */
+import type { FaultEvent } from '../faults';
+import { elapsedMs } from '../measure/clock';
+
+/** The faults a recovery scenario models. */
+export type RecoveryScenarioKind = 'reset_peer' | 'network_partition' | 'latency_before_failure';
+
+/** Timeline kinds that are the fault itself acting on a connection (not bookkeeping). */
+export const ACTED_KINDS: Readonly<Record<RecoveryScenarioKind, readonly string[]>> = {
+  reset_peer: ['reset_sent'],
+  latency_before_failure: ['reset_sent'],
+  // The partition is felt when the first chunk is dropped, or an idle connection is closed.
+  network_partition: ['data_dropped', 'timeout_closed'],
+};
+
+/** The first moment the fault acted on one connection. */
+export interface ActedConnection {
+  readonly timeNs: bigint;
+  /** Local port of the client side (what a thread knows of its own connection); null when the timeline did not say. */
+  readonly clientPort: number | null;
+}
+
+/** First to last moment the fault acted, over every connection it acted on. */
+export interface FaultSpread {
+  readonly firstNs: bigint;
+  readonly lastNs: bigint;
+  /** lastNs - firstNs, in ms. */
+  readonly spreadMs: number;
+  readonly connections: number;
+}
+
+/** The first time the fault acted on each connection, oldest first. */
+export function actedConnections(events: readonly FaultEvent[] | null, kind: RecoveryScenarioKind): ActedConnection[] {
+  if (!events) return [];
+  const firstByConnection = new Map<string, ActedConnection>();
+  for (const event of events) {
+    if (!ACTED_KINDS[kind].includes(event.kind)) continue;
+    const timeNs = BigInt(event.at_ns);
+    // An event without a connection id or client counts as a connection of its own.
+    const key = String(event.connection_id ?? event.client ?? `event-${firstByConnection.size}`);
+    const known = firstByConnection.get(key);
+    if (!known || timeNs < known.timeNs) firstByConnection.set(key, { timeNs, clientPort: clientPortOf(event) });
+  }
+  return [...firstByConnection.values()].sort((a, b) => (a.timeNs < b.timeNs ? -1 : a.timeNs > b.timeNs ? 1 : 0));
+}
+
+/** The port of `host:port` (IPv6 `[::1]:port` too); null when there is none. */
+export function clientPortOf(event: Pick<FaultEvent, 'client'>): number | null {
+  const port = Number(event.client?.slice(event.client.lastIndexOf(':') + 1));
+  return Number.isInteger(port) && port > 0 ? port : null;
+}
+
+/**
+ * The fault spread of `acted` (as from `actedConnections`); null when the fault acted on no
+ * connection the timeline knows of (no timeline, e.g. real Toxiproxy).
+ * @example faultSpread([{ timeNs: 5_000_000n, clientPort: 1 }, { timeNs: 9_000_000n, clientPort: 2 }]) // spreadMs 4
+ */
+export function faultSpread(acted: readonly ActedConnection[]): FaultSpread | null {
+  if (acted.length === 0) return null;
+  let firstNs = acted[0]!.timeNs;
+  let lastNs = firstNs;
+  for (const { timeNs } of acted) {
+    if (timeNs < firstNs) firstNs = timeNs;
+    if (timeNs > lastNs) lastNs = timeNs;
+  }
+  return { firstNs, lastNs, spreadMs: elapsedMs(firstNs, lastNs), connections: acted.length };
+}
+
+/** Each client port's fault moment (ports the timeline did not name are left out). */
+export function faultMomentsByPort(acted: readonly ActedConnection[]): ReadonlyMap<number, bigint> {
+  const byPort = new Map<number, bigint>();
+  for (const { timeNs, clientPort } of acted) if (clientPort !== null) byPort.set(clientPort, timeNs);
+  return byPort;
+}

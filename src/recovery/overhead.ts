@@ -1,0 +1,85 @@
+/**
+ * Recovery harness overhead: the reset_peer scenario through the harness (the client under test
+ * behind the client interface, in a piscina pool) against the same scenario with the bare floor's
+ * consumers (scripts/bare-recovery.js: plain amqplib in worker threads, nothing else), pair after
+ * pair, the side that goes first alternating. Both sides get the same proxy, the same armed RST,
+ * the same traffic and the same removal (scenario.ts drives both); each run is a fresh set of
+ * threads, connections and queues, as every recovery scenario is.
+ */
+import type { ClientSpec } from '../client/api';
+import { armResetPeer, type ProxyTarget } from '../faults';
+import { elapsedMs } from '../measure/clock';
+import { startBareConsumers } from './bareConsumers';
+import { startHarnessConsumers } from './harnessConsumers';
+import { computeRecoveryMetrics, type RecoveryMetrics } from './metrics';
+import { runRecoveryScenario, type RecoveryOutcome } from './scenario';
+
+export interface RecoveryOverheadOptions {
+  readonly threads: number;
+  readonly client: ClientSpec;
+  readonly proxy: ProxyTarget;
+  readonly proxiedUrl: string;
+  readonly directUrl: string;
+  /** Pairs of runs (harness + bare). @default 3 */
+  readonly pairs?: number;
+}
+
+/** One side of a pair: its figures (computed alike for both), and how long its threads took to hear of the removal. */
+export interface RecoverySide {
+  readonly computed: RecoveryMetrics;
+  /** The last thread's `recoveryStartedNs` after the removal completed, in ms (null when a thread never started recovering). */
+  readonly removalSignalMaxMs: number | null;
+  readonly failures: readonly string[];
+}
+
+export interface RecoveryOverheadPair {
+  readonly first: 'harness' | 'bare';
+  readonly harness: RecoverySide;
+  readonly bare: RecoverySide;
+}
+
+export interface RecoveryOverheadOutcome {
+  readonly threads: number;
+  readonly pairs: readonly RecoveryOverheadPair[];
+}
+
+export async function measureRecoveryOverhead(options: RecoveryOverheadOptions): Promise<RecoveryOverheadOutcome> {
+  const pairCount = options.pairs ?? 3;
+  const run = async (side: 'harness' | 'bare'): Promise<RecoverySide> => {
+    const outcome = await runRecoveryScenario({
+      threads: options.threads,
+      client: options.client,
+      proxy: options.proxy,
+      proxiedUrl: options.proxiedUrl,
+      directUrl: options.directUrl,
+      // As test_recovery_after_reset_peer: armed before the threads connect.
+      fault: { arm: (proxy) => armResetPeer(proxy, 0) },
+      consumers: side === 'harness' ? startHarnessConsumers : startBareConsumers,
+    });
+    return sideOf(outcome);
+  };
+  const pairs: RecoveryOverheadPair[] = [];
+  for (let pair = 0; pair < pairCount; pair += 1) {
+    const first = pair % 2 === 0 ? 'harness' : 'bare';
+    if (first === 'harness') {
+      const harness = await run('harness');
+      pairs.push({ first, harness, bare: await run('bare') });
+    } else {
+      const bare = await run('bare');
+      pairs.push({ first, harness: await run('harness'), bare });
+    }
+  }
+  return { threads: options.threads, pairs };
+}
+
+function sideOf(outcome: RecoveryOutcome): RecoverySide {
+  const removedNs = outcome.removal?.completedNs ?? null;
+  const heard = outcome.threads.map((thread) =>
+    thread.recoveryStartedNs === null || removedNs === null ? null : elapsedMs(removedNs, thread.recoveryStartedNs),
+  );
+  return {
+    computed: computeRecoveryMetrics(outcome, 'reset_peer'),
+    removalSignalMaxMs: heard.some((ms) => ms === null) ? null : Math.max(...(heard as number[])),
+    failures: outcome.threads.filter((thread) => thread.error).map((thread) => `thread ${thread.threadIndex}: ${thread.error}`),
+  };
+}

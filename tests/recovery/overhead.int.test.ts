@@ -1,0 +1,62 @@
+/**
+ * The recovery harness-overhead check on a tiny real run: the real broker, the embedded fault
+ * proxy in-process on free ports, the harness's consumer threads and scripts/bare-recovery.js
+ * through the same scenario. Both sides must see the fault as an RST on every connection, be
+ * timed from the RST on their own connection, and recover; the fault spread comes from the
+ * proxy's timeline for both.
+ */
+import { DEFAULT_CLIENT } from '../../src/client/api';
+import { getConfig } from '../../src/config';
+import { removeActiveToxics } from '../../src/faults';
+import { measureRecoveryOverhead } from '../../src/recovery/overhead';
+import { recoveryOverheadResult } from '../../src/recovery/overheadResult';
+import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
+
+const THREADS = 3;
+
+describe('the recovery harness-overhead check against the real broker and proxy', () => {
+  let entry: EmbeddedProxyEntry;
+
+  beforeAll(async () => {
+    entry = await startEmbeddedProxyEntry('recovery-overhead');
+  });
+  afterEach(async () => {
+    await removeActiveToxics();
+  });
+  afterAll(async () => {
+    await entry?.close();
+  });
+
+  it('runs the harness and the bare floor through the same fault, each thread timed from the RST on its own connection', async () => {
+    const outcome = await measureRecoveryOverhead({
+      threads: THREADS,
+      client: DEFAULT_CLIENT,
+      proxy: entry.proxy,
+      proxiedUrl: entry.proxiedUrl,
+      directUrl: getConfig().amqpUrl,
+      pairs: 1,
+    });
+    expect(outcome.pairs.map((pair) => pair.first)).toEqual(['harness']);
+    for (const [name, side] of Object.entries({ harness: outcome.pairs[0]!.harness, bare: outcome.pairs[0]!.bare })) {
+      const { metrics, fault, details } = side.computed;
+      expect({ name, failures: side.failures }).toEqual({ name, failures: [] });
+      expect({ name, received: fault.received, exact: fault.reference.exact }).toEqual({ name, received: { reset: THREADS }, exact: true });
+      expect({ name, detected: metrics.threads_detected?.value, recovered: metrics.threads_recovered?.value }).toEqual({
+        name,
+        detected: THREADS,
+        recovered: THREADS,
+      });
+      // Every thread's port is in the proxy's timeline: each is timed from its own RST.
+      expect({ name, own: metrics.threads_timed_from_own_fault?.value }).toEqual({ name, own: THREADS });
+      const timeline = details.fault_timeline as { client_port: number; acted_ns: string }[];
+      expect(timeline).toHaveLength(THREADS);
+      const spread = Number(BigInt(timeline.at(-1)!.acted_ns) - BigInt(timeline[0]!.acted_ns)) / 1e6;
+      expect(metrics.fault_spread_ms?.value).toBeCloseTo(spread, 3);
+      expect(side.removalSignalMaxMs).toBeGreaterThanOrEqual(0);
+    }
+    const result = recoveryOverheadResult(outcome);
+    expect(result.metrics.propagation_ratio_percent?.value).toBeGreaterThan(0);
+    expect(result.metrics.recovery_after_removal_ratio_percent?.value).toBeGreaterThan(0);
+    expect(result.targets?.map((target) => target.metric)).toEqual(['propagation_ratio_percent', 'recovery_after_removal_ratio_percent']);
+  }, 120_000);
+});
