@@ -8,6 +8,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import type { HistoryEntry } from '../results/history';
 import type { RawResult } from '../results/rawResult';
 import { PALETTE, type ChartSpec } from './chartSpec';
+import { clientConfigurations, configurationOf } from './clientFigures';
 import { clientsSideBySide } from './clientsChart';
 import { recoveryScenarios } from './glance';
 import { recoveryByScenario } from './recoveryChart';
@@ -89,6 +90,18 @@ const THEME = {
   view: { stroke: null },
 } as const;
 
+/**
+ * The recovery scenarios that get a timeline: with several client configurations (a shoot-out:
+ * 5 scenarios × 10 configurations would be 50 charts), only the first in the registry's order
+ * (amqplib, defaults, when it ran); the clients' figures are side by side in their own section.
+ */
+export function timelineResults(results: readonly RawResult[]): RawResult[] {
+  const scenarios = recoveryScenarios(results).map(({ result }) => result);
+  const configurations = clientConfigurations(scenarios);
+  if (configurations.length < 2) return scenarios;
+  return scenarios.filter((result) => configurationOf(result)?.label === configurations[0]!.label);
+}
+
 /** Every chart the data allows, in report order. */
 export function buildChartSpecs(results: readonly RawResult[], historyRuns: readonly HistoryEntry[]): ChartSpec[] {
   return [
@@ -97,10 +110,11 @@ export function buildChartSpecs(results: readonly RawResult[], historyRuns: read
     consumerScalability(results),
     recoveryByScenario(results),
     // One per recovery scenario (ids `recovery-timeline-…`), right after the scenarios' overview.
-    ...recoveryTimelineCharts(
-      recoveryScenarios(results).map(({ result }) => result),
-      (result) => boundNote(result, results, machineCpuCount(results)),
-    ),
+    ...recoveryTimelineCharts(timelineResults(results), (result) => {
+      // In a shoot-out the caption names the one client configuration drawn.
+      const client = clientConfigurations(results).length > 1 ? `${configurationOf(result)?.label ?? ''}: ` : '';
+      return `${client}${boundNote(result, results, machineCpuCount(results))}`;
+    }),
     clientsSideBySide(results),
     historyTrend(historyRuns),
   ].filter((chart): chart is ChartSpec => chart !== undefined);
