@@ -11,7 +11,8 @@ import { formatValue } from './format';
 
 /** Rates in thousands (`40k`); milliseconds as plain numbers (`~s` would write 0.8 ms as `800m`). */
 const RATE_FORMAT = '~s';
-const MS_FORMAT = ',~g';
+// ',~r' (significant digits, never an exponent): Vega fits the precision to the ticks, which turned '~g' into '1e+1'.
+const MS_FORMAT = ',~r';
 
 const PANELS: readonly { readonly id: FigureId; readonly title: string; readonly better: 'higher' | 'lower' }[] = [
   { id: 'publish_rate', title: 'Publish (msg/s)', better: 'higher' },

@@ -227,6 +227,8 @@ describe('the clients side by side section', () => {
     expect(width).toBeGreaterThan(300);
     expect(width).toBeLessThanOrEqual(640);
     expect(svg).not.toMatch(/NaN|undefined/);
+    // Axis ticks as plain numbers: never an exponent (`1e+1`) or an SI prefix on milliseconds.
+    expect(svg).not.toMatch(/>\d(\.\d+)?e[+-]\d+</);
     expect(svg).toContain('did not recover');
   }, 30_000);
 });
