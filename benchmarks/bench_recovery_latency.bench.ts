@@ -163,8 +163,11 @@ forEachClient((client) =>
   }),
 );
 
-/** Pairs of the overhead check (harness + bare): the median of three (issue 16). */
-const OVERHEAD_PAIRS = 3;
+/**
+ * Pairs of the overhead check (harness + bare): the median of three (issue 16), or BENCH_REPLICATES
+ * (`bench:clients` takes one, to fit every client in its time).
+ */
+const OVERHEAD_PAIRS = replicatesOr(3);
 
 const msText = (value: number | null | undefined): string => (typeof value === 'number' ? `${value} ms` : 'n/a');
 const percentText = (value: number | null | undefined): string => (typeof value === 'number' ? `${value}%` : 'n/a');

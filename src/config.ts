@@ -44,7 +44,7 @@ export interface BenchConfig {
   readonly clients: readonly ClientSpec[];
   /**
    * BENCH_REPLICATES: replicates of every replicated measurement (publish throughput and its
-   * harness-overhead check 6, consume-overhead pairs 5, the 10-thread recovery scenarios 5) when
+   * harness-overhead check 6, consume-overhead pairs 5, the 10-thread recovery scenarios 5, recovery-overhead pairs 3) when
    * set; fewer make a run shorter (`npm run bench:clients` takes 1) but a comparison needs 5-6 on
    * each side before a change can ever be judged significant.
    * @default null (each benchmark's own count)
