@@ -139,7 +139,11 @@ describe('runWorkload against the real broker', () => {
       expect(outcome.rounds).toEqual([expect.objectContaining({ drained: false })]);
       expect(outcome.errors).toEqual(
         expect.arrayContaining([
-          expect.stringMatching(/^consumer thread 0: connection lost \(reset: .*ECONNRESET.*\); recovery is off/),
+          // The reset usually arrives as ECONNRESET; once under heavy load (a benchmark beside CI) amqplib
+          // reported "Unexpected close" instead. What is asserted here is the early end with its reason.
+          expect.stringMatching(
+            /^consumer thread 0: connection lost \((reset: .*ECONNRESET.*|closed: Unexpected close)\); recovery is off/,
+          ),
           expect.stringMatching(/^round 0: .* \(a thread failed\)$/),
         ]),
       );
