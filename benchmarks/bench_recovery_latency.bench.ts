@@ -86,7 +86,8 @@ async function measureRecovery(
       fullRecoveryMs: combined.metrics.full_recovery_latency_ms?.value ?? null,
       faultSpreadMs: combined.metrics.fault_spread_ms?.value ?? null,
       recoveryAfterRemovalMs: combined.metrics.recovery_after_removal_ms?.value ?? null,
-      received: describeReceived(fault.received),
+      // Totals over every replicate: say so, or "detected 10/10 (RST ×50)" reads as a miscount.
+      received: `${describeReceived(fault.received)}${drafts.length > 1 ? ` over ${drafts.length} replicates` : ''}`,
       upperBound: !fault.reference.exact,
     })}${drafts.length > 1 ? ` (medians of ${drafts.length} replicates)` : ''}; ${computed[0].faultProxy.label}`,
   );
