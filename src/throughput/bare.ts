@@ -7,12 +7,10 @@
  * one at a time -> `close()` (end of stdin; killed if it does not exit within the bound). A
  * process that dies fails the pending and every later `run()` with what it said on stderr.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import readline from 'node:readline';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import { redactText } from '../redact';
+import { startLineProcess } from './lineProcess';
 
 export const BARE_PUBLISH_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-publish.js');
 
@@ -82,7 +80,6 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
   const timeoutMs = options.timeoutMs ?? 60_000;
   const warmupMessages = options.warmupMessages ?? options.messages;
   const args = [
-    BARE_PUBLISH_SCRIPT,
     '--client',
     options.library ?? 'amqplib',
     '--serve',
@@ -95,71 +92,15 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
     '--warmup',
     String(warmupMessages),
   ];
-  const child = spawn(process.execPath, args, {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, AMQP_URL: options.url },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2000);
-  });
-  // stdin errors (EPIPE after the process died) surface through the exit instead.
-  child.stdin.on('error', () => undefined);
-
-  const lines: string[] = [];
-  let waiter: ((line: string | undefined) => void) | undefined;
-  let exited = false;
-  const exit = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      exited = true;
-      waiter?.(undefined);
-      resolve();
-    });
-  });
-  readline.createInterface({ input: child.stdout, terminal: false }).on('line', (line) => {
-    if (waiter) waiter(line);
-    else lines.push(line);
-  });
-
-  const died = (): BenchError =>
-    new BenchError('WORKER_FAILED', `bare-publish exited: ${redactText(stderr.trim()) || `code ${child.exitCode ?? child.signalCode}`}`);
-  /** The next line of output, or an error when the process exits or the bound passes. */
-  const nextLine = (what: string): Promise<string> => {
-    const queued = lines.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    if (exited) return Promise.reject(died());
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiter = undefined;
-        reject(new BenchError('TIMEOUT', `bare-publish did not ${what} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      waiter = (line) => {
-        clearTimeout(timer);
-        waiter = undefined;
-        if (line === undefined) reject(died());
-        else resolve(line);
-      };
-    });
-  };
-
-  let closing: Promise<void> | undefined;
+  const child = startLineProcess('bare-publish', BARE_PUBLISH_SCRIPT, args, { AMQP_URL: options.url });
+  let closed = false;
   const close = (): Promise<void> => {
-    closing ??= (async () => {
-      child.stdin.end();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exit, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
-      clearTimeout(timer);
-      if (!exited) {
-        child.kill('SIGKILL');
-        await exit;
-      }
-    })();
-    return closing;
+    closed = true;
+    return child.close();
   };
 
   try {
-    const ready = JSON.parse(await nextLine('get ready')) as { ready?: unknown };
+    const ready = JSON.parse(await child.nextLine('get ready', timeoutMs)) as { ready?: unknown };
     if (ready.ready !== true)
       throw new BenchError('RESULT_INVALID', `bare-publish should say it is ready first; got ${JSON.stringify(ready)}`);
   } catch (error) {
@@ -171,10 +112,10 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
     warmupMessages,
     close,
     async run(): Promise<BarePublishRun> {
-      if (closing) throw new BenchError('WORKER_FAILED', 'the bare publisher is closed; start a new one');
-      if (exited) throw died();
-      child.stdin.write('run\n');
-      return parseBareRecord(await nextLine('finish a round'));
+      if (closed) throw new BenchError('WORKER_FAILED', 'the bare publisher is closed; start a new one');
+      if (child.exited) throw child.died();
+      child.send('run');
+      return parseBareRecord(await child.nextLine('finish a round', timeoutMs));
     },
   };
 }
