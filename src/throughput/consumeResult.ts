@@ -6,6 +6,7 @@
 import { isNonEmpty } from '../measure/statistics';
 import type { Metric } from '../results/rawResult';
 import type { ConsumeOverheadOutcome, ConsumePair } from './consumeOverhead';
+import type { ConsumeWorkload } from './consumePlan';
 import { boundOf, type ConsumeWindow, type DepthSummary } from './consumeRates';
 import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
 import { HARNESS_OVERHEAD_TARGET_PERCENT, type ResultDraft } from './result';
@@ -62,6 +63,20 @@ function depthDetail(depth: DepthSummary) {
   };
 }
 
+/** The parameters a sustained-consume workload gives both its own result and the overhead check's. */
+function workloadParameters(workload: ConsumeWorkload) {
+  return {
+    consumers: workload.consumers,
+    prefetch: workload.prefetch,
+    ack: 'manual',
+    message_size_bytes: workload.messageSizeBytes,
+    consumer_threads: workload.consumerThreads,
+    producer_threads: workload.producerThreads,
+    window_ms: workload.windowMs,
+    warmup_ms: workload.warmupMs,
+  };
+}
+
 /**
  * The `sustained_consume` raw result of one configuration.
  * @throws RangeError when no window was measured.
@@ -78,14 +93,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
     name: 'sustained_consume',
     category: 'throughput',
     parameters: {
-      consumers: workload.consumers,
-      prefetch: workload.prefetch,
-      ack: 'manual',
-      message_size_bytes: workload.messageSizeBytes,
-      consumer_threads: workload.consumerThreads,
-      producer_threads: workload.producerThreads,
-      window_ms: workload.windowMs,
-      warmup_ms: workload.warmupMs,
+      ...workloadParameters(workload),
       rounds: workload.rounds,
     },
     metrics: {
@@ -175,14 +183,7 @@ export function consumeOverheadResult(outcome: ConsumeOverheadOutcome): ResultDr
     name: 'consume_harness_overhead',
     category: 'throughput',
     parameters: {
-      consumers: workload.consumers,
-      prefetch: workload.prefetch,
-      ack: 'manual',
-      message_size_bytes: workload.messageSizeBytes,
-      consumer_threads: workload.consumerThreads,
-      producer_threads: workload.producerThreads,
-      window_ms: workload.windowMs,
-      warmup_ms: workload.warmupMs,
+      ...workloadParameters(workload),
       pairs: pairs.length,
       bare_client: outcome.bareClient,
     },
