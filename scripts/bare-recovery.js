@@ -8,7 +8,8 @@
  * monotonic clock, the same clock as the fault proxy's timeline), and when told the fault is
  * gone reconnects (retrying every 10 ms, as the harness loop's first retry), consumes again, and
  * proves it with a round trip: a marker published on a second channel to its own queue, back
- * through its consumer. Whoever drives it injects and removes the fault.
+ * through its consumer (one such round trip also before the fault, as the harness makes). Whoever
+ * drives it injects and removes the fault.
  *
  * Usage (driven through stdin/stdout, one JSON object per line):
  *   node scripts/bare-recovery.js --threads N --queue-prefix PREFIX [--bound-ms 30000]
@@ -111,6 +112,17 @@ async function consumerThread({ url, queue, thread, boundMs }) {
     );
   };
 
+  // As the harness does: a marker goes out on a channel of its own and comes back through the consumer.
+  const roundTrip = async (model) => {
+    const probes = await model.createChannel();
+    probes.on('error', () => undefined);
+    const marker = Buffer.from(`probe-${thread}-${now()}`);
+    const back = new Promise((resolve) => (markerWaiter = { marker, resolve }));
+    probes.sendToQueue(queue, marker);
+    await back;
+    markerWaiter = undefined;
+  };
+
   const measured = (async () => {
     connection = await connect();
     record.local_port = connection.connection.stream.localPort;
@@ -126,6 +138,9 @@ async function consumerThread({ url, queue, thread, boundMs }) {
       connection.on('close', onFault);
     });
     await consumeOn(connection);
+    // One round trip before the fault, as the harness's threads make (DrainingConsumer.rehearse):
+    // neither side compiles its probe path at the fault.
+    await roundTrip(connection);
     record.ready_ns = String(now());
     parentPort.postMessage('ready');
     await detected;
@@ -145,13 +160,7 @@ async function consumerThread({ url, queue, thread, boundMs }) {
       }
     }
     await consumeOn(connection);
-    // As the harness does: the marker goes out on a channel of its own, comes back through the consumer.
-    const probes = await connection.createChannel();
-    probes.on('error', () => undefined);
-    const marker = Buffer.from(`probe-${thread}-${now()}`);
-    const back = new Promise((resolve) => (markerWaiter = { marker, resolve }));
-    probes.sendToQueue(queue, marker);
-    await back;
+    await roundTrip(connection);
     record.recovered_ns = String(now());
     parentPort.postMessage('recovered');
   })();

@@ -62,6 +62,8 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
         await connection.close();
         throw error;
       });
+      // The fault and recovery path compiled now, not at the fault (see rehearse).
+      await client.rehearse(task.roundTripTimeoutMs);
     } finally {
       // Counted even on failure, so the main thread never waits for a thread that cannot come.
       board.setInt(me, IntSlot.LOCAL_PORT, client?.localPort ?? 0);

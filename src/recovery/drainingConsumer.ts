@@ -8,13 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientConnection, ClientFault, Publisher } from '../client/api';
 import { bounded } from '../client/bounded';
+import { classifyFault, faultMessage } from '../client/faults';
 import { ClientFaultError, DrainTimeoutError, type DrainResult, type EnsureResult } from '../client/types';
 import { TimeoutError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 
-/** A wait of `drainEvents` for deliveries: when it began, how long it may last, and how it ends. */
+/** A wait of `drainEvents` for deliveries: when it began (performance.now(), ms), how long it may last, and how it ends. */
 interface DrainWait {
-  readonly startedNs: bigint;
+  readonly startedMs: number;
   readonly timeoutMs: number;
   readonly end: (woke: boolean) => void;
 }
@@ -63,7 +64,7 @@ export class DrainingConsumer {
   async drainEvents(timeoutMs: number, options: { collectBodies?: boolean } = {}): Promise<DrainResult> {
     if (this.deliveries.length === 0 && !this.fault) {
       const woke = await new Promise<boolean>((resolve) => {
-        this.wait = { startedNs: nowNs(), timeoutMs, end: resolve };
+        this.wait = { startedMs: performance.now(), timeoutMs, end: resolve };
         this.armDeadline(timeoutMs);
       });
       if (!woke) throw new DrainTimeoutError(timeoutMs, nowNs());
@@ -97,6 +98,29 @@ export class DrainingConsumer {
     }
   }
 
+  /**
+   * Runs, before any fault, the harness code that a fault and its recovery run: a round trip (as
+   * after recovery), `ensureConnection` while up, and a made-up fault through the drain path (it never reaches the connection).
+   * V8 compiles a function on its first call: without this, every thread compiles the same code
+   * at the fault moment, and on two cores 50 threads doing that at once delay each other's
+   * detection and recovery (issue 16). The bare floor (scripts/bare-recovery.js) makes the same
+   * round trip before its fault, so neither side compiles its probe path at the fault.
+   */
+  async rehearse(roundTripTimeoutMs: number): Promise<void> {
+    await this.roundTrip(roundTripTimeoutMs);
+    if (this.fault) return; // a real fault came first: keep it
+    await this.ensureConnection(roundTripTimeoutMs); // up: returns at once, compiled all the same
+    const madeUp = Object.assign(new Error('read ECONNRESET (rehearsal)'), { code: 'ECONNRESET' });
+    this.onFault({ kind: classifyFault(madeUp), message: faultMessage(madeUp), detectedNs: nowNs() });
+    try {
+      await this.drainEvents(0);
+    } catch (error) {
+      if (!(error instanceof ClientFaultError)) throw error;
+    } finally {
+      this.fault = undefined;
+    }
+  }
+
   /** Gives up on the connection at the socket, as a client-side deadline (or a chaos kill) does. */
   destroyConnection(reason: string): void {
     this.connection.destroy(reason);
@@ -127,26 +151,30 @@ export class DrainingConsumer {
     wait.end(woke);
   }
 
-  /** Makes sure the timer fires no later than `dueInMs` from now, keeping the thread alive while a wait is on. */
+  /**
+   * Makes sure the timer fires no later than `dueInMs` from now, keeping the thread alive while a
+   * wait is on. Plain numbers (performance.now()), not hrtime BigInts: this runs once per delivery.
+   */
   private armDeadline(dueInMs: number): void {
-    if (this.deadline && this.deadlineDueNs !== undefined && this.deadlineDueNs <= nowNs() + BigInt(Math.ceil(dueInMs * 1e6))) {
+    const dueMs = performance.now() + dueInMs;
+    if (this.deadline && this.deadlineDueMs !== undefined && this.deadlineDueMs <= dueMs) {
       this.deadline.ref();
       return;
     }
     clearTimeout(this.deadline);
-    this.deadlineDueNs = nowNs() + BigInt(Math.ceil(dueInMs * 1e6));
+    this.deadlineDueMs = dueMs;
     this.deadline = setTimeout(() => this.onDeadline(), dueInMs);
   }
 
-  private deadlineDueNs: bigint | undefined;
+  private deadlineDueMs: number | undefined;
 
   /** The timer fired: end the current wait if its own deadline passed, else wait out the rest of it. */
   private onDeadline(): void {
     this.deadline = undefined;
-    this.deadlineDueNs = undefined;
+    this.deadlineDueMs = undefined;
     const wait = this.wait;
     if (!wait) return;
-    const leftMs = wait.timeoutMs - elapsedMs(wait.startedNs, nowNs());
+    const leftMs = wait.timeoutMs - (performance.now() - wait.startedMs);
     if (leftMs <= 0) this.endWait(false);
     else this.armDeadline(leftMs);
   }

@@ -120,6 +120,9 @@ export class AmqplibPublisher implements Publisher, ChannelBinding {
   }
 }
 
+/** The ack of an auto-ack delivery: one shared function, not a closure per delivery. */
+const NO_ACK = (): void => undefined;
+
 export class AmqplibConsumer implements Consumer, ChannelBinding {
   private channel: Channel | undefined;
   private cancelled = false;
@@ -150,7 +153,7 @@ export class AmqplibConsumer implements Consumer, ChannelBinding {
             body: message.content,
             redelivered: message.fields.redelivered,
             ack: noAck
-              ? () => undefined
+              ? NO_ACK
               : () => {
                   try {
                     if (this.channel === channel) channel.ack(message);
