@@ -58,14 +58,14 @@ const LATENCY_METRIC = /^(.*)_latency_(p\d+|max)_ms$/;
 const PERCENTILE_ORDER = ['p50', 'p90', 'p95', 'p99', 'p999', 'max'];
 
 function latencyKind(result: RawResult, stem: string): LatencyKind {
-  if (stem === 'publish') return result.parameters.mode === 'confirm' ? 'publish-confirm' : 'publish-call';
+  if (stem === 'publish') return result.parameters.publish_mode === 'confirm' ? 'publish-confirm' : 'publish-call';
   return stem === 'e2e' ? 'end-to-end' : 'other';
 }
 
 /** A short row label: `10 threads · 256 B` for publishing (the mode is the panel), the workload for end-to-end. */
 function latencyConfiguration(result: RawResult, family: readonly RawResult[], stem: string, kind: LatencyKind): string {
   if (result.name === 'publish_throughput') {
-    const keys = varyingParameterKeys(family).filter((key) => key !== 'mode');
+    const keys = varyingParameterKeys(family).filter((key) => key !== 'publish_mode');
     return keys.length === 0 ? 'publish' : parametersText(result.parameters, keys);
   }
   const workload = familyTitle(result.name.replace(/^realistic_/, ''));

@@ -53,7 +53,7 @@ const publish = (id: FigureId, metric: string, mode: 'plain' | 'confirm'): Figur
   id,
   family: 'publish_throughput',
   metric,
-  where: { mode, message_size_bytes: 256 },
+  where: { publish_mode: mode, message_size_bytes: 256 },
   by: { parameter: 'threads', take: mode === 'plain' ? 'most' : 'fewest' },
 });
 

@@ -31,7 +31,7 @@ export function parameterText(key: string, value: ParameterValue, explicit = fal
   if (key === 'message_size_bytes' || key === 'message_bytes') return `${value} B`;
   if (key === 'messages_per_thread') return `${value} msgs/thread`;
   if (key === 'messages') return `${value} msgs`;
-  if (key === 'mode') return String(value);
+  if (key === 'mode' || key === 'publish_mode') return String(value);
   if (typeof value === 'string' && !explicit) return value;
   return `${key}=${String(value)}`;
 }

@@ -48,7 +48,7 @@ export interface Glance {
 
 const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
 /** Parameters that say what a configuration is, for a family run in one configuration only. */
-const IDENTITY_PARAMETERS = ['threads', 'consumers', 'message_size_bytes', 'message_bytes', 'mode'];
+const IDENTITY_PARAMETERS = ['threads', 'consumers', 'message_size_bytes', 'message_bytes', 'publish_mode', 'mode'];
 const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_partition', 'recovery_with_latency_before_failure'];
 
 export function statusLabel(status: string): string {

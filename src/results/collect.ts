@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RawResult } from './rawResult';
 import { schemaProblem } from './schemas';
+import { upgradeResult } from './legacyParameters';
 
 export interface InvalidResultFile {
   readonly file: string;
@@ -49,7 +50,7 @@ export function collectRawResults(dir: string, options: CollectOptions = {}): Co
       const parsed: unknown = JSON.parse(fs.readFileSync(filePath, 'utf8'));
       const problem = rawResultProblem(parsed);
       if (problem) invalid.push({ file, error: problem });
-      else found.push({ result: parsed as RawResult, file });
+      else found.push({ result: upgradeResult(parsed as RawResult), file });
     } catch (error) {
       invalid.push({ file, error: error instanceof SyntaxError ? `not valid JSON: ${error.message}` : String(error) });
     }

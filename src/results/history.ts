@@ -8,6 +8,7 @@ import path from 'node:path';
 import { BenchError } from '../errors';
 import type { RunArchive, RunStatus } from './archive';
 import { isRecord } from './collect';
+import { upgradeResult } from './legacyParameters';
 import { withFileLock, type FileLockOptions } from './fileLock';
 import type { KeyMetric } from './keyMetrics';
 import { testsRun, type TestCounts } from './outcome';
@@ -146,10 +147,20 @@ export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}
         `${filePath} has schema_version ${history.schema_version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
       );
     }
-    return { history };
+    // Older entries in today's parameter names (legacyParameters.ts), so they still compare with new runs.
+    return { history: { ...history, runs: history.runs.map(upgradeHistoryEntry) } };
   }
   const movedTo = options.moveCorruptAside ? moveAside(filePath, options.now?.() ?? new Date()) : null;
   return { history: emptyHistory(), corrupt: { reason, movedTo } };
+}
+
+/** A history entry with its results and key metrics in today's parameter names (legacyParameters.ts). */
+export function upgradeHistoryEntry(entry: HistoryEntry): HistoryEntry {
+  return {
+    ...entry,
+    key_metrics: Array.isArray(entry.key_metrics) ? entry.key_metrics.map(upgradeResult) : entry.key_metrics,
+    results: Array.isArray(entry.results) ? entry.results.map(upgradeResult) : entry.results,
+  };
 }
 
 function moveAside(filePath: string, now: Date): string {

@@ -85,7 +85,7 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       threads: workload.threads,
       messages_per_thread: workload.messagesPerThread,
       message_size_bytes: workload.messageSizeBytes,
-      mode: workload.mode,
+      publish_mode: workload.mode,
       rounds: workload.rounds,
       worker_threads: workload.workerThreads,
     },
@@ -174,7 +174,7 @@ export function harnessOverheadResult(input: OverheadInput): ResultDraft {
     parameters: {
       messages: input.messages,
       message_size_bytes: input.messageSizeBytes,
-      mode: 'plain',
+      publish_mode: 'plain',
       threads: 1,
       worker_threads: 1,
       rounds: input.pairs.length,

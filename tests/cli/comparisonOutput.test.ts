@@ -19,7 +19,7 @@ const run = (runId: string, rates: number[], latencies: number[]): ComparableRun
   results: [
     rawResult({
       name: 'publish_throughput',
-      parameters: { threads: 10, mode: 'plain' },
+      parameters: { threads: 10, publish_mode: 'plain' },
       metrics: {
         throughput_msgs_per_sec: { value: [...rates].sort((a, b) => a - b)[2]!, unit: 'msg/s', direction: 'higher' },
         publish_latency_p99_ms: { value: [...latencies].sort((a, b) => a - b)[2]!, unit: 'ms', direction: 'lower' },

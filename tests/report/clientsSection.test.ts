@@ -39,7 +39,7 @@ const consume = (consumers: number, rate: number) =>
   });
 
 const overhead = (ratio: number) =>
-  rawResult({ name: 'harness_overhead', parameters: { mode: 'plain' }, metrics: { ratio_percent: metric(ratio, '%', 'higher') } });
+  rawResult({ name: 'harness_overhead', parameters: { publish_mode: 'plain' }, metrics: { ratio_percent: metric(ratio, '%', 'higher') } });
 
 const correctness = (lost: number, duplicates: number, unexplained: number) =>
   rawResult({

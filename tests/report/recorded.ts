@@ -1,19 +1,20 @@
 /** The recorded run and history (tests/report/fixtures), and the report view built from them. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunArchive } from '../../src/results/archive';
-import type { History, HistoryEntry } from '../../src/results/history';
+import { readRunArchive, type RunArchive } from '../../src/results/archive';
+import { upgradeHistoryEntry, type History, type HistoryEntry } from '../../src/results/history';
 import { buildReportView, type ReportInput, type ReportView } from '../../src/report/view';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 
+/** Read as the harness reads an archive (recorded before `mode` became `publish_mode`: read back in today's names). */
 export function recordedRun(): RunArchive {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURES, 'recorded-run.json'), 'utf8')) as RunArchive;
+  return readRunArchive(path.join(FIXTURES, 'recorded-run.json'));
 }
 
 /** Both runs of the recorded history, oldest first (the second is recordedRun()). */
 export function recordedHistory(): HistoryEntry[] {
-  return [...(JSON.parse(fs.readFileSync(path.join(FIXTURES, 'recorded-history.json'), 'utf8')) as History).runs];
+  return (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'recorded-history.json'), 'utf8')) as History).runs.map(upgradeHistoryEntry);
 }
 
 export function recordedView(overrides: Partial<ReportInput> = {}): ReportView {

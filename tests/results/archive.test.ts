@@ -80,7 +80,7 @@ describe('key metrics', () => {
     const metrics = extractKeyMetrics(realisticResults());
     const byId = (id: string) => metrics.filter((metric) => metric.id === id);
     expect(byId('peak_publish_throughput')).toMatchObject([
-      { value: 61_000, parameters: { threads: 100, mode: 'plain' }, target: null, met: null },
+      { value: 61_000, parameters: { threads: 100, publish_mode: 'plain' }, target: null, met: null },
     ]);
     expect(byId('rst_detection').map((metric) => [metric.parameters.threads, metric.value, metric.met])).toEqual([
       [10, 2.1, true],

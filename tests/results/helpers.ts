@@ -59,7 +59,7 @@ export function publishResult(threads: number, mode: 'plain' | 'confirm', rate: 
     name: 'publish_throughput',
     category: 'throughput',
     test_id: `benchmarks/bench_throughput.bench.ts::TestThroughput::test_publish_throughput[${threads}-${messagesPerThread}-${mode}]`,
-    parameters: { threads, messages_per_thread: messagesPerThread, message_size_bytes: 256, mode },
+    parameters: { threads, messages_per_thread: messagesPerThread, message_size_bytes: 256, publish_mode: mode },
     metrics: {
       throughput_msgs_per_sec: metric(rate, 'msg/s', 'higher'),
       throughput_mb_per_sec: metric((rate * 256) / 1e6, 'MB/s', 'higher'),

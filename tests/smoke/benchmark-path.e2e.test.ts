@@ -91,7 +91,7 @@ describe('smoke: the benchmark path end to end', () => {
     const [cycles] = readJsonFiles(raw, 'kill_recover_cycles');
     expect(cycles!.metrics.leaked_connections!.value).toBe(0);
     const throughput = readJsonFiles(raw, 'publish_throughput');
-    expect(throughput.map((result) => result.parameters.mode).sort()).toEqual(['confirm', 'plain']);
+    expect(throughput.map((result) => result.parameters.publish_mode).sort()).toEqual(['confirm', 'plain']);
     for (const result of throughput) expect(result.metrics.throughput_msgs_per_sec!.value).toBeGreaterThan(0);
   });
 

@@ -73,7 +73,7 @@ describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode 
     const files = fs.readdirSync(rawDir).filter((file) => file.startsWith('publish_throughput_'));
     const onDisk = files
       .map((file) => JSON.parse(fs.readFileSync(path.join(rawDir, file), 'utf8')) as typeof written)
-      .find((result) => result.parameters.mode === mode);
+      .find((result) => result.parameters.publish_mode === mode);
     expect(onDisk).toBeDefined();
     expect(onDisk!.test_id).toBe(
       `tests/throughput/publishRun.int.test.ts::a tiny publish session in ${mode} mode (real broker)::delivers every message of every round to the queue and records a complete raw result`,
@@ -99,7 +99,7 @@ describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode 
       threads: 2,
       messages_per_thread: 20,
       message_size_bytes: 256,
-      mode,
+      publish_mode: mode,
       rounds: 3,
       worker_threads: 2,
     });

@@ -101,7 +101,7 @@ describe('publishThroughputResult', () => {
       threads: 2,
       messages_per_thread: 20,
       message_size_bytes: 256,
-      mode: 'plain',
+      publish_mode: 'plain',
       rounds: 3,
       worker_threads: 2,
     });
