@@ -24,7 +24,10 @@ export function workloadProblems(outcome: WorkloadOutcome, figures: WorkloadFigu
     problems.push(`${account.phantom} phantom and ${outcome.foreignDeliveries} foreign deliveries`);
   if (outcome.rounds.length !== outcome.options.rounds.length)
     problems.push(`only ${outcome.rounds.length} of ${outcome.options.rounds.length} rounds ran`);
-  if (outcome.connectionsDownAtEnd !== 0) problems.push(`${outcome.connectionsDownAtEnd} connections still down at the end`);
+  if (outcome.connectionsDownAtEnd !== 0)
+    problems.push(
+      `${outcome.connectionsDownAtEnd} connections still down at the end (${outcome.options.recoveryGraceMs} ms after the last round's grace)`,
+    );
   if (outcome.queueMessagesLeft !== 0)
     problems.push(`queue holds ${outcome.queueMessagesLeft ?? 'an unknown number of'} messages at the end`);
   return problems;

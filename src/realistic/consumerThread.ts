@@ -17,6 +17,7 @@ import { describeError } from '../errors';
 import { createLatencyHistogram, encodeHistogram, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
+import { trapUnhandled } from '../client/unhandledTrap';
 import type { EncodedHistogram } from '../results/rawResult';
 import { decodeHeader, type MessageHeader } from './message';
 import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
@@ -62,6 +63,8 @@ export interface ConsumerThreadReport {
   readonly reconnects: number;
   /** Connections up when the stop signal came. */
   readonly connectionsUp: number;
+  /** Errors nobody handled inside the client (unhandled rejections, uncaught exceptions): findings. */
+  readonly unhandled: readonly string[];
   readonly error?: string;
 }
 
@@ -115,6 +118,7 @@ export default async function runConsumerThread(task: ConsumerTask): Promise<Con
   let startupMs: number | null = null;
   let error: string | undefined;
   let connectionsUp = 0;
+  const trap = trapUnhandled();
 
   try {
     const started = await Promise.allSettled(
@@ -143,6 +147,7 @@ export default async function runConsumerThread(task: ConsumerTask): Promise<Con
     board.count(Word.THREADS_FAILED);
   } finally {
     await Promise.allSettled(connections.map((connection) => connection.close()));
+    await trap.release(50); // late socket events of the closes surface first
   }
   return {
     threadIndex: task.threadIndex,
@@ -153,6 +158,7 @@ export default async function runConsumerThread(task: ConsumerTask): Promise<Con
     faults,
     reconnects,
     connectionsUp,
+    unhandled: trap.trapped,
     ...(error === undefined ? {} : { error }),
   };
 }

@@ -65,6 +65,12 @@ export interface WorkloadInput {
   readonly connectBoundMs?: number;
   /** Wait after the last round for late deliveries (duplicates), before stopping. @default 250 */
   readonly graceMs?: number;
+  /**
+   * After the grace, how long connections still down are given to come back before they count as
+   * not recovered: a library in its own reconnection delay (rabbitmq-client's first is 1–2 s, then
+   * doubling; amqp-connection-manager's a fixed 5 s) is recovering, not failed. @default 10000
+   */
+  readonly recoveryGraceMs?: number;
   readonly hooks?: WorkloadHooks;
 }
 
@@ -102,6 +108,7 @@ export interface WorkloadOptions {
   readonly roundBoundMs: number;
   readonly connectBoundMs: number;
   readonly graceMs: number;
+  readonly recoveryGraceMs: number;
   readonly hooks: WorkloadHooks;
 }
 
@@ -172,6 +179,7 @@ export function resolveWorkloadOptions(input: WorkloadInput): WorkloadOptions {
     roundBoundMs: positiveInteger('roundBoundMs', input.roundBoundMs ?? 60_000),
     connectBoundMs: positiveInteger('connectBoundMs', input.connectBoundMs ?? 15_000),
     graceMs: nonNegative('graceMs', input.graceMs ?? 250),
+    recoveryGraceMs: nonNegative('recoveryGraceMs', input.recoveryGraceMs ?? 10_000),
     hooks: input.hooks ?? {},
   });
 }

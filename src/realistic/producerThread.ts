@@ -18,6 +18,7 @@ import { connectClient } from '../client/registry';
 import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
+import { trapUnhandled } from '../client/unhandledTrap';
 import { encodeMessage } from './message';
 import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
 
@@ -66,6 +67,8 @@ export interface ProducerThreadReport {
   readonly rounds: readonly ProducerRoundStats[];
   readonly faults: number;
   readonly reconnects: number;
+  /** Errors nobody handled inside the client (unhandled rejections, uncaught exceptions): findings. */
+  readonly unhandled: readonly string[];
   readonly error?: string;
 }
 
@@ -85,6 +88,7 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
   let faults = 0;
   let reconnects = 0;
   let error: string | undefined;
+  const trap = trapUnhandled();
   try {
     const connected = await connectClient(task.client, { urls: [task.url], startBoundMs: task.connectBoundMs });
     connection = connected;
@@ -113,8 +117,9 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
     board.count(Word.THREADS_FAILED);
   } finally {
     await connection?.close();
+    await trap.release(50); // late socket events of the close surface first
   }
-  return { threadIndex: task.threadIndex, rounds, faults, reconnects, ...(error === undefined ? {} : { error }) };
+  return { threadIndex: task.threadIndex, rounds, faults, reconnects, unhandled: trap.trapped, ...(error === undefined ? {} : { error }) };
 }
 
 /** True once round `round` started; false on the stop signal. @throws TimeoutError after `boundMs`. */

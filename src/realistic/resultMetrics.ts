@@ -115,6 +115,9 @@ export function workloadDetails(outcome: WorkloadOutcome, figures: WorkloadFigur
     })),
     consumer_reconnects: outcome.consumerReconnects,
     producer_reconnects: outcome.producerReconnects,
+    // How long, after the last round, connections still in their library's reconnection delay took to come back.
+    end_recovery_wait_ms: outcome.endRecoveryWaitMs,
+    connections_down_at_end: outcome.connectionsDownAtEnd,
     consumer_thread_startup_ms: outcome.consumerReports.map((report) => report.startupMs),
     queue: outcome.queue,
   };

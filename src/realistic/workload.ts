@@ -19,6 +19,7 @@ import { resolveWorkloadOptions, type ResolvedRound, type WorkloadInput, type Wo
 import type { ProducerSlice, ProducerTask, ProducerThreadReport } from './producerThread';
 import { QueueAdmin } from '../broker/queueAdmin';
 import { Word, WorkloadBoard } from './workloadBoard';
+import { unhandledFinding } from '../client/unhandledTrap';
 
 export interface RoundOutcome {
   readonly round: ResolvedRound;
@@ -42,8 +43,10 @@ export interface WorkloadOutcome {
   readonly ledger: LedgerCounts;
   readonly consumerReconnects: number;
   readonly producerReconnects: number;
-  /** Connections still down when the threads were stopped (every thread recovered: 0). */
+  /** Connections still down when the threads were stopped, after the recovery grace (every thread recovered: 0). */
   readonly connectionsDownAtEnd: number;
+  /** How long, after the grace, the last connections took to come back (0 when none was down; the bound when some never did). */
+  readonly endRecoveryWaitMs: number;
   readonly foreignDeliveries: number;
   /** Ready messages left in the queue at the end; null when it could not be checked. */
   readonly queueMessagesLeft: number | null;
@@ -82,10 +85,15 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       settleWithin(consumerTasks, SETTLE_BOUND_MS),
       settleWithin(producerTasks, SETTLE_BOUND_MS),
     ]);
-    const collect = <T extends { error?: string }>(kind: string, settled: (PromiseSettledResult<T> | { status: 'hung' })[]): T[] =>
+    const collect = <T extends { error?: string; unhandled: readonly string[] }>(
+      kind: string,
+      settled: (PromiseSettledResult<T> | { status: 'hung' })[],
+    ): T[] =>
       settled.flatMap((result, index) => {
         if (result.status === 'fulfilled') {
           if (result.value.error) errors.push(`${kind} thread ${index}: ${result.value.error}`);
+          const finding = unhandledFinding(`${kind} thread ${index}`, result.value.unhandled);
+          if (finding) errors.push(finding);
           return [result.value];
         }
         errors.push(
@@ -172,6 +180,10 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       if (round.gapAfterMs > 0) await sleep(round.gapAfterMs);
     }
     await sleep(options.graceMs);
+    // A connection still in its library's reconnection delay gets the recovery grace to come back.
+    const endRecoveryStartedNs = nowNs();
+    await pollUntil(() => board.flag(Word.CONNECTIONS_DOWN) <= 0 || board.flag(Word.THREADS_FAILED) > 0, options.recoveryGraceMs);
+    const endRecoveryWaitMs = Math.round(elapsedMs(endRecoveryStartedNs, nowNs()));
     const queueMessagesLeft = await admin.messagesLeft(queue).catch(() => null);
     const connectionsDownAtEnd = board.flag(Word.CONNECTIONS_DOWN);
     const reports = await settle();
@@ -188,6 +200,7 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       consumerReconnects: board.flag(Word.CONSUMER_RECONNECTS),
       producerReconnects: board.flag(Word.PRODUCER_RECONNECTS),
       connectionsDownAtEnd,
+      endRecoveryWaitMs,
       foreignDeliveries: board.flag(Word.FOREIGN),
       queueMessagesLeft,
       errors,

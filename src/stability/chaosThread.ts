@@ -15,6 +15,7 @@ import { describeError } from '../errors';
 import { encodeHistogram, createLatencyHistogram, recordLatencyNs } from '../measure/histogram';
 import { nowNs, sleep } from '../measure/clock';
 import { redactText } from '../redact';
+import { trapUnhandled } from '../client/unhandledTrap';
 import type { EncodedHistogram } from '../results/rawResult';
 import { DrainingConsumer } from '../recovery/drainingConsumer';
 
@@ -38,7 +39,7 @@ export interface ChaosReport {
   readonly faultsObserved: number;
   readonly recoveries: number;
   readonly unexpectedErrors: string[];
-  readonly unhandled: string[];
+  readonly unhandled: readonly string[];
   /** kill -> recovered (cycles mode). */
   readonly cycleHistogram?: EncodedHistogram;
 }
@@ -56,10 +57,8 @@ function prng(seed: number): () => number {
 }
 
 export default async function chaosThread(task: ChaosTask): Promise<ChaosReport> {
-  const unhandled: string[] = [];
-  const onUnhandled = (error: unknown) => unhandled.push(redactText(describeError(error)));
-  process.on('unhandledRejection', onUnhandled);
-  process.on('uncaughtException', onUnhandled);
+  const trap = trapUnhandled();
+  const unhandled = trap.trapped;
   const random = prng(task.seed);
   let client: DrainingConsumer | undefined;
   /** A connection fault, or its aftermath while the connection is down: expected chaos, not a finding. */
@@ -158,9 +157,7 @@ export default async function chaosThread(task: ChaosTask): Promise<ChaosReport>
     client?.stopWaiting();
     await client?.connection.close().catch((error: unknown) => unexpectedErrors.push(`close: ${describeError(error)}`));
     // Let late socket events surface before the handlers go.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    process.off('unhandledRejection', onUnhandled);
-    process.off('uncaughtException', onUnhandled);
+    await trap.release(50);
   }
   return {
     workerIndex: task.workerIndex,

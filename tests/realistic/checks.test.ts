@@ -30,7 +30,7 @@ describe('workloadProblems', () => {
       '1 duplicates not explained by redelivery or republish, e.g. seq 4',
       '0 phantom and 2 foreign deliveries',
       'only 1 of 2 rounds ran',
-      '1 connections still down at the end',
+      "1 connections still down at the end (10000 ms after the last round's grace)",
       'queue holds an unknown number of messages at the end',
     ]);
   });

@@ -34,6 +34,7 @@ export function syntheticOutcome(): WorkloadOutcome {
         threadIndex: 0,
         faults: 0,
         reconnects: 0,
+        unhandled: [],
         rounds: [
           { round: 0, startNs: 0n, endNs: 5n * MS, sent: 5, republished: 0, confirmed: 0 },
           { round: 1, startNs: 1000n * MS, endNs: 1050n * MS, sent: 50, republished: 0, confirmed: 0 },
@@ -43,6 +44,7 @@ export function syntheticOutcome(): WorkloadOutcome {
         threadIndex: 1,
         faults: 0,
         reconnects: 0,
+        unhandled: [],
         rounds: [
           { round: 0, startNs: 1n * MS, endNs: 4n * MS, sent: 5, republished: 0, confirmed: 0 },
           { round: 1, startNs: 1010n * MS, endNs: 1100n * MS, sent: 50, republished: 0, confirmed: 0 },
@@ -58,6 +60,7 @@ export function syntheticOutcome(): WorkloadOutcome {
         faults: 0,
         reconnects: 0,
         connectionsUp: 1,
+        unhandled: [],
         rounds: [
           { deliveries: 5, firstNs: 2n * MS, lastNs: 6n * MS, latency: histogramOf(1), scheduleLatency: null },
           { deliveries: 50, firstNs: 1002n * MS, lastNs: 1150n * MS, latency: histogramOf(10, 10, 10), scheduleLatency: null },
@@ -71,6 +74,7 @@ export function syntheticOutcome(): WorkloadOutcome {
         faults: 0,
         reconnects: 0,
         connectionsUp: 1,
+        unhandled: [],
         rounds: [
           { deliveries: 5, firstNs: 2n * MS, lastNs: 7n * MS, latency: histogramOf(1), scheduleLatency: null },
           { deliveries: 50, firstNs: 1003n * MS, lastNs: 1200n * MS, latency: histogramOf(30), scheduleLatency: histogramOf(40) },
@@ -86,6 +90,7 @@ export function syntheticOutcome(): WorkloadOutcome {
     consumerReconnects: 0,
     producerReconnects: 0,
     connectionsDownAtEnd: 0,
+    endRecoveryWaitMs: 0,
     foreignDeliveries: 0,
     queueMessagesLeft: 0,
     errors: [],
