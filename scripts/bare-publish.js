@@ -10,6 +10,9 @@
  * Usage:
  *   node scripts/bare-publish.js [--client amqplib] --queue NAME [--messages 20000] [--size 256] [--warmup N] [--rounds 1] [--declare]
  *   node scripts/bare-publish.js --queue NAME --serve [--messages 20000] [--size 256] [--warmup N]
+ *   ... [--options JSON]   the library's own connection options (what the harness's adapter passes
+ *                          for the configuration measured, e.g. '{"noDelay":true,"heartbeat":5}'),
+ *                          so both sides of the overhead check run with the same settings
  *
  * The broker URL comes from AMQP_URL (default amqp://guest:guest@127.0.0.1:5672), not argv,
  * so credentials never show in a process list. Without --declare the queue must exist; with

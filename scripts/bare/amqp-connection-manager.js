@@ -12,8 +12,9 @@
  */
 const amqp = require('amqp-connection-manager');
 
-async function open(url) {
-  const connection = amqp.connect([url], { connectionOptions: { noDelay: true, timeout: 5000 } });
+/** `options`: amqp-connection-manager's own (`connect(urls, options)`); without them, noDelay and a 5 s connect timeout. */
+async function open(url, options = { connectionOptions: { noDelay: true, timeout: 5000 } }) {
+  const connection = amqp.connect([url], options);
   const channel = connection.createChannel({ confirm: false });
   // A failed setup is emitted as 'error'; the first connect below reports what matters.
   channel.on('error', () => undefined);

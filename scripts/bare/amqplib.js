@@ -57,8 +57,15 @@ async function consume(connection, lost, queue, { consumers, prefetch }) {
   };
 }
 
-async function open(url) {
-  const connection = await amqp.connect(url, { noDelay: true, timeout: 5000 });
+/**
+ * `options`: `heartbeat` (seconds; amqplib reads it from the URL), then amqplib's socket options
+ * (`noDelay`, `timeout`). Without options: TCP_NODELAY and a 5 s connect timeout.
+ */
+async function open(url, options = { noDelay: true, timeout: 5000 }) {
+  const { heartbeat, ...socketOptions } = options;
+  const target = new URL(url);
+  if (heartbeat !== undefined) target.searchParams.set('heartbeat', String(heartbeat));
+  const connection = await amqp.connect(target.toString(), socketOptions);
   let lostReason;
   connection.on('error', (error) => {
     lostReason = lostReason || error.message;

@@ -15,8 +15,9 @@ const { AMQPSession } = require('@cloudamqp/amqp-client');
 /** Always there, so its passive declaration is a round trip that cannot fail. */
 const ALWAYS_THERE = 'amq.direct';
 
-async function open(url) {
-  const session = await AMQPSession.connect(url, { logger: null });
+/** `options`: `AMQPSession.connect`'s own (heartbeat, reconnect intervals, tlsOptions.noDelay); without them, the library's defaults. */
+async function open(url, options = {}) {
+  const session = await AMQPSession.connect(url, { ...options, logger: null });
   /** Queue handles by name; a server-named queue's handle is not cached by the session itself. */
   const queues = new Map();
   // Passive: the queue may be anyone's (any durability or arguments); the library's default declaration is durable.

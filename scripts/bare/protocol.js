@@ -17,6 +17,7 @@ function parseArgs(argv) {
     rounds: 1,
     declare: false,
     serve: false,
+    libraryOptions: undefined,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
@@ -41,9 +42,10 @@ function parseArgs(argv) {
     else if (arg === '--rounds') options.rounds = count('--rounds');
     else if (arg === '--declare') options.declare = true;
     else if (arg === '--serve') options.serve = true;
+    else if (arg === '--options') options.libraryOptions = jsonObject('--options', value());
     else
       throw new Error(
-        `unknown argument ${JSON.stringify(arg)}; expected --client, --queue, --messages, --size, --warmup, --rounds, --declare or --serve`,
+        `unknown argument ${JSON.stringify(arg)}; expected --client, --queue, --messages, --size, --warmup, --rounds, --declare, --serve or --options`,
       );
   }
   if (options.messages < 1) throw new Error('--messages must be at least 1');
@@ -51,6 +53,19 @@ function parseArgs(argv) {
   if (options.queue === undefined && !options.declare) throw new Error('--queue NAME is required (or --declare for a temporary queue)');
   if (options.warmup === undefined) options.warmup = options.messages;
   return options;
+}
+
+/** A JSON object given on the command line (the library's connection options). */
+function jsonObject(flag, raw) {
+  let parsed;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new Error(`${flag} must be a JSON object; got ${JSON.stringify(raw.slice(0, 80))} (${error.message})`, { cause: error });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error(`${flag} must be a JSON object; got ${JSON.stringify(raw.slice(0, 80))}`);
+  return parsed;
 }
 
 async function timedRound(client, queue, payload, options, round) {
@@ -83,7 +98,7 @@ async function serve(client, queue, payload, options) {
 
 /**
  * Runs the bare publish reference with the client module named by --client
- * (scripts/bare/<client>.js: `open(url)` resolving to `{ publishBatch, checkQueue, declareTemporaryQueue, deleteQueue, close }`).
+ * (scripts/bare/<client>.js: `open(url, libraryOptions)` resolving to `{ publishBatch, checkQueue, declareTemporaryQueue, deleteQueue, close }`).
  */
 async function main(argv) {
   const options = parseArgs(argv);
@@ -96,7 +111,8 @@ async function main(argv) {
     throw new Error(`no bare script for client ${JSON.stringify(options.client)} (scripts/bare/${options.client}.js)`);
   }
   const url = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
-  const client = await driver.open(url);
+  // Without --options each script uses its own fixed settings (see the script); with it, exactly those.
+  const client = await driver.open(url, options.libraryOptions);
   let queue = options.queue;
   try {
     if (options.declare) queue = await client.declareTemporaryQueue(2 * (options.messages * options.rounds + options.warmup));

@@ -13,8 +13,9 @@
  */
 const { Connection } = require('rabbitmq-client');
 
-async function open(url) {
-  const rabbit = new Connection({ url, noDelay: true, connectionTimeout: 5000 });
+/** `options`: rabbitmq-client's own `Connection` options; without them, noDelay and a 5 s connect timeout. */
+async function open(url, options = { noDelay: true, connectionTimeout: 5000 }) {
+  const rabbit = new Connection({ url, ...options });
   // The library emits connection errors as events (and reconnects); without a listener one would throw.
   rabbit.on('error', () => undefined);
   try {

@@ -172,6 +172,14 @@ export interface ClientAdapter {
   readonly recovery: 'library' | 'harness';
   /** The settings a profile gives this library (reported as `ClientInfo.settings`). */
   settings(profile: ClientProfile): Readonly<Record<string, string | number | boolean>>;
+  /**
+   * The library's own connection options of a profile, as JSON, for the bare script of the
+   * library (scripts/bare/<library>.js `open(url, options)`): the harness-overhead check runs both
+   * sides with the same settings (Nagle, heartbeat, timeouts), so its ratio is the harness's cost
+   * and not a difference of settings. Only what the library takes; nothing of the harness's
+   * (connection names, recovery hooks).
+   */
+  bareOptions(profile: ClientProfile): Readonly<Record<string, unknown>>;
   connect(profile: ClientProfile, options: ConnectOptions): Promise<ClientConnection>;
 }
 

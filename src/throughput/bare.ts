@@ -26,6 +26,8 @@ export interface BarePublisherOptions {
   readonly timeoutMs?: number;
   /** The library whose bare script runs (scripts/bare/<library>.js). @default amqplib */
   readonly library?: string;
+  /** The library's own connection options (the adapter's `bareOptions` of the configuration measured); the script's fixed ones when absent. */
+  readonly libraryOptions?: Readonly<Record<string, unknown>>;
 }
 
 /** One timed round as the script reports it. */
@@ -91,6 +93,7 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
     String(options.messageSizeBytes),
     '--warmup',
     String(warmupMessages),
+    ...(options.libraryOptions ? ['--options', JSON.stringify(options.libraryOptions)] : []),
   ];
   const child = startLineProcess('bare-publish', BARE_PUBLISH_SCRIPT, args, { AMQP_URL: options.url });
   let closed = false;

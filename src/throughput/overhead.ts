@@ -70,6 +70,8 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     bare = await startBarePublisher({
       url: options.url,
       library: bareLibraryOf(client),
+      // The same library settings as the configuration measured: the ratio is the harness's cost, not Nagle's or a heartbeat's.
+      libraryOptions: adapterOf(client.name).bareOptions(client.profile),
       queue: session.queue,
       messages,
       messageSizeBytes,

@@ -203,6 +203,7 @@ export function harnessOverheadResult(input: OverheadInput): ResultDraft {
       `ratio_percent: the median over ${input.pairs.length} back-to-back pairs of harness rate / bare rate x 100 (the side that runs first alternates); target: at least ${HARNESS_OVERHEAD_TARGET_PERCENT}% (recorded, not asserted)`,
       "same workload on both sides: one long-lived connection and channel, warmed up before the first timed run, plain publishes of the same size to the same queue, backpressure honoured with 'drain', timed from the first publish to a synchronous round trip after the last",
       'harness: a piscina worker thread recording every publish in an HDR histogram; bare: scripts/bare-publish.js --serve in its own Node.js process, one timed run per request',
+      "bare: the client's own library (scripts/bare/<library>.js) with the library options of the configuration measured (its adapter's bareOptions: the same heartbeat, TCP_NODELAY and timeouts as the harness side, see `client.settings`), so the ratio is the harness's cost, not a difference of settings",
     ],
     details: {
       pairs: input.pairs.map((pair) => ({

@@ -17,7 +17,9 @@ import { getConfig } from '../../src/config';
 import { WorkerError } from '../../src/errors';
 import { BARE_PUBLISH_SCRIPT, parseBareRecord, startBarePublisher } from '../../src/throughput/bare';
 import { measurePublishThroughput, measuredRounds } from '../../src/throughput/measure';
-import { measureHarnessOverhead } from '../../src/throughput/overhead';
+import { bareLibraryOf, measureHarnessOverhead } from '../../src/throughput/overhead';
+import { clientLabel } from '../../src/client/api';
+import { adapterOf, allClientSpecs } from '../../src/client/registry';
 import { resolvePublishWorkload } from '../../src/throughput/plan';
 import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard';
 import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
@@ -208,6 +210,33 @@ describe('the bare publish script', () => {
       expect(await count()).toBe(110);
     });
   }, 30_000);
+
+  // The overhead check hands each script the library options of the configuration measured.
+  it.each(allClientSpecs().map((spec) => [clientLabel(spec), spec] as const))(
+    "runs %s's library with that configuration's options, and every message arrives",
+    async (_label, spec) => {
+      const adapter = adapterOf(spec.name);
+      await withQueue(async (queue, count) => {
+        const bare = await startBarePublisher({
+          url,
+          queue,
+          library: bareLibraryOf(spec),
+          libraryOptions: adapter.bareOptions(spec.profile),
+          messages: 200,
+          messageSizeBytes: 64,
+          warmupMessages: 20,
+          timeoutMs: 20_000,
+        });
+        try {
+          expect((await bare.run()).messages).toBe(200);
+        } finally {
+          await bare.close();
+        }
+        expect(await count()).toBe(220);
+      });
+    },
+    30_000,
+  );
 
   it("fails with the script's own message when the queue does not exist", async () => {
     await expect(

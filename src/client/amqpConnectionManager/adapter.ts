@@ -31,6 +31,7 @@ export const amqpConnectionManagerAdapter: ClientAdapter = {
   multipleHosts: true,
   recovery: 'library',
   settings: acmSettingsOf,
+  bareOptions: (profile) => ({ ...managerOptionsOf(profile, undefined) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
     const connection = new AcmConnection(
       {

@@ -134,6 +134,15 @@ export const amqplibManualAdapter: ClientAdapter = {
       no_delay: true,
     };
   },
+  // `heartbeat` is a URL parameter for amqplib; the bare script puts it there, the rest are socket options.
+  bareOptions: (profile) => {
+    const settings = settingsOf(profile);
+    return {
+      ...(settings.heartbeatSeconds === undefined ? {} : { heartbeat: settings.heartbeatSeconds }),
+      noDelay: true,
+      timeout: settings.connectTimeoutMs,
+    };
+  },
   async connect(profile: ClientProfile, options: ConnectOptions) {
     const connection = new AmqplibManualConnection(options.urls, settingsOf(profile), options.connectionName, {
       name: 'amqplib',

@@ -105,6 +105,15 @@ export const amqplibRecoveryAdapter: ClientAdapter = {
       no_delay: options.noDelay ?? 'default (false: Nagle on)',
     };
   },
+  // As scripts/bare/amqplib.js takes them: `heartbeat` (a URL parameter), then socket options.
+  bareOptions: (profile) => {
+    const options = recoveryOptionsOf(profile);
+    return {
+      ...(options.heartbeatSeconds === undefined ? {} : { heartbeat: options.heartbeatSeconds }),
+      ...(options.noDelay === undefined ? {} : { noDelay: options.noDelay }),
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    };
+  },
   async connect(profile: ClientProfile, options: ConnectOptions) {
     const connection = new AmqplibRecoveryConnection({
       name: 'amqplib-recovery',

@@ -18,7 +18,7 @@ import type { ClientAdapter, ClientProfile, ConnectOptions } from '../api';
 import { bounded } from '../bounded';
 import { packageVersion } from '../amqplib/common';
 import { CloudamqpConnection } from './connection';
-import { reportedSettings } from './settings';
+import { reportedSettings, sessionTuningOf } from './settings';
 
 const LIBRARY = '@cloudamqp/amqp-client';
 
@@ -28,6 +28,7 @@ export const cloudamqpAdapter: ClientAdapter = {
   multipleHosts: false,
   recovery: 'library',
   settings: reportedSettings,
+  bareOptions: (profile) => ({ ...sessionTuningOf(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
     const url = options.urls[0];
     if (url === undefined) throw new Error('cloudamqp: ConnectOptions.urls is empty; pass at least one amqp:// URL');

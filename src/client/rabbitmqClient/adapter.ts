@@ -28,6 +28,7 @@ export const rabbitmqClientAdapter: ClientAdapter = {
   multipleHosts: true,
   recovery: 'library',
   settings: reportedSettings,
+  bareOptions: (profile) => ({ ...profileOptions(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
     const connection = new RabbitmqClientConnection(
       {
