@@ -1,15 +1,13 @@
 'use strict';
 /**
- * Bare rabbitmq-client publish: one Connection, one channel from `acquire()`, plain publishes
- * through the default exchange, each awaited (`basicPublish` resolves once its frames are written
- * to the socket, waiting for 'drain' under backpressure), then one synchronous round trip on the
- * same channel (the broker handles a channel's frames in order: its reply means it has taken
- * every message).
- *
- * Why a raw channel rather than `createPublisher`: the Publisher's `send` is this very
- * `basicPublish` behind a lazy channel setup, but it keeps its channel to itself, so no round trip
- * could follow the messages on their channel. The library's own benchmark (benchmark.ts) publishes
- * this way too. `noDelay` as in the amqplib bare script.
+ * Bare rabbitmq-client publish, through the calls the harness's adapter makes: the library's own
+ * `createPublisher` (what its docs recommend), plain `send({ exchange: '', routingKey }, body)`,
+ * each awaited (it resolves once its frames are written to the socket, waiting for 'drain' under
+ * backpressure), then one synchronous round trip on the publisher's channel (the broker handles a
+ * channel's frames in order: its reply means it has taken every message). The Publisher keeps its
+ * channel to itself and opens it through `acquire()`, so the publisher is created on an object
+ * that observes `acquire` (as the adapter does) to get that channel for the round trip.
+ * Without options: `noDelay` and a 5 s connect timeout.
  */
 const { Connection } = require('rabbitmq-client');
 
@@ -24,24 +22,34 @@ async function open(url, options = { noDelay: true, connectionTimeout: 5000 }) {
     const reason = error && error.cause ? error.cause.message : error.message;
     throw new Error(`rabbitmq-client could not connect within 10 s: ${reason}; is the broker at AMQP_URL up?`, { cause: error });
   }
-  const channel = await rabbit.acquire();
+  // Queue admin on a channel of its own; publishing through the library's Publisher.
+  const admin = await rabbit.acquire();
+  let publisherChannel;
+  const observed = Object.create(rabbit);
+  observed.acquire = async (acquireOptions) => {
+    publisherChannel = await rabbit.acquire(acquireOptions);
+    return publisherChannel;
+  };
+  const publisher = rabbit.createPublisher.call(observed, { confirm: false });
   return {
     async publishBatch(queue, payload, count) {
-      for (let i = 0; i < count; i += 1) await channel.basicPublish(queue, payload);
-      await channel.queueDeclare({ queue, passive: true });
+      for (let i = 0; i < count; i += 1) await publisher.send({ exchange: '', routingKey: queue }, payload);
+      if (!publisherChannel) throw new Error("rabbitmq-client's createPublisher did not open its channel through acquire()");
+      await publisherChannel.exchangeDeclare({ exchange: 'amq.direct', passive: true });
     },
     async checkQueue(queue) {
-      await channel.queueDeclare({ queue, passive: true });
+      await admin.queueDeclare({ queue, passive: true });
     },
     async declareTemporaryQueue(maxLength) {
-      const declared = await channel.queueDeclare({ queue: '', exclusive: true, arguments: { 'x-max-length': maxLength } });
+      const declared = await admin.queueDeclare({ queue: '', exclusive: true, arguments: { 'x-max-length': maxLength } });
       return declared.queue;
     },
     async deleteQueue(queue) {
-      await channel.queueDelete({ queue });
+      await admin.queueDelete({ queue });
     },
     async close() {
-      await channel.close();
+      await publisher.close();
+      await admin.close();
       await rabbit.close();
     },
   };

@@ -18,7 +18,7 @@
  *   so the reply means it has taken every message); in confirm mode the last confirm is the flush.
  */
 import type { ClientConnection, ClientSpec, Publisher } from '../client/api';
-import { bounded } from '../client/bounded';
+import { SequenceBound } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
@@ -153,27 +153,31 @@ async function publishMessages(
   noteError: (error: unknown) => void,
 ): Promise<PublisherOutcome> {
   const outcome: PublisherOutcome = { published: 0, errors: 0 };
-  for (let i = 0; i < task.messagesPerThread; i += 1) {
-    const startedNs = nowNs();
-    try {
-      // Bounded: a confirm may never come, and a client may hold a publish while it is down.
-      await bounded(
-        publisher.publish('', task.queue, payload),
-        task.phaseBoundMs,
-        `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.phaseBoundMs} ms`,
-      );
-    } catch (error) {
-      outcome.errors += 1;
-      noteError(error);
-      // A lost connection fails every later publish the same way: stop this publisher.
-      if (connection.state !== 'up') {
-        outcome.errors += task.messagesPerThread - i - 1;
-        break;
+  // Bounded: a confirm may never come, and a client may hold a publish while it is down.
+  const bound = new SequenceBound(
+    task.phaseBoundMs,
+    `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.phaseBoundMs} ms`,
+  );
+  try {
+    for (let i = 0; i < task.messagesPerThread; i += 1) {
+      const startedNs = nowNs();
+      try {
+        await bound.wait(publisher.publish('', task.queue, payload));
+      } catch (error) {
+        outcome.errors += 1;
+        noteError(error);
+        // A lost connection fails every later publish the same way: stop this publisher.
+        if (connection.state !== 'up') {
+          outcome.errors += task.messagesPerThread - i - 1;
+          break;
+        }
+        continue;
       }
-      continue;
+      if (histogram) recordLatencyNs(histogram, nowNs() - startedNs);
+      outcome.published += 1;
     }
-    if (histogram) recordLatencyNs(histogram, nowNs() - startedNs);
-    outcome.published += 1;
+  } finally {
+    bound.stop();
   }
   return outcome;
 }

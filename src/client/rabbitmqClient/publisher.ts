@@ -27,8 +27,19 @@ export class RabbitmqClientPublisher implements Publisher {
   /** The channel the library's publisher uses now (see `createObservedPublisher`). */
   private channel: Channel | undefined;
   private published = false;
-  /** Sends not settled yet: `flush` waits for them. */
-  private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * The last send: a channel's sends settle in order (written, or confirmed: the broker confirms
+   * in publish order), so `flush` waits for this one only. One promise per send, no set to keep:
+   * each publish is awaited by its caller, so anything per send adds to every message's time.
+   */
+  private lastSent: Promise<void> | undefined;
+  /** The first send that failed since the last flush (each caller got its own rejection too). */
+  private failure: ClientFaultError | undefined;
+  private readonly translate = (error: unknown): never => {
+    const fault = this.owner.faultFrom(error);
+    this.failure ??= fault;
+    throw fault;
+  };
 
   constructor(
     readonly confirms: boolean,
@@ -43,12 +54,8 @@ export class RabbitmqClientPublisher implements Publisher {
   publish(exchange: string, routingKey: string, body: Buffer, options: PublishOptions = {}): Promise<void> {
     this.published = true;
     const envelope = options.persistent ? { exchange, routingKey, durable: true } : { exchange, routingKey };
-    const sent = this.library.send(envelope, body).catch((error: unknown) => {
-      throw this.owner.faultFrom(error);
-    });
-    this.inFlight.add(sent);
-    const settled = (): void => void this.inFlight.delete(sent);
-    sent.then(settled, settled);
+    const sent = this.library.send(envelope, body).catch(this.translate);
+    this.lastSent = sent;
     return sent;
   }
 
@@ -59,9 +66,10 @@ export class RabbitmqClientPublisher implements Publisher {
    */
   async flush(boundMs: number): Promise<void> {
     const flushed = async (): Promise<void> => {
-      const outcomes = await Promise.allSettled([...this.inFlight]);
-      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+      await this.lastSent?.catch(() => undefined);
+      const failed = this.failure;
+      this.failure = undefined;
+      if (failed) throw failed;
       if (this.confirms || !this.published) return;
       const channel = this.channel;
       if (!channel) {
