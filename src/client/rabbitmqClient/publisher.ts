@@ -33,11 +33,16 @@ export class RabbitmqClientPublisher implements Publisher {
    * each publish is awaited by its caller, so anything per send adds to every message's time.
    */
   private lastSent: Promise<void> | undefined;
-  /** The first send that failed since the last flush (each caller got its own rejection too). */
-  private failure: ClientFaultError | undefined;
-  private readonly translate = (error: unknown): never => {
+  /** Sends settled so far (they settle in order), and the latest that failed, by its place in that order. */
+  private settled = 0;
+  private failure: { readonly settledAs: number; readonly fault: ClientFaultError } | undefined;
+  private readonly onSent = (): void => {
+    this.settled += 1;
+  };
+  private readonly onFailed = (error: unknown): never => {
+    this.settled += 1;
     const fault = this.owner.faultFrom(error);
-    this.failure ??= fault;
+    this.failure = { settledAs: this.settled, fault };
     throw fault;
   };
 
@@ -54,7 +59,7 @@ export class RabbitmqClientPublisher implements Publisher {
   publish(exchange: string, routingKey: string, body: Buffer, options: PublishOptions = {}): Promise<void> {
     this.published = true;
     const envelope = options.persistent ? { exchange, routingKey, durable: true } : { exchange, routingKey };
-    const sent = this.library.send(envelope, body).catch(this.translate);
+    const sent = this.library.send(envelope, body).then(this.onSent, this.onFailed);
     this.lastSent = sent;
     return sent;
   }
@@ -66,10 +71,10 @@ export class RabbitmqClientPublisher implements Publisher {
    */
   async flush(boundMs: number): Promise<void> {
     const flushed = async (): Promise<void> => {
+      // A send that failed before this flush was told to its caller; one still in flight now is the flush's failure.
+      const settledBefore = this.settled;
       await this.lastSent?.catch(() => undefined);
-      const failed = this.failure;
-      this.failure = undefined;
-      if (failed) throw failed;
+      if (this.failure && this.failure.settledAs > settledBefore) throw this.failure.fault;
       if (this.confirms || !this.published) return;
       const channel = this.channel;
       if (!channel) {
