@@ -7,12 +7,33 @@
  * threads, connections and queues, as every recovery scenario is.
  */
 import type { ClientSpec } from '../client/api';
+import { clientInfo } from '../client/registry';
 import { armResetPeer, type ProxyTarget } from '../faults';
 import { elapsedMs } from '../measure/clock';
 import { startBareConsumers } from './bareConsumers';
 import { startHarnessConsumers } from './harnessConsumers';
 import { computeRecoveryMetrics, type RecoveryMetrics } from './metrics';
 import { runRecoveryScenario, type RecoveryOutcome } from './scenario';
+
+/** How often scripts/bare-recovery.js retries its reconnection: the harness loop's first retry in amqplib's `defaults`. */
+export const BARE_RECOVERY_RETRY_MS = 10;
+
+/**
+ * Why the bare floor is not this configuration's floor, or undefined when it is: the script is
+ * plain amqplib reconnecting every 10 ms, which is what the harness's loop over amqplib does in
+ * its `defaults` profile. Against any other configuration (another library, amqplib's own
+ * recovery, a 100 ms first retry) the ratio would measure the difference of settings, not the
+ * harness.
+ */
+export function bareFloorMismatch(client: ClientSpec): string | undefined {
+  const info = clientInfo(client);
+  if (info.library !== 'amqplib') return `the bare floor is plain amqplib; this client's library is ${info.library}`;
+  if (info.recovery !== 'harness') return `the bare floor reconnects in its own loop; ${client.name} recovers with the library's own`;
+  const firstRetryMs = info.settings.first_retry_ms;
+  if (firstRetryMs !== BARE_RECOVERY_RETRY_MS)
+    return `the bare floor retries every ${BARE_RECOVERY_RETRY_MS} ms; ${client.name} (${client.profile}) first retries after ${String(firstRetryMs)} ms`;
+  return undefined;
+}
 
 export interface RecoveryOverheadOptions {
   readonly threads: number;
