@@ -5,6 +5,7 @@
 import type { RunArchive } from '../results/archive';
 import { compareParameters, keyMetricLabel, SEED_TARGETS, type KeyMetric } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
+import { clientConfigurations, configurationOf } from './clientFigures';
 import { configurationLabel, parametersText, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
 import { formatNumber, formatValue } from './format';
 import { markdownTable } from './markdown';
@@ -159,7 +160,12 @@ export const GLANCE_RECOVERY_METRICS = [
 ] as const;
 
 function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetric[]): Omit<Glance['recovery'], 'floor'> {
-  const recovery = recoveryScenarios(results);
+  // Several client configurations (a shoot-out): the first screen shows the first one's scenarios;
+  // every configuration's figures are in Clients side by side and the recovery tables below.
+  const configurations = clientConfigurations(results.filter(isRecoveryScenario));
+  const first = configurations.length > 1 ? configurations[0] : undefined;
+  const shown = first ? results.filter((result) => configurationOf(result)?.label === first.label) : results;
+  const recovery = recoveryScenarios(shown);
   // Numbers alone (the headers say ms), so a cell never wraps on a narrow page.
   const value = (result: RawResult, metric: string) => {
     const figure = result.metrics[metric];
@@ -185,6 +191,11 @@ function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetri
             rows.map((row) => [row.scenario, row.detection, row.propagation, row.detection_spread, row.fault_spread, row.full_recovery]),
             [false, true, true, true, true, true],
           ),
-    legend: rows.length === 0 ? '' : RECOVERY_TABLE_LEGEND,
+    legend:
+      rows.length === 0
+        ? ''
+        : first
+          ? `${first.label}, the first of ${configurations.length} client configurations in this run (every configuration's figures: Clients side by side, and the recovery tables below). ${RECOVERY_TABLE_LEGEND}`
+          : RECOVERY_TABLE_LEGEND,
   };
 }
