@@ -46,14 +46,15 @@ describe('the --threshold gate on recorded runs', () => {
     expect(outcome.stdout).toContain(`archive     ${path.join(dir, `${BUSY_CORE_RUN}.json`)}`);
     expect(outcome.stdout).toContain(`compared    with ${THIRD_RUN}: 0 better, 6 worse, 39 ~, 0 not judged (38 judged, BH-corrected)`);
     expect(outcome.stdout).toContain('threshold   6 metric(s) judged worse by more than 10%:');
-    // Three earlier runs of the same build: each minimum effect is learned from their noise.
+    // Three earlier runs of the same build: each minimum effect is learned from their noise. Recorded
+    // before `mode` became `publish_mode`: read back in today's names, they still compare.
     expect(outcome.stdout).toContain(
-      '✗ publish_throughput{message_size_bytes=256, messages_per_thread=100, mode=plain, rounds=2, threads=10, worker_threads=4} Throughput (msg/s): −59.0% [−77.9%, −28.3%] (MW exact p=0.004, q=0.021; minimum ±41% (noise of 3 runs))',
+      '✗ publish_throughput{message_size_bytes=256, messages_per_thread=100, publish_mode=plain, rounds=2, threads=10, worker_threads=4} Throughput (msg/s): −59.0% [−77.9%, −28.3%] (MW exact p=0.004, q=0.021; minimum ±41% (noise of 3 runs))',
     );
     expect(outcome.stdout).toMatch(/✗ publish_throughput\{[^}]*threads=10[^}]*\} Throughput \(MB\/s\): −59\.0%/);
     const markdown = fs.readFileSync(path.join(dir, 'LATEST_REPORT.md'), 'utf8');
     expect(markdown).toContain(
-      '- ❌ publish_throughput{message_size_bytes=256, messages_per_thread=100, mode=plain, rounds=2, threads=10, worker_threads=4} Throughput (msg/s): −59.0%',
+      '- ❌ publish_throughput{message_size_bytes=256, messages_per_thread=100, publish_mode=plain, rounds=2, threads=10, worker_threads=4} Throughput (msg/s): −59.0%',
     );
   }, 120_000);
 
