@@ -41,7 +41,7 @@ export interface RecoveryOverheadOptions {
   readonly proxy: ProxyTarget;
   readonly proxiedUrl: string;
   readonly directUrl: string;
-  /** Pairs of runs (harness + bare). @default 3 */
+  /** Pairs of runs (harness + bare). @default 5 */
   readonly pairs?: number;
 }
 
@@ -65,7 +65,7 @@ export interface RecoveryOverheadOutcome {
 }
 
 export async function measureRecoveryOverhead(options: RecoveryOverheadOptions): Promise<RecoveryOverheadOutcome> {
-  const pairCount = options.pairs ?? 3;
+  const pairCount = options.pairs ?? 5;
   const run = async (side: 'harness' | 'bare'): Promise<RecoverySide> => {
     const outcome = await runRecoveryScenario({
       threads: options.threads,
