@@ -40,7 +40,20 @@ describe('the recovery harness-overhead check against the real broker and proxy'
     for (const [name, side] of Object.entries({ harness: outcome.pairs[0]!.harness, bare: outcome.pairs[0]!.bare })) {
       const { metrics, fault, details } = side.computed;
       expect({ name, failures: side.failures }).toEqual({ name, failures: [] });
-      expect({ name, received: fault.received, exact: fault.reference.exact }).toEqual({ name, received: { reset: THREADS }, exact: true });
+      // Every thread heard the RST itself (no deadline, no other error). amqplib reports an RST now and
+      // then as "Unexpected close" (its socket ended before the reset was read; seen under load, also
+      // in the realistic suite), so a reset may arrive as `closed`; the proxy's timeline is exact either way.
+      const received = fault.received as Record<string, number>;
+      expect({
+        name,
+        kinds: Object.keys(received).filter((kind) => kind !== 'reset' && kind !== 'closed'),
+        exact: fault.reference.exact,
+      }).toEqual({
+        name,
+        kinds: [],
+        exact: true,
+      });
+      expect({ name, heard: (received.reset ?? 0) + (received.closed ?? 0) }).toEqual({ name, heard: THREADS });
       expect({ name, detected: metrics.threads_detected?.value, recovered: metrics.threads_recovered?.value }).toEqual({
         name,
         detected: THREADS,
