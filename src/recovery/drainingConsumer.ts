@@ -100,10 +100,10 @@ export class DrainingConsumer {
 
   /**
    * Runs, before any fault, the harness code that a fault and its recovery run: a round trip (as
-   * after recovery), `ensureConnection` while up, and a made-up fault through the drain path (it never reaches the connection).
-   * V8 compiles a function on its first call: without this, every thread compiles the same code
-   * at the fault moment, and on two cores 50 threads doing that at once delay each other's
-   * detection and recovery (issue 16). The bare floor (scripts/bare-recovery.js) makes the same
+   * after recovery), `ensureConnection` while up, and a made-up fault through the drain path (it
+   * never reaches the connection). V8 compiles a function on its first call: without this, every
+   * thread compiles the same code at the fault moment, and on two cores 50 threads doing that at
+   * once delay each other's detection and recovery (issue 16). The bare floor (scripts/bare-recovery.js) makes the same
    * round trip before its fault, so neither side compiles its probe path at the fault.
    */
   async rehearse(roundTripTimeoutMs: number): Promise<void> {

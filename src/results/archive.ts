@@ -13,7 +13,7 @@ import { countTests } from './outcome';
 import type { RawResult } from './rawResult';
 import { createJsonExclusively } from './safeWrite';
 import type { ShardSummary } from './shardManifest';
-import { upgradeResult } from './legacyParameters';
+import { upgradeRun } from './legacyParameters';
 
 export const RUN_ARCHIVE_SCHEMA_VERSION = 1;
 
@@ -132,13 +132,8 @@ export function readRunArchive(filePath: string): RunArchive {
   if (!isRecord(parsed) || typeof parsed.run_id !== 'string' || !Array.isArray(parsed.results) || !isRecord(parsed.environment)) {
     throw new Error(`${filePath} is not a run archive (run_id, environment and results expected)`);
   }
-  const archive = parsed as unknown as RunArchive;
   // Older archives in today's parameter names (legacyParameters.ts).
-  return {
-    ...archive,
-    results: archive.results.map(upgradeResult),
-    key_metrics: Array.isArray(archive.key_metrics) ? archive.key_metrics.map(upgradeResult) : archive.key_metrics,
-  };
+  return upgradeRun(parsed as unknown as RunArchive);
 }
 
 /** Archive files in `reportsDir`, oldest first (the name starts with the UTC start time). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { BenchError } from '../errors';
 import type { RunArchive, RunStatus } from './archive';
 import { isRecord } from './collect';
-import { upgradeResult } from './legacyParameters';
+import { upgradeRun } from './legacyParameters';
 import { withFileLock, type FileLockOptions } from './fileLock';
 import type { KeyMetric } from './keyMetrics';
 import { testsRun, type TestCounts } from './outcome';
@@ -156,11 +156,7 @@ export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}
 
 /** A history entry with its results and key metrics in today's parameter names (legacyParameters.ts). */
 export function upgradeHistoryEntry(entry: HistoryEntry): HistoryEntry {
-  return {
-    ...entry,
-    key_metrics: Array.isArray(entry.key_metrics) ? entry.key_metrics.map(upgradeResult) : entry.key_metrics,
-    results: Array.isArray(entry.results) ? entry.results.map(upgradeResult) : entry.results,
-  };
+  return upgradeRun(entry);
 }
 
 function moveAside(filePath: string, now: Date): string {

@@ -36,3 +36,14 @@ export function upgradeResult<T extends Parameterised>(item: T): T {
   const upgraded = upgradeParameters(item.name ?? item.result_name, parameters);
   return upgraded === parameters ? item : { ...item, parameters: upgraded };
 }
+
+/** A run (an archive or a history entry): its results and key metrics in today's names. */
+export function upgradeRun<T extends { readonly results: readonly Parameterised[]; readonly key_metrics: readonly Parameterised[] }>(
+  run: T,
+): T {
+  return {
+    ...run,
+    results: Array.isArray(run.results) ? run.results.map(upgradeResult) : run.results,
+    key_metrics: Array.isArray(run.key_metrics) ? run.key_metrics.map(upgradeResult) : run.key_metrics,
+  };
+}
