@@ -17,7 +17,7 @@ import { benchContext } from '../fixtures/context';
 import { formatMs, recordResult } from '../fixtures/record';
 import { toxicLatency, type ActiveToxic } from '../src/faults';
 import { quantile, sortSamples } from '../src/measure/statistics';
-import { lossPercent as accountLossPercent } from '../src/realistic/accounting';
+import { lossPercent as accountLossPercent } from '../src/suite-kit/accounting';
 import { faultProblems, workloadProblems } from '../src/realistic/checks';
 import { resetCyclesDuringRound, type ResetCycleOptions } from '../src/realistic/faultCycles';
 import type { WorkloadInput } from '../src/realistic/options';

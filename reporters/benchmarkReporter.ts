@@ -19,7 +19,7 @@ import { getConfig } from '../src/config';
 import { describeError } from '../src/errors';
 import { junitPropertiesFor } from '../src/results/junitProperties';
 import { type JestOutcome, type SuiteError, type TestOutcome, type TestStatus, writeOutcome } from '../src/results/outcome';
-import { nothingRanLine } from '../src/cli/summary';
+import { nothingRanLine } from '../src/run/nothingRan';
 import type { RawResult } from '../src/results/rawResult';
 import { redactDeep, redactSecrets, secretsOf } from '../src/redact';
 import { testIdIn } from '../src/results/testMatch';
@@ -27,7 +27,7 @@ import { formatValue, humanizeMetricName } from '../src/report/format';
 import { collectRawResults } from '../src/results/collect';
 import { commitTempFile, tempPathFor } from '../src/io/atomicFile';
 import type * as Environment from '../src/environment';
-import type * as Pipeline from '../src/results/pipeline';
+import type * as Pipeline from '../src/run/pipeline';
 
 /** Options as written in jest.config.ts; strings are accepted where Jest users write them. */
 export interface BenchmarkReporterInput {
@@ -250,7 +250,7 @@ export default class BenchmarkReporter implements Reporter {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
     const { captureEnvironment } = require('../src/environment') as typeof Environment;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
-    const { completeRun } = require('../src/results/pipeline') as typeof Pipeline;
+    const { completeRun } = require('../src/run/pipeline') as typeof Pipeline;
     const config = getConfig();
     const startedAt = new Date(results.startTime || this.startedAt.getTime());
     const environment = await captureEnvironment({ amqpUrl: config.amqpUrl });

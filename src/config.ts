@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { CLIENT_NAMES, parseClientSelection, type ClientSpec } from './client/api';
 import { ConfigError } from './errors';
-import { resolveMinimumEffects, type MinimumEffects } from './results/minimumEffects';
+import { resolveMinimumEffects, type MinimumEffects } from './minimumEffects';
 
 /** A TCP endpoint, e.g. `127.0.0.1:25672`. */
 export interface HostPort {
@@ -50,7 +50,7 @@ export interface BenchConfig {
    * @default null (each benchmark's own count)
    */
   readonly replicates: number | null;
-  /** BENCH_MIN_EFFECTS: the comparison's minimum effects, inline JSON or a JSON file (src/results/minimumEffects.ts). @default per family: throughput 20%, latency 30%, recovery 30%, counts 50% */
+  /** BENCH_MIN_EFFECTS: the comparison's minimum effects, inline JSON or a JSON file (src/minimumEffects.ts). @default per family: throughput 20%, latency 30%, recovery 30%, counts 50% */
   readonly minimumEffects: MinimumEffects;
 }
 

@@ -13,7 +13,7 @@ import { getConfig } from '../config';
 import { ConfigError } from '../errors';
 import { secretsOf } from '../redact';
 import { readHistory } from '../results/history';
-import { rebuildReport } from '../results/reportOnly';
+import { rebuildReport } from '../run/reportOnly';
 import { summarizeAaCheck, type AaPair } from './aaSummary';
 import { runBenchmarks } from './runCommand';
 import { resolveRunOptions, type RunOptions } from './runOptions';

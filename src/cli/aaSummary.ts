@@ -4,7 +4,8 @@
  * one exactly as `bench report --threshold` would: every metric judged better or worse is a false
  * alarm, and every pair the gate would fail is a pull request failed for nothing.
  */
-import { countVerdicts, type Regression, type RunComparison } from '../results/compare';
+import type { RunComparison } from '../results/compare';
+import { countVerdicts, type Regression } from '../results/gate';
 import { describeRegression } from '../report/comparisonView';
 import { resultLabel } from '../report/labels';
 import { describeChange, describeSignificance } from '../report/comparisonView';

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { getConfig } from '../config';
-import { mergeShardRuns } from '../results/merge';
+import { mergeShardRuns } from '../run/merge';
 import { secretsOf } from '../redact';
 import { resolveReportOptions, type ReportCommandInput } from './runOptions';
 import { formatComparison, formatSummary } from './summary';

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { getConfig } from '../config';
 import { historyPath } from '../results/history';
-import { rebuildReport } from '../results/reportOnly';
+import { rebuildReport } from '../run/reportOnly';
 import { secretsOf } from '../redact';
 import { resolveReportOptions, type ReportCommandInput, type ReportOptions } from './runOptions';
 import { formatComparison, formatSummary } from './summary';

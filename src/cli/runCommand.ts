@@ -18,13 +18,14 @@ import { clientLabel, CLIENT_NAMES, type ClientSpec } from '../client/api';
 import { captureEnvironment } from '../environment';
 import { runPreflight } from '../preflight';
 import { outcomePath, testsRun } from '../results/outcome';
-import { completeRun } from '../results/pipeline';
+import { completeRun } from '../run/pipeline';
 import { redactUrl, secretsOf } from '../redact';
 import { runJest } from './jestProcess';
 import { setAsidePreviousResults } from './previousResults';
 import { finishShardRun, shardArguments } from './shard';
 import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
-import { formatComparison, formatNothingRan, formatSummary } from './summary';
+import { formatNothingRan } from '../run/nothingRan';
+import { formatComparison, formatSummary } from './summary';
 
 /** Jest project the benchmarks live in (jest.config.ts). */
 export const BENCHMARK_PROJECT = 'benchmark';

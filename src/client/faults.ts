@@ -14,6 +14,18 @@
 export const FAULT_KINDS = ['reset', 'closed', 'broker_closed', 'heartbeat', 'deadline', 'error'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/**
+ * What a thread received, as results record it: `none` (it noticed nothing), then the fault kinds.
+ * The one list: thread boards store the index into it, and schemas/raw-result.schema.json's
+ * `faultKind` enum is checked against it by a unit test.
+ */
+export const RECEIVED_KINDS = ['none', ...FAULT_KINDS] as const;
+export type ReceivedKind = (typeof RECEIVED_KINDS)[number];
+/** A received kind's index in RECEIVED_KINDS (what a shared-memory slot holds). */
+export const RECEIVED_KIND_CODES = Object.fromEntries(RECEIVED_KINDS.map((name, code) => [name, code])) as Readonly<
+  Record<ReceivedKind, number>
+>;
+
 /** How a report names each kind. */
 export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
   reset: 'RST (ECONNRESET)',
@@ -23,6 +35,24 @@ export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
   deadline: 'silence (client deadline)',
   error: 'other error',
 };
+
+/** How results word each kind in a count (`RST ×10`). */
+export const RECEIVED_KIND_WORDS: Readonly<Record<ReceivedKind, string>> = {
+  none: 'nothing',
+  reset: 'RST',
+  closed: 'FIN',
+  broker_closed: 'an AMQP close',
+  heartbeat: 'missed heartbeats',
+  deadline: 'silence (deadline)',
+  error: 'another error',
+};
+
+/** `FIN ×10` / `RST ×7, FIN ×3`. */
+export function describeReceived(received: Readonly<Record<string, number>>): string {
+  return Object.entries(received)
+    .map(([kind, count]) => `${RECEIVED_KIND_WORDS[kind as ReceivedKind] ?? kind} ×${count}`)
+    .join(', ');
+}
 
 /**
  * The kind of a failure reported by a Node socket or by a client library built on one: by the

@@ -16,8 +16,8 @@ import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
-import { decodeHeader } from '../realistic/message';
-import { WorkloadBoard, type BoardLayout } from '../realistic/workloadBoard';
+import { decodeHeader } from '../suite-kit/message';
+import { WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
 import { CauseCode, FailoverBoard, FailoverWord } from './failoverBoard';
 
 export interface FailoverConsumerTask {

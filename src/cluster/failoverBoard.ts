@@ -6,10 +6,10 @@
  * moves it from node to node). Times are `process.hrtime.bigint()`, one clock for every thread.
  *
  * The message ledger (published, confirmed, delivered per sequence number) is a separate
- * WorkloadBoard (src/realistic/workloadBoard.ts), shared with the same accounting.
+ * WorkloadBoard (src/suite-kit/workloadBoard.ts), shared with the same accounting.
  */
 import { ControlWords } from '../workers/controlWords';
-import { CauseCode } from '../recovery/board';
+import { RECEIVED_KIND_CODES as CauseCode } from '../client/faults';
 
 export const FailoverWord = {
   /** Threads connected (consumers consuming, the producer with its publisher). */

@@ -6,13 +6,13 @@
  * of a rolling restart): detection is the client's fault event, failover the first message
  * consumed after it (over the new connection: the dead one delivers nothing more). A thread's
  * headline figures are those of its first outage. Loss and duplicates come from the ledger of
- * sequence numbers, with confirmed messages as the baseline (src/realistic/accounting.ts).
+ * sequence numbers, with confirmed messages as the baseline (src/suite-kit/accounting.ts).
  */
-import { accountDeliveries, type DeliveryAccount } from '../realistic/accounting';
+import { accountDeliveries, type DeliveryAccount } from '../suite-kit/accounting';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
-import { CAUSE_NAMES } from '../recovery/board';
+import { RECEIVED_KINDS } from '../client/faults';
 import type { FaultHit } from './clusterFaults';
 import type { EpisodeRecord, ThreadEpisodes } from './failoverBoard';
 import type { FailoverOutcome } from './scenario';
@@ -63,7 +63,7 @@ export function episodeFigures(
   return {
     detectedAtMs: elapsedMs(injectedNs, episode.detectedNs),
     hitNode: hit?.node ?? null,
-    cause: CAUSE_NAMES[episode.cause] ?? 'none',
+    cause: RECEIVED_KINDS[episode.cause] ?? 'none',
     detectionMs: since(episode.detectedNs),
     reconnectMs: since(episode.reconnectedNs),
     failoverMs: since(episode.firstMessageNs),

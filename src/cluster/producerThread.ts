@@ -15,8 +15,8 @@ import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
-import { encodeMessage } from '../realistic/message';
-import { WorkloadBoard, type BoardLayout } from '../realistic/workloadBoard';
+import { encodeMessage } from '../suite-kit/message';
+import { WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
 import { CauseCode, FailoverBoard, FailoverWord } from './failoverBoard';
 
 export interface FailoverProducerTask {

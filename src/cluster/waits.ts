@@ -2,7 +2,7 @@
  * The conditions a failover scenario waits for, as plain functions of the shared boards, and
  * the one bounded polling loop it waits with.
  */
-import type { LedgerCounts } from '../realistic/accounting';
+import type { LedgerCounts } from '../suite-kit/accounting';
 import type { FailoverBoard } from './failoverBoard';
 
 /** Polls `done` every `sliceMs` until it holds (true) or `boundMs` passes (false). */

@@ -5,7 +5,18 @@
  * what a raw result keeps, so percentiles can be recomputed later.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { EncodedHistogram } from '../results/rawResult';
+
+/**
+ * An HDR histogram kept encoded, so percentiles and comparisons can be recomputed later: the shape
+ * of the raw result's `encodedHistogram` (schemas/raw-result.schema.json), declared here so that
+ * measuring imports nothing above it.
+ */
+export interface EncodedHistogram {
+  /** hdr-histogram-js `encodeIntoCompressedBase64`. */
+  readonly encoded: string;
+  readonly unit: string;
+  readonly count: number;
+}
 
 export type LatencyHistogram = hdr.Histogram;
 

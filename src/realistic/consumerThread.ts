@@ -19,8 +19,8 @@ import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { trapUnhandled } from '../client/unhandledTrap';
 import type { EncodedHistogram } from '../results/rawResult';
-import { decodeHeader, type MessageHeader } from './message';
-import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
+import { decodeHeader, type MessageHeader } from '../suite-kit/message';
+import { Word, WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
 
 export interface ConsumerTask {
   readonly threadIndex: number;

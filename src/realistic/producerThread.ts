@@ -19,8 +19,8 @@ import { TimeoutError, describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { trapUnhandled } from '../client/unhandledTrap';
-import { encodeMessage } from './message';
-import { Word, WorkloadBoard, type BoardLayout } from './workloadBoard';
+import { encodeMessage } from '../suite-kit/message';
+import { Word, WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
 
 export interface ProducerSlice {
   readonly round: number;

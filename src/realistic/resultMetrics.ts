@@ -4,7 +4,7 @@
  */
 import { encodeHistogram, type LatencySummaryMs } from '../measure/histogram';
 import type { EncodedHistogram, Metric } from '../results/rawResult';
-import { lossPercent, type DeliveryAccount } from './accounting';
+import { lossPercent, type DeliveryAccount } from '../suite-kit/accounting';
 import type { AggregateFigures, RoundFigures, WorkloadFigures } from './summary';
 import type { WorkloadOutcome } from './workload';
 

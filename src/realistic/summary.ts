@@ -16,7 +16,7 @@
  */
 import { elapsedMs } from '../measure/clock';
 import { mergeHistograms, summarizeMs, type LatencyHistogram, type LatencySummaryMs } from '../measure/histogram';
-import { accountDeliveries, type DeliveryAccount, type LossBaseline } from './accounting';
+import { accountDeliveries, type DeliveryAccount, type LossBaseline } from '../suite-kit/accounting';
 import type { WorkloadOutcome } from './workload';
 
 export interface RoundFigures {

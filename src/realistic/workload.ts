@@ -12,13 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { WorkerError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
 import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
-import type { LedgerCounts } from './accounting';
+import type { LedgerCounts } from '../suite-kit/accounting';
 import type { ConsumerTask, ConsumerThreadReport } from './consumerThread';
-import { partitionRange, planConsumers, type ThreadPlan } from './distribution';
+import { partitionRange, planConsumers, type ThreadPlan } from '../suite-kit/distribution';
 import { resolveWorkloadOptions, type ResolvedRound, type WorkloadInput, type WorkloadOptions } from './options';
 import type { ProducerSlice, ProducerTask, ProducerThreadReport } from './producerThread';
 import { QueueAdmin } from '../broker/queueAdmin';
-import { Word, WorkloadBoard } from './workloadBoard';
+import { Word, WorkloadBoard } from '../suite-kit/workloadBoard';
 import { unhandledFinding } from '../client/unhandledTrap';
 
 export interface RoundOutcome {

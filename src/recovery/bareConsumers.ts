@@ -12,8 +12,8 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../config';
 import { BenchError, WorkerError } from '../errors';
 import { sleep } from '../measure/clock';
-import { startLineProcess, type LineProcess } from '../throughput/lineProcess';
-import { CAUSE_NAMES } from './board';
+import { startLineProcess, type LineProcess } from '../suite-kit/lineProcess';
+import { RECEIVED_KINDS } from '../client/faults';
 import type { ConsumersStart, RecoveryConsumers, ThreadRecord } from './consumers';
 
 export const BARE_RECOVERY_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-recovery.js');
@@ -34,7 +34,7 @@ interface BareThreadRecord {
 
 const nsOf = (value: string | null | undefined): bigint | null => (typeof value === 'string' && /^\d+$/.test(value) ? BigInt(value) : null);
 const causeOf = (cause: string): ThreadRecord['detectionCause'] =>
-  (CAUSE_NAMES as readonly string[]).includes(cause) ? (cause as ThreadRecord['detectionCause']) : 'error';
+  (RECEIVED_KINDS as readonly string[]).includes(cause) ? (cause as ThreadRecord['detectionCause']) : 'error';
 
 /**
  * Parses the script's `report` line into thread records, in thread order.

@@ -4,7 +4,6 @@
  * thread raises flags (go, injected, toxic removed, stop). Both sides wait with
  * `Atomics.waitAsync`, so no event loop is ever blocked while a connection is open.
  */
-import { FAULT_KINDS } from '../client/faults';
 import { ControlWords } from '../workers/controlWords';
 
 /** Control words (Int32 indices). */
@@ -29,11 +28,6 @@ export const IntSlot = { STATE: 0, CAUSE: 1, LOCAL_PORT: 2, ATTEMPTS: 3, DELIVER
 const INT_SLOTS = 6;
 
 export const ThreadState = { STARTING: 0, READY: 1, DRAINING: 2, DETECTED: 3, RECOVERING: 4, RECOVERED: 5, FAILED: 6 } as const;
-/** How a thread learned of the fault, as stored in its CAUSE slot: 0 none, then the client's fault kinds. */
-export const CAUSE_NAMES = ['none', ...FAULT_KINDS] as const;
-export const CauseCode = Object.fromEntries(CAUSE_NAMES.map((name, code) => [name, code])) as Readonly<
-  Record<(typeof CAUSE_NAMES)[number], number>
->;
 
 export class ThreadBoard extends ControlWords {
   readonly threads: number;

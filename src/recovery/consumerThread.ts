@@ -18,8 +18,9 @@ import { ClientFaultError, DrainTimeoutError } from '../client/types';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
 import { redactText } from '../redact';
-import { CauseCode, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
-import { DrainingConsumer } from './drainingConsumer';
+import { RECEIVED_KIND_CODES } from '../client/faults';
+import { Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
+import { DrainingConsumer } from '../suite-kit/drainingConsumer';
 
 export interface RecoveryTask {
   readonly threadIndex: number;
@@ -100,7 +101,7 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
     if (!detection) return { threadIndex: me, falseAlarms };
 
     board.setTime(me, TimeSlot.DETECTED, detection.ns);
-    board.setInt(me, IntSlot.CAUSE, CauseCode[detection.cause]);
+    board.setInt(me, IntSlot.CAUSE, RECEIVED_KIND_CODES[detection.cause]);
     board.setInt(me, IntSlot.STATE, ThreadState.DETECTED);
     board.count(Control.DETECTED);
 

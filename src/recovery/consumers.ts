@@ -9,13 +9,13 @@
  * twice, after `finish` or instead of it).
  */
 import type { ClientSpec } from '../client/api';
-import type { CAUSE_NAMES } from './board';
+import type { ReceivedKind } from '../client/faults';
 
 export interface ThreadRecord {
   readonly threadIndex: number;
   readonly readyNs: bigint | null;
   readonly detectedNs: bigint | null;
-  readonly detectionCause: (typeof CAUSE_NAMES)[number];
+  readonly detectionCause: ReceivedKind;
   readonly recoveryStartedNs: bigint | null;
   readonly recoveredNs: bigint | null;
   /** Local port of the connection the fault hit (matches the proxy's record of the client). */

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { WorkerError } from '../errors';
 import { sleep } from '../measure/clock';
 import { settleWithin, startThreadPool } from '../workers/pool';
-import { CAUSE_NAMES, Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
+import { RECEIVED_KINDS } from '../client/faults';
+import { Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
 import type { RecoveryTask, RecoveryThreadReport } from './consumerThread';
 import { range, type ConsumersStart, type RecoveryConsumers, type ThreadRecord } from './consumers';
 
@@ -115,7 +116,7 @@ function threadRecord(board: ThreadBoard, report: RecoveryThreadReport): ThreadR
     threadIndex: thread,
     readyNs: optionalNs(board.time(thread, TimeSlot.READY)),
     detectedNs: optionalNs(board.time(thread, TimeSlot.DETECTED)),
-    detectionCause: CAUSE_NAMES[board.int(thread, IntSlot.CAUSE)] ?? 'none',
+    detectionCause: RECEIVED_KINDS[board.int(thread, IntSlot.CAUSE)] ?? 'none',
     recoveryStartedNs: optionalNs(board.time(thread, TimeSlot.RECOVERY_STARTED)),
     recoveredNs: optionalNs(board.time(thread, TimeSlot.RECOVERED)),
     faultedLocalPort: board.int(thread, IntSlot.LOCAL_PORT),

@@ -18,10 +18,10 @@ import type { Metric, Target } from '../results/rawResult';
 import type { Fault, FaultKind, FaultProxy } from '../results/schemaTypes';
 import { actedConnections, faultMomentsByPort, faultSpread, type FaultSpread, type RecoveryScenarioKind } from './faultSpread';
 import { machineBound } from './machineBound';
-import { describeReceived, KIND_WORDS } from './received';
+import { describeReceived, RECEIVED_KIND_WORDS } from '../client/faults';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
 
-export { describeReceived } from './received';
+export { describeReceived } from '../client/faults';
 
 export type { RecoveryScenarioKind } from './faultSpread';
 
@@ -133,7 +133,7 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
   const upperBound = 'an upper bound: timed from the start of the injecting API call (this proxy has no fault timeline)';
   const notTheFault =
     asExpected === false
-      ? `the clients received ${describeReceived(received)}, not ${KIND_WORDS[expected!]} only: not scored as TCP RST detection`
+      ? `the clients received ${describeReceived(received)}, not ${RECEIVED_KIND_WORDS[expected!]} only: not scored as TCP RST detection`
       : null;
 
   const detectionTarget = kind === 'network_partition' ? RECOVERY_TARGETS_MS.partitionDetection : RECOVERY_TARGETS_MS.rstDetection;

@@ -5,17 +5,10 @@
  * verdict; the sentences that say how it was judged; the environment differences; the
  * regressions beyond `--threshold`. The terminal table (src/cli/summary.ts) uses the same cells.
  */
-import {
-  countVerdicts,
-  describeMinimum,
-  type MetricComparison,
-  type Regression,
-  type RunComparison,
-  type Verdict,
-  type VerdictCounts,
-} from '../results/compare';
+import { describeMinimum, type MetricComparison, type RunComparison, type Verdict } from '../results/compare';
+import { countVerdicts, type Regression, type VerdictCounts } from '../results/gate';
 import { MIN_HISTORY_RUNS } from '../results/judge';
-import { METRIC_FAMILIES } from '../results/minimumEffects';
+import { METRIC_FAMILIES } from '../minimumEffects';
 import { formatDate, formatNumber, formatValue, humanizeMetricName } from './format';
 import { resultLabel } from './labels';
 import { markdownTable } from './markdown';

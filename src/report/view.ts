@@ -5,7 +5,8 @@
  */
 import type { TestCounts } from '../results/outcome';
 import type { RunArchive } from '../results/archive';
-import type { Regression, RunComparison } from '../results/compare';
+import type { RunComparison } from '../results/compare';
+import type { Regression } from '../results/gate';
 import { keyMetricLabel } from '../results/keyMetrics';
 import type { HistoryEntry } from '../results/history';
 import { escapeCell, formatBytes, formatDate, formatDuration, formatValue } from './format';

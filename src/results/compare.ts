@@ -14,12 +14,11 @@
 import { benjaminiHochberg } from '../measure/multipleTesting';
 import { beyondMinimumEffect, weighEvidence, type Baseline, type Change, type ComparisonTest, type MinimumEffect } from './judge';
 import { describeParameters } from './keyMetrics';
-import { DEFAULT_MINIMUM_EFFECTS, familyOf, type MetricFamily, type MinimumEffects } from './minimumEffects';
+import { DEFAULT_MINIMUM_EFFECTS, familyOf, type MetricFamily, type MinimumEffects } from '../minimumEffects';
 import type { Category, Direction } from './rawResult';
 import type { SampleSource } from './samples';
 
 export type { Baseline, Change, ComparisonTest, MinimumEffect } from './judge';
-export { countVerdicts, regressionsBeyond, type Regression, type VerdictCounts } from './gate';
 
 /** False discovery rate of the Benjamini–Hochberg correction. */
 export const DEFAULT_ALPHA = 0.05;

@@ -17,7 +17,7 @@
 import { hodgesLehmannShift } from '../measure/hodgesLehmann';
 import { noiseBandPercent, predictionTest } from '../measure/predictionInterval';
 import { isNonEmpty, mannWhitneyU, median, type NonEmptyArray } from '../measure/statistics';
-import type { MetricFamily, MinimumEffects } from './minimumEffects';
+import type { MetricFamily, MinimumEffects } from '../minimumEffects';
 
 /**
  * Earlier runs needed before their values alone can judge a metric without replicates. More than

@@ -8,7 +8,7 @@
  * from the injecting API call); an upper bound is never scored as if exact, and a reset_peer
  * figure whose clients did not all receive an RST is not called TCP RST detection.
  */
-import { describeReceived } from '../recovery/received';
+import { describeReceived } from '../client/faults';
 import type { Direction, RawResult } from './rawResult';
 
 export interface KeyMetricTarget {

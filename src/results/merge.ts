@@ -1,8 +1,8 @@
 /**
  * `bench merge`: the shards of one run (each a raw-results folder with its shard manifest),
  * combined into one run archive, one history entry and one report, as if the run had not been
- * split. `planMerge` is the pure core (checks and combination); `mergeShardRuns` reads the
- * folders and writes the outputs through the same steps as a run's pipeline.
+ * split. This is the pure core (checks and combination) and the reading of shard folders;
+ * src/run/merge.ts writes the merged run through the run's own steps.
  *
  * Refused (nothing written): shards of different commits (the message names each folder and
  * its commit), shards of different splits (`1/3` with `1/2`), the same shard twice. Merged
@@ -10,11 +10,8 @@
  */
 import { BenchError } from '../errors';
 import type { EnvironmentRecord } from '../environment';
-import { buildRunArchive, writeRunArchive, type RunArchive } from './archive';
 import { collectRawResults, type InvalidResultFile } from './collect';
-import { appendToHistory, historyEntryOf, historyPath, type History } from './history';
 import type { SuiteError, TestOutcome } from './outcome';
-import { reportFor, type ReportOutcome } from './pipeline';
 import type { RawResult } from './rawResult';
 import { formatShard, readShardManifest, type ShardManifest, type ShardSummary } from './shardManifest';
 
@@ -140,76 +137,4 @@ export function readShardRun(dir: string): ShardRun {
   const manifest = readShardManifest(dir);
   const collected = collectRawResults(dir);
   return { dir, manifest, results: collected.results, files: collected.files, invalid: collected.invalid };
-}
-
-export interface MergeShardsOptions {
-  readonly dirs: readonly string[];
-  readonly reportsDir: string;
-  readonly templatePath?: string;
-  readonly thresholdPercent: number | null;
-  readonly secrets: readonly string[];
-  readonly warn: (message: string) => void;
-}
-
-export interface MergeShardsResult extends ReportOutcome {
-  readonly plan: MergePlan;
-  readonly archive: RunArchive;
-  readonly archivePath: string;
-  readonly history: History | null;
-  readonly historyPath: string;
-  readonly historyError: string | null;
-}
-
-/** Reads, checks, combines and writes: archive, history entry, report. Nothing is written when the shards are refused. */
-export async function mergeShardRuns(options: MergeShardsOptions): Promise<MergeShardsResult> {
-  const plan = planMerge(
-    options.dirs.map((dir) => {
-      try {
-        return readShardRun(dir);
-      } catch (error) {
-        throw new BenchError('RESULT_INVALID', (error as Error).message);
-      }
-    }),
-  );
-  for (const warning of plan.warnings) options.warn(warning);
-  const built = buildRunArchive({
-    environment: plan.environment,
-    startedAt: plan.startedAt,
-    finishedAt: plan.finishedAt,
-    markerExpression: plan.markerExpression,
-    testNameFilter: plan.testNameFilter,
-    invokedBy: 'cli',
-    jestExitCode: plan.jestExitCode,
-    interrupted: plan.interrupted,
-    tests: plan.tests,
-    suiteErrors: plan.suiteErrors,
-    results: plan.results,
-    invalidResultFiles: plan.invalid,
-    warnings: [...plan.warnings],
-  });
-  const { archive, filePath: archivePath } = writeRunArchive({ ...built, shards: plan.shards }, options.reportsDir, options.secrets);
-  let history: History | null = null;
-  let earlier: History['runs'] = [];
-  let historyError: string | null = null;
-  try {
-    const appended = appendToHistory(options.reportsDir, historyEntryOf(archive, archivePath), { secrets: options.secrets });
-    history = appended.history;
-    earlier = appended.earlier;
-  } catch (error) {
-    historyError = (error as Error).message;
-    options.warn(`history not updated: ${historyError} (the merged run is archived in ${archivePath})`);
-  }
-  const report = await reportFor({
-    archive,
-    archivePath,
-    earlier,
-    historyRuns: history?.runs ?? [...earlier, historyEntryOf(archive, archivePath)],
-    reportsDir: options.reportsDir,
-    templatePath: options.templatePath,
-    thresholdPercent: options.thresholdPercent,
-    secrets: options.secrets,
-    warnings: archive.warnings,
-    warn: options.warn,
-  });
-  return { plan, archive, archivePath, history, historyPath: historyPath(options.reportsDir), historyError, ...report };
 }

@@ -17,7 +17,7 @@ import { nowNs, sleep } from '../measure/clock';
 import { redactText } from '../redact';
 import { trapUnhandled } from '../client/unhandledTrap';
 import type { EncodedHistogram } from '../results/rawResult';
-import { DrainingConsumer } from '../recovery/drainingConsumer';
+import { DrainingConsumer } from '../suite-kit/drainingConsumer';
 
 export interface ChaosTask {
   readonly kind: 'chaos' | 'cycles';

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import { startLineProcess } from './lineProcess';
+import { startLineProcess } from '../suite-kit/lineProcess';
 
 export const BARE_PUBLISH_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-publish.js');
 

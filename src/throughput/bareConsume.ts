@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import { startLineProcess } from './lineProcess';
+import { startLineProcess } from '../suite-kit/lineProcess';
 
 export const BARE_CONSUME_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-consume.js');
 

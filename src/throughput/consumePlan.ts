@@ -9,7 +9,7 @@
  * over windows of steady state, the warm-up excluded.
  */
 import { ConfigError } from '../errors';
-import { splitEvenly } from '../realistic/distribution';
+import { splitEvenly } from '../suite-kit/distribution';
 import { watermarksFor, type Watermarks } from './watermarks';
 
 export interface ConsumeWorkloadInput {

@@ -8,7 +8,8 @@ import { resolveAaOptions } from '../../src/cli/aaCommand';
 import { summarizeAaCheck } from '../../src/cli/aaSummary';
 import { getConfig } from '../../src/config';
 import { formatComparison } from '../../src/cli/summary';
-import { compareRuns, regressionsBeyond, type ComparableRun } from '../../src/results/compare';
+import { compareRuns, type ComparableRun } from '../../src/results/compare';
+import { regressionsBeyond } from '../../src/results/gate';
 import { describeChange } from '../../src/report/comparisonView';
 import { environment, rawResult, tempDir } from '../results/helpers';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { DEFAULTS, PROJECT_ROOT, proxiedAmqpUrl, replicatesOr, resolveConfig } from '../../src/config';
 import { ConfigError } from '../../src/errors';
-import { DEFAULT_MINIMUM_EFFECTS } from '../../src/results/minimumEffects';
+import { DEFAULT_MINIMUM_EFFECTS } from '../../src/minimumEffects';
 
 describe('resolveConfig', () => {
   it('gives defaults that work on this machine when nothing is set', () => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildRunArchive } from '../../src/results/archive';
-import { finalizeRun } from '../../src/results/pipeline';
+import { finalizeRun } from '../../src/run/pipeline';
 import { writeRawResult, type RawResult } from '../../src/results/rawResult';
-import { rebuildReport } from '../../src/results/reportOnly';
+import { rebuildReport } from '../../src/run/reportOnly';
 import {
   formatDate,
   formatDeltaPercent,

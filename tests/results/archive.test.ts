@@ -4,7 +4,7 @@ import { listRunArchives, readRunArchive, writeRunArchive, buildRunArchive } fro
 import { clearRawResults, collectRawResults } from '../../src/results/collect';
 import { extractKeyMetrics } from '../../src/results/keyMetrics';
 import { OUTCOME_FILE_NAME, writeOutcome, type JestOutcome } from '../../src/results/outcome';
-import { finalizeRun } from '../../src/results/pipeline';
+import { finalizeRun } from '../../src/run/pipeline';
 import { writeRawResult } from '../../src/results/rawResult';
 import { expectValid } from './schemaValidator';
 import { environment, publishResult, rawResult, realisticResults, recoveryResult, tempDir } from './helpers';

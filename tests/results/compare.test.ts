@@ -1,15 +1,9 @@
 import * as hdr from 'hdr-histogram-js';
 import { noiseBandPercent } from '../../src/measure/predictionInterval';
 import type { NonEmptyArray } from '../../src/measure/statistics';
-import {
-  compareEnvironments,
-  compareRuns,
-  countVerdicts,
-  regressionsBeyond,
-  resultKey,
-  type ComparableRun,
-} from '../../src/results/compare';
-import { minimumEffectsFrom } from '../../src/results/minimumEffects';
+import { compareEnvironments, compareRuns, resultKey, type ComparableRun } from '../../src/results/compare';
+import { countVerdicts, regressionsBeyond } from '../../src/results/gate';
+import { minimumEffectsFrom } from '../../src/minimumEffects';
 import { environment, publishResult, rawResult, recoveryResult } from './helpers';
 
 const runOf = (

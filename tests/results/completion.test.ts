@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readHistory } from '../../src/results/history';
 import { writeOutcome, type JestOutcome, type TestOutcome } from '../../src/results/outcome';
-import { completeRun, type FinalizeRunOptions } from '../../src/results/pipeline';
+import { completeRun, type FinalizeRunOptions } from '../../src/run/pipeline';
 import { writeRawResult } from '../../src/results/rawResult';
 import { expectValid } from './schemaValidator';
 import { environment, realisticResults, tempDir } from './helpers';

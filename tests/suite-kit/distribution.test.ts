@@ -1,4 +1,4 @@
-import { partitionRange, planConsumers, splitEvenly } from '../../src/realistic/distribution';
+import { partitionRange, planConsumers, splitEvenly } from '../../src/suite-kit/distribution';
 
 describe('splitEvenly / partitionRange', () => {
   it('splits into sizes that differ by at most one, larger first', () => {

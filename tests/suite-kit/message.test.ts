@@ -1,4 +1,4 @@
-import { decodeHeader, encodeMessage, HEADER_BYTES } from '../../src/realistic/message';
+import { decodeHeader, encodeMessage, HEADER_BYTES } from '../../src/suite-kit/message';
 
 describe('workload message format', () => {
   it('round-trips the header and pads to the message size', () => {

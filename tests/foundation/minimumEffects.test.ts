@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../src/errors';
-import { DEFAULT_MINIMUM_EFFECTS, familyOf, minimumEffectsFrom, resolveMinimumEffects } from '../../src/results/minimumEffects';
-import { tempDir } from './helpers';
+import { DEFAULT_MINIMUM_EFFECTS, familyOf, minimumEffectsFrom, resolveMinimumEffects } from '../../src/minimumEffects';
+import { tempDir } from '../results/helpers';
 
 describe('metric families', () => {
   it.each([

@@ -2,7 +2,7 @@
  * What the run script and the reporter say when a run executed no test: why, in one line, and
  * that nothing was archived or replaced. Never "passed".
  */
-import { formatNothingRan, nothingRanLine, type NothingRanInput } from '../../src/cli/summary';
+import { formatNothingRan, nothingRanLine, type NothingRanInput } from '../../src/run/nothingRan';
 import { countTests, type TestOutcome } from '../../src/results/outcome';
 
 const skipped = (title: string): TestOutcome => ({

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BenchError } from '../errors';
-import { listRunArchives, readRunArchive, type RunArchive } from './archive';
-import { historyEntryOf, readHistory, type HistoryEntry } from './history';
-import { reportFor, type ReportOutcome } from './pipeline';
+import { listRunArchives, readRunArchive, type RunArchive } from '../results/archive';
+import { historyEntryOf, readHistory, type HistoryEntry } from '../results/history';
+import { reportFor, type ReportOutcome } from './report';
 
 export interface RebuildReportOptions {
   readonly reportsDir: string;

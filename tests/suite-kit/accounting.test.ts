@@ -1,4 +1,4 @@
-import { accountDeliveries, lossPercent, type LedgerCounts } from '../../src/realistic/accounting';
+import { accountDeliveries, lossPercent, type LedgerCounts } from '../../src/suite-kit/accounting';
 
 /** A ledger from per-sequence tuples [published, confirmed, delivered, redelivered]. */
 function ledger(...rows: [number, number, number, number][]): LedgerCounts {

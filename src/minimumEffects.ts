@@ -10,8 +10,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors';
-import type { Category, Direction } from './rawResult';
+import { ConfigError } from './errors';
+import type { Category, Direction } from './results/rawResult';
 
 export const METRIC_FAMILIES = ['throughput', 'latency', 'recovery', 'counts'] as const;
 /** `throughput`: rates and their ratios; `latency`: times of traffic; `recovery`: times of fault scenarios; `counts`: errors, losses, events. */

@@ -1,5 +1,5 @@
-import { accountDeliveries } from '../../src/realistic/accounting';
-import { Word, WorkloadBoard } from '../../src/realistic/workloadBoard';
+import { accountDeliveries } from '../../src/suite-kit/accounting';
+import { Word, WorkloadBoard } from '../../src/suite-kit/workloadBoard';
 
 describe('WorkloadBoard: shared control words and delivery ledger', () => {
   it('counts first deliveries once, per round, and duplicates in the ledger', () => {
