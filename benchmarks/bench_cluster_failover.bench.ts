@@ -16,11 +16,11 @@
  */
 import type { ClientSpec } from '../src/client/api';
 import { clientInfo } from '../src/client/registry';
-import type { ClusterFaultKind } from '../src/cluster/clusterFaults';
+import { failoverResultName, FAILOVER_FAULTS, type FailoverFault } from '../src/scenarios/cluster';
 import { computeFailoverMetrics } from '../src/cluster/metrics';
 import type { FailoverQueueType } from '../src/cluster/queues';
 import { runFailoverScenario } from '../src/cluster/scenario';
-import { clusterAvailability } from '../src/cluster/state';
+import { clusterAvailability } from '../src/broker/nodes/state';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import { clusterContext, clusterTest } from '../fixtures/cluster';
 import { benchContext } from '../fixtures/context';
@@ -35,10 +35,10 @@ const NOTES: readonly string[] = [
   'messages_lost: confirmed by the broker but never delivered, after every node is back and a drain of up to 30 s; messages_duplicated: deliveries beyond the first of a sequence number (republished unconfirmed messages and redeliveries explain them; duplicates_unexplained must be 0)',
 ];
 
-async function measureFailover(client: ClientSpec, fault: ClusterFaultKind, queueType: FailoverQueueType): Promise<void> {
+async function measureFailover(client: ClientSpec, fault: FailoverFault, queueType: FailoverQueueType): Promise<void> {
   const { settings, layout } = clusterContext();
   const info = clientInfo(client);
-  const silenceDeadlineMs = fault === 'node_partitioned' ? 1500 : null;
+  const silenceDeadlineMs = fault === 'node_partition' ? 1500 : null;
   const outcome = await runFailoverScenario({
     client,
     layout,
@@ -67,7 +67,7 @@ async function measureFailover(client: ClientSpec, fault: ClusterFaultKind, queu
     );
   recordResult(
     {
-      name: `cluster_failover_${fault}`,
+      name: failoverResultName(fault),
       category: 'resilience',
       client: fields.client && { ...fields.client, multiple_hosts: info.multipleHosts },
       parameters: {
@@ -110,20 +110,13 @@ async function measureFailover(client: ClientSpec, fault: ClusterFaultKind, queu
 
 forEachClient((client) =>
   describe('TestClusterFailover', () => {
-    clusterTest().each(QUEUE_TYPES)(
-      'test_failover_node_killed[%s]',
-      async (queueType) => measureFailover(client, 'node_killed', queueType),
-      TEST_TIMEOUT_MS,
-    );
-    clusterTest().each(QUEUE_TYPES)(
-      'test_failover_node_partitioned[%s]',
-      async (queueType) => measureFailover(client, 'node_partitioned', queueType),
-      TEST_TIMEOUT_MS,
-    );
-    clusterTest().each(QUEUE_TYPES)(
-      'test_failover_rolling_restart[%s]',
-      async (queueType) => measureFailover(client, 'rolling_restart', queueType),
-      TEST_TIMEOUT_MS,
-    );
+    // One test per fault of the table (its descriptor: src/scenarios/cluster.ts), named after its result.
+    for (const fault of FAILOVER_FAULTS) {
+      clusterTest().each(QUEUE_TYPES)(
+        `test_failover_${failoverResultName(fault).replace(/^cluster_failover_/, '')}[%s]`,
+        async (queueType) => measureFailover(client, fault, queueType),
+        TEST_TIMEOUT_MS,
+      );
+    }
   }),
 );

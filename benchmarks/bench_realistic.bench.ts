@@ -6,7 +6,9 @@
  * correctness proof over sequence numbers. Consumers run in consumer worker threads (at most
  * four, each with a few connections and a channel + consumer per logical consumer), producers in
  * producer threads; every message carries its sequence number and publish time, and a shared
- * ledger counts every publish, confirm and delivery (src/realistic/).
+ * ledger counts every publish, confirm and delivery (src/realistic/). Each test runs its workload
+ * with the suite's defaults and drafts its result the suite's way (src/realistic/measureScenario.ts),
+ * adding only its own parameters, figures and notes.
  *
  * Correctness is asserted (nothing lost, duplicates only where at-least-once allows, every
  * connection recovered, no hang); speed is recorded.
@@ -15,46 +17,34 @@ import type { ClientSpec } from '../src/client/api';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import { benchContext } from '../fixtures/context';
 import { formatMs, recordResult } from '../fixtures/record';
-import { toxicLatency, type ActiveToxic } from '../src/faults';
+import { createFault } from '../src/faults/kinds/registry';
+import type { Fault } from '../src/faults/model';
 import { quantile, sortSamples } from '../src/measure/statistics';
 import { lossPercent as accountLossPercent } from '../src/suite-kit/accounting';
 import { faultProblems, workloadProblems } from '../src/realistic/checks';
 import { resetCyclesDuringRound, type ResetCycleOptions } from '../src/realistic/faultCycles';
-import type { WorkloadInput } from '../src/realistic/options';
+import { realisticDraft, realisticProgress, runRealisticWorkload } from '../src/realistic/measureScenario';
 import {
-  WORKLOAD_NOTES,
   accountMetrics,
   countMetric,
   latencyHistograms,
   latencyMetrics,
   msMetric,
   rateMetric,
-  roundSamples,
-  throughputMetrics,
-  workloadDetails,
+  WORKLOAD_NOTES,
 } from '../src/realistic/resultMetrics';
-import { aggregateRounds, workloadFigures, type WorkloadFigures } from '../src/realistic/summary';
-import { runWorkload, type WorkloadOutcome } from '../src/realistic/workload';
+import { aggregateRounds } from '../src/realistic/summary';
 import { markedTest } from '../src/testing';
 
 const QUICK_TIMEOUT_MS = 90_000;
 const STRESS_TIMEOUT_MS = 600_000;
-/** Quick tests: a round that has not drained by then is a failure, reported before Jest's timeout. */
-const QUICK_ROUND_BOUND_MS = 20_000;
 const fmtRate = (value: number | null): string => (value === null ? 'n/a' : `${Math.round(value)} msg/s`);
 
-async function runMeasured(input: WorkloadInput & { client: ClientSpec }): Promise<{ outcome: WorkloadOutcome; figures: WorkloadFigures }> {
-  const outcome = await runWorkload(input);
-  return { outcome, figures: workloadFigures(outcome) };
-}
-
 async function measureMassiveConsumers(client: ClientSpec, consumers: number, messages: number, roundBoundMs: number): Promise<void> {
-  const { directUrl } = benchContext();
-  const { outcome, figures } = await runMeasured({
-    client,
-    directUrl,
+  const scenario = 'massive_consumers';
+  const run = await runRealisticWorkload(client, {
+    directUrl: benchContext().directUrl,
     consumers,
-    producerThreads: 2,
     maxConsumerThreads: 4,
     roundBoundMs,
     rounds: [
@@ -62,14 +52,14 @@ async function measureMassiveConsumers(client: ClientSpec, consumers: number, me
       ...Array.from({ length: 3 }, (_, index) => ({ messages, label: `round ${index + 1}` })),
     ],
   });
-  const lossPercent = accountLossPercent(figures.account);
+  const { outcome, figures } = run;
   recordResult(
-    {
-      name: 'massive_consumers',
+    realisticDraft({
+      scenario,
       category: 'scalability',
-      client: clientFields(client).client,
+      clientFields: clientFields(client),
+      run,
       parameters: {
-        ...clientFields(client).parameters,
         consumers,
         messages,
         rounds: 3,
@@ -79,22 +69,20 @@ async function measureMassiveConsumers(client: ClientSpec, consumers: number, me
         message_bytes: outcome.options.messageBytes,
       },
       metrics: {
-        ...throughputMetrics(figures),
         consumer_startup_ms: msMetric(outcome.consumerStartupMs),
         ...accountMetrics(figures.account),
         connections: countMetric(outcome.plan.reduce((sum, thread) => sum + thread.connections.length, 0)),
       },
-      samples: roundSamples(figures.rounds),
-      histograms: latencyHistograms(figures),
       notes: [
-        ...WORKLOAD_NOTES,
         `consumer_startup_ms: consumer tasks dispatched to the ${outcome.plan.length} worker threads -> all ${consumers} consumers consuming (basic.consume-ok)`,
         'messages: per round, all producers together; consumers compete on one queue',
       ],
-      details: workloadDetails(outcome, figures),
-    },
-    `${consumers} consumers on ${outcome.plan.length} threads: start-up ${formatMs(outcome.consumerStartupMs)}, produce ${fmtRate(figures.produceRateMsgsPerSec)}, consume ${fmtRate(figures.consumeRateMsgsPerSec)}, ` +
-      `e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, loss ${lossPercent.toFixed(2)}%`,
+    }),
+    realisticProgress(
+      scenario,
+      `${consumers} consumers on ${outcome.plan.length} threads: start-up ${formatMs(outcome.consumerStartupMs)}, produce ${fmtRate(figures.produceRateMsgsPerSec)}, consume ${fmtRate(figures.consumeRateMsgsPerSec)}, ` +
+        `e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, loss ${accountLossPercent(figures.account).toFixed(2)}%`,
+    ),
   );
   expect(workloadProblems(outcome, figures)).toEqual([]);
   // Hundreds of consumers never mean hundreds of threads.
@@ -107,28 +95,23 @@ forEachClient((client) =>
     markedTest()(
       'test_concurrent_produce_consume',
       async () => {
-        const { directUrl } = benchContext();
-        const consumers = 4;
-        const { outcome, figures } = await runMeasured({
-          client,
-          directUrl,
-          consumers,
-          producerThreads: 2,
-          maxConsumerThreads: 2,
-          roundBoundMs: QUICK_ROUND_BOUND_MS,
+        const scenario = 'realistic_concurrent_produce_consume';
+        const run = await runRealisticWorkload(client, {
+          directUrl: benchContext().directUrl,
           rounds: [
             { messages: 2000, measured: false, label: 'warm-up' },
             ...[1, 2, 3].map((n) => ({ messages: 10_000, label: `round ${n}` })),
           ],
         });
+        const { outcome, figures } = run;
         recordResult(
-          {
-            name: 'realistic_concurrent_produce_consume',
+          realisticDraft({
+            scenario,
             category: 'scalability',
-            client: clientFields(client).client,
+            clientFields: clientFields(client),
+            run,
             parameters: {
-              ...clientFields(client).parameters,
-              consumers,
+              consumers: 4,
               consumer_threads: outcome.plan.length,
               producer_threads: 2,
               messages_per_round: 10_000,
@@ -136,16 +119,15 @@ forEachClient((client) =>
               prefetch: outcome.options.prefetch,
               message_bytes: outcome.options.messageBytes,
             },
-            metrics: { ...throughputMetrics(figures), ...accountMetrics(figures.account) },
-            samples: roundSamples(figures.rounds),
-            histograms: latencyHistograms(figures),
+            metrics: accountMetrics(figures.account),
             notes: [
-              ...WORKLOAD_NOTES,
               'producers publish as fast as flow control allows while the consumers (manual ack, prefetch) consume the same queue; when the producers outrun the consumers a backlog builds, and the e2e latency is mostly time spent queued',
             ],
-            details: workloadDetails(outcome, figures),
-          },
-          `produce ${fmtRate(figures.produceRateMsgsPerSec)}, consume ${fmtRate(figures.consumeRateMsgsPerSec)}, e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, lost ${figures.account.lost}`,
+          }),
+          realisticProgress(
+            scenario,
+            `produce ${fmtRate(figures.produceRateMsgsPerSec)}, consume ${fmtRate(figures.consumeRateMsgsPerSec)}, e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, lost ${figures.account.lost}`,
+          ),
         );
         expect(workloadProblems(outcome, figures)).toEqual([]);
         expect(figures.account.duplicates).toBe(0);
@@ -156,33 +138,29 @@ forEachClient((client) =>
     markedTest()(
       'test_burst_traffic',
       async () => {
-        const { directUrl } = benchContext();
+        const scenario = 'realistic_burst_traffic';
         const bursts = 5;
         const burstMessages = 2000;
         const gapMs = 500;
-        const { outcome, figures } = await runMeasured({
-          client,
-          directUrl,
-          consumers: 4,
-          producerThreads: 2,
-          maxConsumerThreads: 2,
-          roundBoundMs: QUICK_ROUND_BOUND_MS,
+        const run = await runRealisticWorkload(client, {
+          directUrl: benchContext().directUrl,
           rounds: [
             { messages: 500, measured: false, label: 'warm-up', gapAfterMs: gapMs },
             ...Array.from({ length: bursts }, (_, n) => ({ messages: burstMessages, label: `burst ${n + 1}`, gapAfterMs: gapMs })),
           ],
         });
+        const { outcome, figures } = run;
         const drains = figures.rounds.filter((round) => round.measured).flatMap((round) => (round.drainMs === null ? [] : [round.drainMs]));
         const sortedDrains = sortSamples(drains);
         const medianDrainMs = sortedDrains ? quantile(sortedDrains, 0.5) : null;
         const maxDrainMs = sortedDrains ? quantile(sortedDrains, 1) : null;
         recordResult(
-          {
-            name: 'realistic_burst_traffic',
+          realisticDraft({
+            scenario,
             category: 'scalability',
-            client: clientFields(client).client,
+            clientFields: clientFields(client),
+            run,
             parameters: {
-              ...clientFields(client).parameters,
               bursts,
               messages_per_burst: burstMessages,
               idle_gap_ms: gapMs,
@@ -190,21 +168,22 @@ forEachClient((client) =>
               consumer_threads: outcome.plan.length,
               producer_threads: 2,
             },
-            metrics: {
+            // The burst figures first: they are what this test is about.
+            metrics: (throughput) => ({
               burst_drain_p50_ms: msMetric(medianDrainMs),
               burst_drain_max_ms: msMetric(maxDrainMs),
-              ...throughputMetrics(figures),
+              ...throughput,
               ...accountMetrics(figures.account),
-            },
-            samples: { ...roundSamples(figures.rounds), burst_drain_ms: drains },
-            histograms: latencyHistograms(figures),
+            }),
+            samples: { burst_drain_ms: drains },
             notes: [
-              ...WORKLOAD_NOTES,
               'burst drain time: first producer starting the burst -> last message of the burst delivered; the next burst starts after the previous one drained plus the idle gap',
             ],
-            details: workloadDetails(outcome, figures),
-          },
-          `${bursts}×${burstMessages} msgs: drain p50 ${formatMs(medianDrainMs)} max ${formatMs(maxDrainMs)}, e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, lost ${figures.account.lost}`,
+          }),
+          realisticProgress(
+            scenario,
+            `${bursts}×${burstMessages} msgs: drain p50 ${formatMs(medianDrainMs)} max ${formatMs(maxDrainMs)}, e2e p50 ${formatMs(figures.latency.p50)} p99 ${formatMs(figures.latency.p99)}, lost ${figures.account.lost}`,
+          ),
         );
         expect(workloadProblems(outcome, figures)).toEqual([]);
         expect(figures.account.duplicates).toBe(0);
@@ -213,7 +192,7 @@ forEachClient((client) =>
     );
 
     // The same path as the stress sizes, small enough for the quick run.
-    markedTest()('test_massive_consumers[20-200]', () => measureMassiveConsumers(client, 20, 200, QUICK_ROUND_BOUND_MS), QUICK_TIMEOUT_MS);
+    markedTest()('test_massive_consumers[20-200]', () => measureMassiveConsumers(client, 20, 200, 20_000), QUICK_TIMEOUT_MS);
 
     markedTest(['stress']).each([
       [100, 1000],
@@ -228,20 +207,16 @@ forEachClient((client) =>
     markedTest()(
       'test_workload_under_periodic_resets',
       async () => {
+        const scenario = 'realistic_periodic_resets';
         const { directUrl, proxiedUrl, proxy } = benchContext();
         const schedule: ResetCycleOptions = { cycles: 3, firstAfterMs: 1000, intervalMs: 1500, holdMs: 250 };
         const faults = resetCyclesDuringRound(proxy, 1, schedule);
         const rate = 1000;
         const messages = 6000;
-        const { outcome, figures } = await runMeasured({
-          client,
+        const run = await runRealisticWorkload(client, {
           directUrl,
           consumerUrl: proxiedUrl,
           producerUrl: proxiedUrl,
-          consumers: 4,
-          producerThreads: 2,
-          maxConsumerThreads: 2,
-          roundBoundMs: QUICK_ROUND_BOUND_MS,
           confirms: true,
           recover: true,
           rounds: [
@@ -250,14 +225,15 @@ forEachClient((client) =>
           ],
           hooks: faults.hooks,
         });
+        const { outcome, figures } = run;
         const cycles = faults.result();
         recordResult(
-          {
-            name: 'realistic_periodic_resets',
+          realisticDraft({
+            scenario,
             category: 'resilience',
-            client: clientFields(client).client,
+            clientFields: clientFields(client),
+            run,
             parameters: {
-              ...clientFields(client).parameters,
               consumers: 4,
               consumer_threads: outcome.plan.length,
               producer_threads: 2,
@@ -268,27 +244,25 @@ forEachClient((client) =>
               reset_hold_ms: schedule.holdMs,
             },
             metrics: {
-              ...throughputMetrics(figures),
               consumer_reconnects: countMetric(outcome.consumerReconnects),
               producer_reconnects: countMetric(outcome.producerReconnects),
               reset_cycles: countMetric(cycles?.cycles.length ?? 0),
               ...accountMetrics(figures.account),
             },
-            samples: roundSamples(figures.rounds),
-            histograms: latencyHistograms(figures),
             notes: [
-              ...WORKLOAD_NOTES,
               'consumers and producers connect through the fault proxy; a reset_peer toxic (timeout 0) is added and removed on a schedule while the producers publish at the target rate; clients reconnect with backoff (ensureConnection) and carry on',
               'producers use publisher confirms and publish again what was unconfirmed at a fault (at-least-once); consumers ack manually after counting',
               'the rate is paced: the throughput shows what the faults cost against the target rate, not the peak',
             ],
             details: {
-              ...workloadDetails(outcome, figures),
               fault_cycles: cycles?.cycles.map((cycle) => ({ injected_ns: String(cycle.injectedNs), removed_ns: String(cycle.removedNs) })),
             },
-          },
-          `${cycles?.cycles.length ?? 0} RST cycles: consume ${fmtRate(figures.consumeRateMsgsPerSec)} (target ${rate}), reconnects ${outcome.consumerReconnects} consumer + ${outcome.producerReconnects} producer, ` +
-            `lost ${figures.account.lost}, duplicates ${figures.account.duplicates} (${figures.account.unexplainedDuplicates} unexplained), e2e p99 ${formatMs(figures.latency.p99)} (from schedule ${formatMs(figures.scheduleLatency.p99)})`,
+          }),
+          realisticProgress(
+            scenario,
+            `${cycles?.cycles.length ?? 0} RST cycles: consume ${fmtRate(figures.consumeRateMsgsPerSec)} (target ${rate}), reconnects ${outcome.consumerReconnects} consumer + ${outcome.producerReconnects} producer, ` +
+              `lost ${figures.account.lost}, duplicates ${figures.account.duplicates} (${figures.account.unexplainedDuplicates} unexplained), e2e p99 ${formatMs(figures.latency.p99)} (from schedule ${formatMs(figures.scheduleLatency.p99)})`,
+          ),
         );
         expect([...workloadProblems(outcome, figures), ...faultProblems(outcome, cycles, schedule.cycles)]).toEqual([]);
       },
@@ -298,20 +272,17 @@ forEachClient((client) =>
     markedTest()(
       'test_workload_under_latency',
       async () => {
+        const scenario = 'realistic_latency';
         const { directUrl, proxiedUrl, proxy } = benchContext();
         const latencyMs = 200;
         const jitterMs = 100;
         const rate = 500;
         const messages = 1500;
-        let toxic: ActiveToxic | undefined;
-        const { outcome, figures } = await runMeasured({
-          client,
+        let fault: Fault | undefined;
+        const run = await runRealisticWorkload(client, {
           directUrl,
           consumerUrl: proxiedUrl,
-          consumers: 4,
           producerThreads: 1,
-          maxConsumerThreads: 2,
-          roundBoundMs: QUICK_ROUND_BOUND_MS,
           rounds: [
             { messages: 300, measured: false, label: 'warm-up' },
             { messages, ratePerSecond: rate, label: 'baseline' },
@@ -319,22 +290,26 @@ forEachClient((client) =>
           ],
           hooks: {
             beforeRound: async (index) => {
-              if (index === 2) toxic = await toxicLatency(proxy, latencyMs, jitterMs);
+              if (index !== 2) return;
+              fault = createFault({ kind: 'latency', options: { latency_ms: latencyMs, jitter_ms: jitterMs } }, { proxy });
+              await fault.inject();
             },
             afterRound: async (index) => {
-              if (index === 2) await toxic?.remove();
+              if (index === 2) await fault?.remove();
             },
           },
         });
+        const { outcome, figures } = run;
         const baseline = aggregateRounds(figures.rounds.filter((round) => round.label === 'baseline'));
         const slowed = aggregateRounds(figures.rounds.filter((round) => round.label === 'latency'));
         recordResult(
-          {
-            name: 'realistic_latency',
+          realisticDraft({
+            scenario,
             category: 'resilience',
-            client: clientFields(client).client,
+            clientFields: clientFields(client),
+            run,
+            figures: slowed,
             parameters: {
-              ...clientFields(client).parameters,
               consumers: 4,
               consumer_threads: outcome.plan.length,
               latency_ms: latencyMs,
@@ -343,7 +318,6 @@ forEachClient((client) =>
               target_rate_msgs_per_sec: rate,
             },
             metrics: {
-              ...throughputMetrics(slowed),
               ...latencyMetrics('baseline_e2e_latency', baseline.latency),
               baseline_consume_throughput_msgs_per_sec: rateMetric(baseline.consumeRateMsgsPerSec),
               added_latency_p50_ms: msMetric(
@@ -351,18 +325,18 @@ forEachClient((client) =>
               ),
               ...accountMetrics(figures.account),
             },
-            samples: roundSamples(figures.rounds),
             histograms: { ...latencyHistograms(slowed), ...latencyHistograms(baseline, 'baseline_') },
             notes: [
-              ...WORKLOAD_NOTES,
               `consumers connect through the fault proxy, producers directly; the same paced phase runs without a toxic (baseline_*) and with a latency toxic of ${latencyMs}±${jitterMs} ms on the broker-to-consumer stream (the unprefixed figures)`,
             ],
-            details: workloadDetails(outcome, figures),
-          },
-          `latency ${latencyMs}±${jitterMs} ms: consume ${fmtRate(slowed.consumeRateMsgsPerSec)} (baseline ${fmtRate(baseline.consumeRateMsgsPerSec)}), e2e p50 ${formatMs(slowed.latency.p50)} p99 ${formatMs(slowed.latency.p99)} (baseline p50 ${formatMs(baseline.latency.p50)})`,
+          }),
+          realisticProgress(
+            scenario,
+            `latency ${latencyMs}±${jitterMs} ms: consume ${fmtRate(slowed.consumeRateMsgsPerSec)} (baseline ${fmtRate(baseline.consumeRateMsgsPerSec)}), e2e p50 ${formatMs(slowed.latency.p50)} p99 ${formatMs(slowed.latency.p99)} (baseline p50 ${formatMs(baseline.latency.p50)})`,
+          ),
         );
         expect(workloadProblems(outcome, figures)).toEqual([]);
-        // The toxic acted: no message can arrive faster than latency - jitter.
+        // The fault acted: no message can arrive faster than latency - jitter.
         expect(slowed.latency.p50).toBeGreaterThanOrEqual(latencyMs - jitterMs);
       },
       QUICK_TIMEOUT_MS,
@@ -371,20 +345,16 @@ forEachClient((client) =>
     markedTest()(
       'test_recovery_correctness_sequence_numbers',
       async () => {
+        const scenario = 'realistic_recovery_correctness';
         const { directUrl, proxiedUrl, proxy } = benchContext();
         const schedule: ResetCycleOptions = { cycles: 3, firstAfterMs: 800, intervalMs: 1200, holdMs: 200 };
         const faults = resetCyclesDuringRound(proxy, 0, schedule);
         const messages = 4000;
         const rate = 800;
-        const { outcome, figures } = await runMeasured({
-          client,
+        const run = await runRealisticWorkload(client, {
           directUrl,
           consumerUrl: proxiedUrl,
           producerUrl: proxiedUrl,
-          consumers: 4,
-          producerThreads: 2,
-          maxConsumerThreads: 2,
-          roundBoundMs: QUICK_ROUND_BOUND_MS,
           confirms: true,
           persistent: true,
           durableQueue: true,
@@ -392,15 +362,16 @@ forEachClient((client) =>
           rounds: [{ messages, ratePerSecond: rate, label: 'sequence run' }],
           hooks: faults.hooks,
         });
+        const { outcome, figures } = run;
         const cycles = faults.result();
         const { account } = figures;
         recordResult(
-          {
-            name: 'realistic_recovery_correctness',
+          realisticDraft({
+            scenario,
             category: 'resilience',
-            client: clientFields(client).client,
+            clientFields: clientFields(client),
+            run,
             parameters: {
-              ...clientFields(client).parameters,
               consumers: 4,
               producer_threads: 2,
               messages,
@@ -410,26 +381,29 @@ forEachClient((client) =>
               durable_queue: true,
               confirms: true,
             },
-            metrics: {
+            // The accounting first: it is what this test proves.
+            metrics: (throughput) => ({
               ...accountMetrics(account),
               delivered_unconfirmed: countMetric(account.deliveredUnconfirmed),
               consumer_reconnects: countMetric(outcome.consumerReconnects),
               producer_reconnects: countMetric(outcome.producerReconnects),
               reset_cycles: countMetric(cycles?.cycles.length ?? 0),
-              ...throughputMetrics(figures),
-            },
-            samples: roundSamples(figures.rounds),
-            histograms: latencyHistograms(figures),
+              ...throughput,
+            }),
+            ownNotesOnly: true,
             notes: [
               'every message carries a unique sequence number; a shared ledger counts publish copies, confirms, deliveries and deliveries flagged redelivered per sequence number',
               'no loss: every confirmed sequence number was delivered at least once',
               'duplicates allowed by at-least-once: a delivery flagged redelivered (its ack died with a connection), or one more unflagged delivery per extra publish copy (republished because unconfirmed when the fault hit); anything else is an unexplained duplicate',
               ...WORKLOAD_NOTES.slice(0, 2),
             ],
-            details: { ...workloadDetails(outcome, figures), lost_seqs: account.lostSeqs, unexplained_seqs: account.unexplainedSeqs },
-          },
-          `published ${account.published} (+${account.republished} republished), confirmed ${account.confirmed}, delivered ${account.deliveredUnique} (${account.deliveries} deliveries), ` +
-            `duplicates ${account.duplicates} (${account.redeliveries} redelivered, ${account.unexplainedDuplicates} unexplained), lost ${account.lost}`,
+            details: { lost_seqs: account.lostSeqs, unexplained_seqs: account.unexplainedSeqs },
+          }),
+          realisticProgress(
+            scenario,
+            `published ${account.published} (+${account.republished} republished), confirmed ${account.confirmed}, delivered ${account.deliveredUnique} (${account.deliveries} deliveries), ` +
+              `duplicates ${account.duplicates} (${account.redeliveries} redelivered, ${account.unexplainedDuplicates} unexplained), lost ${account.lost}`,
+          ),
         );
         expect([...workloadProblems(outcome, figures), ...faultProblems(outcome, cycles, schedule.cycles)]).toEqual([]);
         expect(account.confirmed).toBe(messages);

@@ -1,26 +1,21 @@
 /**
  * @benchmark
  *
- * Recovery latency: how fast every consumer thread notices a network fault injected through
- * the fault proxy, and how fast every thread recovers (reconnects, re-consumes and proves it
- * with a message round trip), for every client under test (BENCH_CLIENTS).
+ * Recovery latency: how fast every consumer thread notices a fault injected through the fault
+ * model (src/faults) — a TCP reset, a partition, latency then a reset, the broker closing the
+ * connection — and how fast every thread recovers (reconnects, re-consumes and proves it with a
+ * message round trip), for every client under test (BENCH_CLIENTS). A table of scenarios; each
+ * row is measured and recorded by one call (src/recovery/measureScenario.ts).
  */
-import { armLatency, armResetPeer, toxicTimeout } from '../src/faults';
-import { computeRecoveryMetrics, describeReceived, missedOrUnmeasured, type RecoveryScenarioKind } from '../src/recovery/metrics';
-import { runRecoveryScenario, type RecoveryScenarioOptions } from '../src/recovery/scenario';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import type { ClientSpec } from '../src/client/api';
-import type { NonEmptyArray } from '../src/measure/statistics';
-import type { ResultDraft } from '../src/results/rawResult';
-import { combineReplicates, runReplicates } from '../src/results/replicates';
-import { combineFaults } from '../src/recovery/received';
-import { recoveryProgress } from '../src/report/progress';
 import { replicatesOr } from '../src/config';
+import { measureRecoveryScenario, type RecoveryScenarioRow } from '../src/recovery/measureScenario';
 import { bareFloorMismatch, measureRecoveryOverhead } from '../src/recovery/overhead';
 import { recoveryOverheadResult } from '../src/recovery/overheadResult';
-import { markedTest, withMarkers } from '../src/testing';
+import { markedTest, withMarkers, type MarkedRow } from '../src/testing';
 
 const TEST_TIMEOUT_MS = 300_000;
 
@@ -32,134 +27,78 @@ const TEST_TIMEOUT_MS = 300_000;
  * replaces the five.
  */
 const REPLICATES_SMALL = replicatesOr(5);
+const replicatesAt = (threads: number) => (threads <= 10 ? REPLICATES_SMALL : 1);
 
-async function measureRecovery(
-  client: ClientSpec,
-  name: string,
-  kind: RecoveryScenarioKind,
-  threads: number,
-  scenario: Pick<RecoveryScenarioOptions, 'fault' | 'preFault' | 'preFaultMs' | 'drainTimeoutMs'>,
-  parameters: Record<string, string | number>,
-  replicates: number,
-): Promise<void> {
+/** The scenarios: a row each (its descriptor is src/scenarios/recovery.ts), with the thread counts it runs at. */
+const SCENARIOS: readonly (RecoveryScenarioRow & {
+  readonly test: string;
+  readonly threads: readonly ([number] | MarkedRow<[number]>)[];
+})[] = [
+  {
+    test: 'test_recovery_after_reset_peer',
+    scenario: 'recovery_after_reset_peer',
+    // Armed before the threads connect (the fault's default): real Toxiproxy then closes their links with a true RST.
+    fault: { kind: 'reset_peer' },
+    parameters: { toxic: 'reset_peer', toxic_timeout_ms: 0 },
+    // 100 threads (slow): how propagation grows per thread beyond 50, beside the bare floor at 100.
+    threads: [[10], [50], withMarkers(['slow'], [100])],
+  },
+  {
+    test: 'test_recovery_after_network_partition',
+    scenario: 'recovery_after_network_partition',
+    // The client's own deadline (100 ms of silence) is how a busy connection notices a partition.
+    fault: { kind: 'partition', options: { timeout_ms: 100 } },
+    drainTimeoutMs: 100,
+    parameters: { toxic: 'timeout', toxic_timeout_ms: 100, drain_timeout_ms: 100 },
+    threads: [[10], [50]],
+  },
+  {
+    test: 'test_recovery_after_broker_close',
+    scenario: 'recovery_after_broker_close',
+    // connection.close 320 from the broker on the threads' own connections, timed from the frame passing the proxy.
+    fault: { kind: 'broker_close' },
+    parameters: { fault: 'broker_close' },
+    threads: [[10]],
+  },
+];
+
+/** Rows measured once, not per thread count. */
+const SINGLE_SCENARIOS: readonly (RecoveryScenarioRow & { readonly test: string; readonly threads: number })[] = [
+  {
+    test: 'test_recovery_with_latency_before_failure',
+    scenario: 'recovery_with_latency_before_failure',
+    // Both armed before the threads connect, latency first so the reset acts behind it in each link.
+    preFault: { kind: 'latency', options: { latency_ms: 200, jitter_ms: 100, armed: true } },
+    preFaultMs: 2000,
+    fault: { kind: 'reset_peer' },
+    parameters: { toxic: 'latency+reset_peer', latency_ms: 200, jitter_ms: 100, latency_phase_ms: 2000 },
+    threads: 10,
+  },
+];
+
+async function measure(client: ClientSpec, row: RecoveryScenarioRow, threads: number, replicates: number): Promise<void> {
   const context = benchContext();
-  const fields = clientFields(client);
-  const computed = await runReplicates(replicates, async () =>
-    computeRecoveryMetrics(
-      await runRecoveryScenario({
-        threads,
-        client,
-        proxy: context.proxy,
-        proxiedUrl: context.proxiedUrl,
-        directUrl: context.directUrl,
-        ...scenario,
-      }),
-      kind,
-    ),
-  );
-  const toDraft = (one: (typeof computed)[number]): ResultDraft => ({
-    name,
-    category: 'recovery',
-    parameters: { threads, ...fields.parameters, ...parameters },
-    client: fields.client,
-    metrics: one.metrics,
-    samples: one.samples,
-    targets: one.targets,
-    notes: one.notes,
-    details: one.details,
-    fault_proxy: one.faultProxy,
-    fault: one.fault,
+  const measured = await measureRecoveryScenario(row, {
+    client,
+    clientFields: clientFields(client),
+    threads,
+    replicates,
+    proxy: context.proxy,
+    proxiedUrl: context.proxiedUrl,
+    directUrl: context.directUrl,
+    record: (draft, progress) => recordResult(draft, progress),
   });
-  const [firstComputed, ...laterComputed] = computed;
-  const drafts: NonEmptyArray<ResultDraft> = [toDraft(firstComputed), ...laterComputed.map(toDraft)];
-  const combined = drafts.length === 1 ? drafts[0] : combineReplicates(drafts, { totals: ['false_alarms'] });
-  const fault = combineFaults([firstComputed.fault, ...laterComputed.map((one) => one.fault)]);
-  const result = recordResult(
-    { ...combined, fault },
-    `${recoveryProgress({
-      threads,
-      detected: combined.metrics.threads_detected?.value ?? null,
-      recovered: combined.metrics.threads_recovered?.value ?? null,
-      detectionMs: combined.metrics.error_detection_latency_ms?.value ?? null,
-      propagationMs: combined.metrics.error_propagation_latency_ms?.value ?? null,
-      fullRecoveryMs: combined.metrics.full_recovery_latency_ms?.value ?? null,
-      faultSpreadMs: combined.metrics.fault_spread_ms?.value ?? null,
-      recoveryAfterRemovalMs: combined.metrics.recovery_after_removal_ms?.value ?? null,
-      // Totals over every replicate: say so, or "detected 10/10 (RST ×50)" reads as a miscount.
-      received: `${describeReceived(fault.received)}${drafts.length > 1 ? ` over ${drafts.length} replicates` : ''}`,
-      upperBound: !fault.reference.exact,
-    })}${drafts.length > 1 ? ` (medians of ${drafts.length} replicates)` : ''}; ${computed[0].faultProxy.label}`,
-  );
-
   // Correctness is asserted, in every replicate; speed is recorded (targets fail the test only when asked for).
-  for (const one of computed) {
-    const failures = (one.details.threads as { thread: number; error?: string }[]).filter((thread) => thread.error);
-    expect(failures).toEqual([]);
-    expect(one.metrics.threads_detected?.value).toBe(threads);
-    expect(one.metrics.threads_recovered?.value).toBe(threads);
-  }
-  if (context.strictTargets) {
-    expect((result.targets ?? []).filter(missedOrUnmeasured)).toEqual([]);
-  }
+  expect(measured.problems).toEqual([]);
+  if (context.strictTargets) expect(measured.missedTargets).toEqual([]);
 }
 
 forEachClient((client) =>
   describe('TestRecoveryLatency', () => {
-    // 100 threads (slow): how propagation grows per thread beyond 50, beside the bare floor at 100.
-    markedTest().each([[10], [50], withMarkers(['slow'], [100])])(
-      'test_recovery_after_reset_peer[%i]',
-      async (threads) => {
-        await measureRecovery(
-          client,
-          'recovery_after_reset_peer',
-          'reset_peer',
-          threads,
-          // Armed before the threads connect: real Toxiproxy then closes their links with a true RST.
-          { fault: { arm: (proxy) => armResetPeer(proxy, 0) } },
-          { toxic: 'reset_peer', toxic_timeout_ms: 0 },
-          threads <= 10 ? REPLICATES_SMALL : 1,
-        );
-      },
-      TEST_TIMEOUT_MS,
-    );
-
-    test.each([10, 50])(
-      'test_recovery_after_network_partition[%i]',
-      async (threads) => {
-        // The client's own deadline (100 ms of silence) is how a busy connection notices a partition.
-        await measureRecovery(
-          client,
-          'recovery_after_network_partition',
-          'network_partition',
-          threads,
-          { fault: { inject: (proxy) => toxicTimeout(proxy, 100) }, drainTimeoutMs: 100 },
-          { toxic: 'timeout', toxic_timeout_ms: 100, drain_timeout_ms: 100 },
-          threads <= 10 ? REPLICATES_SMALL : 1,
-        );
-      },
-      TEST_TIMEOUT_MS,
-    );
-
-    test(
-      'test_recovery_with_latency_before_failure',
-      async () => {
-        await measureRecovery(
-          client,
-          'recovery_with_latency_before_failure',
-          'latency_before_failure',
-          10,
-          // Both armed before the threads connect, latency first so the reset acts behind it in each link.
-          {
-            preFault: { arm: (proxy) => armLatency(proxy, 200, 100) },
-            preFaultMs: 2000,
-            fault: { arm: (proxy) => armResetPeer(proxy, 0) },
-          },
-          { toxic: 'latency+reset_peer', latency_ms: 200, jitter_ms: 100, latency_phase_ms: 2000 },
-          1,
-        );
-      },
-      TEST_TIMEOUT_MS,
-    );
+    for (const row of SCENARIOS) {
+      markedTest().each(row.threads)(`${row.test}[%i]`, (threads) => measure(client, row, threads, replicatesAt(threads)), TEST_TIMEOUT_MS);
+    }
+    for (const row of SINGLE_SCENARIOS) test(row.test, () => measure(client, row, row.threads, 1), TEST_TIMEOUT_MS);
   }),
 );
 

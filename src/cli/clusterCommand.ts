@@ -3,8 +3,8 @@
  * the local 3-node RabbitMQ cluster the failover benchmarks run against (src/cluster/).
  */
 import type { Command } from 'commander';
-import { clusterDown, clusterStatus, clusterUp } from '../cluster/lifecycle';
-import { resolveClusterSettings } from '../cluster/settings';
+import { clusterDown, clusterStatus, clusterUp } from '../broker/nodes/lifecycle';
+import { resolveClusterSettings } from '../broker/nodes/settings';
 
 export function registerClusterCommand(program: Command): void {
   const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -9,9 +9,23 @@
  * - `broker_closed`: the broker closed the connection with an AMQP close (e.g. 320 CONNECTION_FORCED on shutdown);
  * - `heartbeat`: missed heartbeats;
  * - `deadline`: silence until the client's own deadline passed (a drain deadline), no socket event;
- * - `error`: anything else (the message says what).
+ * - `error`: anything else (the message says what);
+ * and the typed signals of a connection that stays up (the library's own events, where it has them):
+ * - `channel_closed`: the broker closed one of its channels (channel.close, e.g. 404 NOT_FOUND);
+ * - `consumer_cancelled`: the broker cancelled one of its consumers (basic.cancel);
+ * - `blocked`: the broker blocked its publishers (connection.blocked, a resource alarm).
  */
-export const FAULT_KINDS = ['reset', 'closed', 'broker_closed', 'heartbeat', 'deadline', 'error'] as const;
+export const FAULT_KINDS = [
+  'reset',
+  'closed',
+  'broker_closed',
+  'heartbeat',
+  'deadline',
+  'error',
+  'channel_closed',
+  'consumer_cancelled',
+  'blocked',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /**
@@ -34,6 +48,9 @@ export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
   heartbeat: 'missed heartbeats',
   deadline: 'silence (client deadline)',
   error: 'other error',
+  channel_closed: 'channel closed by the broker',
+  consumer_cancelled: 'consumer cancelled by the broker',
+  blocked: 'blocked by the broker (connection.blocked)',
 };
 
 /** How results word each kind in a count (`RST ×10`). */
@@ -45,6 +62,9 @@ export const RECEIVED_KIND_WORDS: Readonly<Record<ReceivedKind, string>> = {
   heartbeat: 'missed heartbeats',
   deadline: 'silence (deadline)',
   error: 'another error',
+  channel_closed: 'a channel close',
+  consumer_cancelled: 'a consumer cancel',
+  blocked: 'connection.blocked',
 };
 
 /** `FIN ×10` / `RST ×7, FIN ×3`. */

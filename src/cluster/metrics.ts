@@ -13,7 +13,7 @@ import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
 import { RECEIVED_KINDS } from '../client/faults';
-import type { FaultHit } from './clusterFaults';
+import type { FaultHit } from '../faults/model';
 import type { EpisodeRecord, ThreadEpisodes } from './failoverBoard';
 import type { FailoverOutcome } from './scenario';
 
@@ -62,7 +62,7 @@ export function episodeFigures(
   const since = (ns: bigint | null): number | null => (hit === undefined || ns === null ? null : elapsedMs(hit.atNs, ns));
   return {
     detectedAtMs: elapsedMs(injectedNs, episode.detectedNs),
-    hitNode: hit?.node ?? null,
+    hitNode: hit?.target ?? null,
     cause: RECEIVED_KINDS[episode.cause] ?? 'none',
     detectionMs: since(episode.detectedNs),
     reconnectMs: since(episode.reconnectedNs),
@@ -171,14 +171,14 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
       failed_node: outcome.target,
       // Times relative to the injection, so outages can be laid beside the fault's steps.
       hits: outcome.hits.map((entry) => ({
-        node: entry.node,
+        node: entry.target,
         action: entry.action,
         at_ms: round3(elapsedMs(outcome.injectedNs, entry.atNs)),
         bracket_ms: round3(elapsedMs(entry.bracket.startedNs, entry.bracket.completedNs)),
       })),
       restored_at_ms: round3(elapsedMs(outcome.injectedNs, outcome.restore.completedNs)),
       steps: outcome.steps.map((step) => ({
-        node: step.node,
+        node: step.target,
         step: step.step,
         at_ms: round3(elapsedMs(outcome.injectedNs, step.bracket.startedNs)),
         took_ms: round3(elapsedMs(step.bracket.startedNs, step.bracket.completedNs)),

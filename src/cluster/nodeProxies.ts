@@ -5,7 +5,7 @@
  */
 import type { ProxyTarget, ToxiproxyClient } from '../faults';
 import { removeAllToxics } from '../faults/toxics';
-import type { ClusterNode } from './layout';
+import type { ClusterNode } from '../broker/nodes/layout';
 
 export interface NodeProxy {
   readonly node: ClusterNode;

@@ -6,8 +6,8 @@
 import amqp from 'amqplib';
 import { closeBounded, socketOf } from '../client/amqplib/common';
 import { describeError } from '../errors';
-import type { ClusterLayout, ClusterNode } from './layout';
-import { runCli } from './rabbitmqctl';
+import type { ClusterLayout, ClusterNode } from '../broker/nodes/layout';
+import { runCli } from '../broker/nodes/rabbitmqctl';
 
 export type FailoverQueueType = 'classic' | 'quorum';
 

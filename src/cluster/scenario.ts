@@ -18,15 +18,18 @@ import { redactText } from '../redact';
 import type { LedgerCounts } from '../suite-kit/accounting';
 import { WorkloadBoard } from '../suite-kit/workloadBoard';
 import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
-import { clusterFault, type ClusterFaultKind, type FaultHit, type FaultStep } from './clusterFaults';
+import { nodeActions } from '../broker/nodes/nodeActions';
+import { createFault } from '../faults/kinds/registry';
+import type { Fault, FaultHit, FaultStep } from '../faults/model';
+import type { FailoverFault } from '../scenarios/cluster';
 import type { FailoverConsumerTask, FailoverThreadReport } from './consumerThread';
 import { FailoverBoard, FailoverWord, type ThreadEpisodes } from './failoverBoard';
-import { nodeAmqpUrl, type ClusterLayout } from './layout';
+import { nodeAmqpUrl, type ClusterLayout } from '../broker/nodes/layout';
 import { createNodeProxies, nodesByClientPort, proxiedNodeUrl, removeNodeProxies, type NodeProxy } from './nodeProxies';
 import type { FailoverProducerReport, FailoverProducerTask } from './producerThread';
 import { declareQueue, deleteQueue, quorumLeader, readyMessages, type FailoverQueueType } from './queues';
-import type { ClusterSettings } from './settings';
-import { assertClusterUp } from './state';
+import type { ClusterSettings } from '../broker/nodes/settings';
+import { assertClusterUp } from '../broker/nodes/state';
 import { pollUntil, threadsOn, undeliveredConfirmed, unfinishedEpisodes } from './waits';
 
 export interface FailoverScenarioOptions {
@@ -34,7 +37,7 @@ export interface FailoverScenarioOptions {
   readonly layout: ClusterLayout;
   readonly settings: ClusterSettings;
   readonly proxyApi: ToxiproxyClient;
-  readonly fault: ClusterFaultKind;
+  readonly fault: FailoverFault;
   readonly queueType: FailoverQueueType;
   /** Consumer threads, spread round robin over the nodes. @default 6 */
   readonly consumers?: number;
@@ -67,7 +70,7 @@ export interface ConsumerRecord extends ThreadEpisodes {
 export interface FailoverOutcome {
   readonly queue: string;
   readonly queueType: FailoverQueueType;
-  readonly fault: ClusterFaultKind;
+  readonly fault: FailoverFault;
   /** The node holding the queue at the start (quorum leader / classic home). */
   readonly queueHolder: string;
   readonly target: string | null;
@@ -115,7 +118,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
   let consumerTasks: Promise<FailoverThreadReport>[] = [];
   let producerTask: Promise<FailoverProducerReport> | undefined;
   let proxies: NodeProxy[] = [];
-  let fault: ReturnType<typeof clusterFault> | undefined;
+  let fault: Fault | undefined;
   try {
     proxies = await createNodeProxies(options.proxyApi, nodes);
     const urlsFrom = (first: number) => nodes.map((_, offset) => proxiedNodeUrl(proxies[(first + offset) % nodes.length]!, settings));
@@ -126,7 +129,10 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
         ? ((await quorumLeader(layout, holderNode, queue).catch(() => undefined)) ?? holderNode.name)
         : holderNode.name;
     const target = nodes.find((node) => node.name === queueHolder) ?? holderNode;
-    fault = clusterFault(options.fault, target, { layout, proxies, log });
+    const actions = nodes.map((node) => nodeActions(layout, node, proxies.find((proxy) => proxy.node.name === node.name)?.target));
+    fault = createFault({ kind: options.fault }, { node: actions[nodes.indexOf(target)], nodes: actions, log });
+    // The node a kill or partition hits; a rolling restart hits every node in turn.
+    const hitNode = fault.target.type === 'node' ? fault.target.name : null;
     const producerHome = options.fault === 'rolling_restart' ? 1 : (target.index + 1) % nodes.length;
 
     const consumerPool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), consumers);
@@ -180,9 +186,9 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     const portsAtFault = await nodesByClientPort(proxies);
     board.raise(FailoverWord.INJECTED);
     const injectedNs = nowNs();
-    log(`${options.fault}: ${fault.target?.name ?? 'every node in turn'} (queue ${options.queueType}, held by ${queueHolder})`);
-    await fault.run();
-    const hitThreads = threadsOn(board, consumers, portsAtFault, fault.target?.name ?? null);
+    log(`${options.fault}: ${hitNode ?? 'every node in turn'} (queue ${options.queueType}, held by ${queueHolder})`);
+    await fault.inject();
+    const hitThreads = threadsOn(board, consumers, portsAtFault, hitNode);
     // Every thread the fault hit must get an episode and consume again; the rest must keep consuming.
     const failedOver = await pollUntil(
       () => unfinishedEpisodes(board, consumers + 1, hitThreads).length === 0 || board.flag(FailoverWord.FAILED) > 0,
@@ -192,7 +198,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     const portsAfterFailover = await nodesByClientPort(proxies);
 
     const restoreStartedNs = nowNs();
-    problems.push(...(await fault.restore()));
+    problems.push(...(await fault.remove()).problems);
     const restore: Bracket = { startedNs: restoreStartedNs, completedNs: nowNs() };
     await pollUntil(() => unfinishedEpisodes(board, consumers + 1, []).length === 0, failoverBoundMs);
     await sleep(options.afterRestoreMs ?? 3000);
@@ -242,7 +248,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       queueType: options.queueType,
       fault: options.fault,
       queueHolder,
-      target: fault.target?.name ?? null,
+      target: hitNode,
       hits: fault.hits,
       steps: fault.steps,
       injectedNs,
@@ -262,7 +268,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
     board.raise(FailoverWord.STOP);
     await settleWithin<unknown>([...consumerTasks, ...(producerTask ? [producerTask] : [])], SETTLE_BOUND_MS);
     await Promise.allSettled(pools.map((pool) => pool.destroy()));
-    const undone = fault ? await fault.restore() : [];
+    const undone = fault ? (await fault.remove()).problems : [];
     for (const problem of undone) log(`cleanup: ${problem}`);
     await removeNodeProxies(proxies);
     const deleteProblem = await deleteQueue(directUrls, queue);

@@ -82,16 +82,16 @@ interface TrackedToxics {
 
 const tracked = new Set<TrackedToxics>();
 
-/** One idempotent, tracked removal for a set of toxic names of one type. */
-function trackedRemoval(proxy: ProxyTarget, type: string, names: readonly string[]): TrackedToxics {
+/** One idempotent, tracked removal for a set of toxics (each removed the safe way for its type). */
+function trackedRemoval(proxy: ProxyTarget, specs: readonly ToxicSpec[]): TrackedToxics {
   let removal: Promise<Removal> | undefined;
   const handle: TrackedToxics = {
-    names,
+    names: specs.map(nameOf),
     remove: () => {
       removal ??= (async () => {
         tracked.delete(handle);
         const startedNs = nowNs();
-        const methods = await Promise.all(names.map((name) => removeToxicSafely(proxy, name, type)));
+        const methods = await Promise.all(specs.map((spec) => removeToxicSafely(proxy, nameOf(spec), spec.type)));
         return { startedNs, completedNs: nowNs(), method: strongestRemoval(methods) };
       })();
       return removal;
@@ -119,14 +119,16 @@ function nameOf(spec: ToxicSpec): string {
   return spec.name ?? `${spec.type}_${spec.stream ?? 'downstream'}`;
 }
 
-async function inject(proxy: ProxyTarget, type: string, specs: readonly ToxicSpec[]): Promise<ActiveToxic> {
-  const handle = trackedRemoval(proxy, type, specs.map(nameOf));
+/** Adds the toxics now (in order); `type` names them together (`latency+reset_peer`). */
+export async function injectToxics(proxy: ProxyTarget, type: string, specs: readonly ToxicSpec[]): Promise<ActiveToxic> {
+  const handle = trackedRemoval(proxy, specs);
   const injected = await addSequentially(proxy, specs);
   return { proxy, type, names: handle.names, injected, injection: 'added', remove: handle.remove };
 }
 
-async function arm(proxy: ProxyTarget, type: string, specs: readonly ToxicSpec[]): Promise<ArmedToxic> {
-  const handle = trackedRemoval(proxy, type, specs.map(nameOf));
+/** Adds the toxics at toxicity 0 (in order), to be fired later. */
+export async function armToxics(proxy: ProxyTarget, type: string, specs: readonly ToxicSpec[]): Promise<ArmedToxic> {
+  const handle = trackedRemoval(proxy, specs);
   const armed = await addSequentially(
     proxy,
     specs.map((spec) => ({ ...spec, toxicity: 0 })),
@@ -165,7 +167,7 @@ function resetPeerSpec(timeoutMs: number, stream: Stream): ToxicSpec {
  * not an RST (see `armResetPeer`); the embedded proxy resets them.
  */
 export function toxicResetPeer(proxy: ProxyTarget, timeoutMs = 0, stream: Stream = 'downstream'): Promise<ActiveToxic> {
-  return inject(proxy, 'reset_peer', [resetPeerSpec(timeoutMs, stream)]);
+  return injectToxics(proxy, 'reset_peer', [resetPeerSpec(timeoutMs, stream)]);
 }
 
 /**
@@ -174,7 +176,7 @@ export function toxicResetPeer(proxy: ProxyTarget, timeoutMs = 0, stream: Stream
  * real Toxiproxy as on the embedded proxy.
  */
 export function armResetPeer(proxy: ProxyTarget, timeoutMs = 0, stream: Stream = 'downstream'): Promise<ArmedToxic> {
-  return arm(proxy, 'reset_peer', [resetPeerSpec(timeoutMs, stream)]);
+  return armToxics(proxy, 'reset_peer', [resetPeerSpec(timeoutMs, stream)]);
 }
 
 /**
@@ -183,7 +185,7 @@ export function armResetPeer(proxy: ProxyTarget, timeoutMs = 0, stream: Stream =
  * connection only the client's own deadline notices.
  */
 export function toxicTimeout(proxy: ProxyTarget, timeoutMs = 100): Promise<ActiveToxic> {
-  return inject(
+  return injectToxics(
     proxy,
     'timeout',
     (['downstream', 'upstream'] as const).map((stream) => ({
@@ -201,12 +203,12 @@ function latencySpec(latencyMs: number, jitterMs: number, stream: Stream): Toxic
 
 /** Slow network: every chunk from the server is delayed by `latencyMs` ± `jitterMs`. */
 export function toxicLatency(proxy: ProxyTarget, latencyMs = 200, jitterMs = 100, stream: Stream = 'downstream'): Promise<ActiveToxic> {
-  return inject(proxy, 'latency', [latencySpec(latencyMs, jitterMs, stream)]);
+  return injectToxics(proxy, 'latency', [latencySpec(latencyMs, jitterMs, stream)]);
 }
 
 /** A latency toxic armed at toxicity 0 (so it sits before toxics armed after it in the chain), fired later. */
 export function armLatency(proxy: ProxyTarget, latencyMs = 200, jitterMs = 100, stream: Stream = 'downstream'): Promise<ArmedToxic> {
-  return arm(proxy, 'latency', [latencySpec(latencyMs, jitterMs, stream)]);
+  return armToxics(proxy, 'latency', [latencySpec(latencyMs, jitterMs, stream)]);
 }
 
 const isNotFound = (error: unknown): boolean => (error as { status?: number }).status === 404;

@@ -58,7 +58,7 @@ export function describeProxyServer(identity: ProxyServerIdentity): string {
 export interface FaultEvent {
   /** `process.hrtime.bigint()` of the moment the toxic acted, as a decimal string. */
   readonly at_ns: string;
-  /** e.g. `reset_sent`, `data_dropped`, `timeout_closed`, `limit_reached`. */
+  /** e.g. `reset_sent`, `data_dropped`, `timeout_closed`, `limit_reached`, `amqp_frame` (an AMQP frame that matters to a fault passed the proxy). */
   readonly kind: string;
   readonly toxic?: string;
   readonly toxic_type?: string;
@@ -66,6 +66,8 @@ export interface FaultEvent {
   readonly connection_id?: number;
   /** `host:port` of the client side of the proxied connection. */
   readonly client?: string;
+  /** What the event says besides its kind: an `amqp_frame`'s `method`, `channel`, `reply_code`, `reply_text`. */
+  readonly detail?: Readonly<Record<string, number | string>>;
 }
 
 interface ConnectionJson {

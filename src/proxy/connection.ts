@@ -6,6 +6,7 @@
  */
 import net, { type Socket } from 'node:net';
 import { formatPeer, parseTcpAddress } from './address';
+import type { AmqpFrameEvent } from './amqpFrames';
 import { Link, type LinkHost, type LinkOptions } from './link';
 import type { CloseReason, ConnectionRecord, FaultTimeline } from './timeline';
 import type { Toxic } from './toxic';
@@ -108,6 +109,23 @@ export class ProxyConnection {
     });
   }
 
+  /** An AMQP frame on the timeline: no toxic's doing, so toxic and type are empty. */
+  private recordFrame(direction: StreamDirection, frame: AmqpFrameEvent, atNs: bigint): void {
+    const detail: Record<string, number | string> = { method: frame.method, channel: frame.channel };
+    if (frame.replyCode !== undefined) detail.reply_code = frame.replyCode;
+    if (frame.replyText !== undefined) detail.reply_text = frame.replyText;
+    if (frame.reason !== undefined) detail.reason = frame.reason;
+    this.host.timeline.record({
+      atNs,
+      toxic: '',
+      toxicType: '',
+      stream: direction,
+      connectionId: this.record.id,
+      kind: 'amqp_frame',
+      detail,
+    });
+  }
+
   /** True RST to both peers, the client first (its detection is what benchmarks time). */
   private reset(toxic: Toxic): void {
     if (this.state === 'closed' || this.client.destroyed) return;
@@ -148,7 +166,11 @@ export class ProxyConnection {
     if (this.state !== 'connecting') return;
     this.state = 'open';
     this.record.upstreamConnectedAtNs = process.hrtime.bigint();
-    const host: LinkHost = { record: (toxic, kind, detail) => this.recordEvent(toxic, kind, detail), reset: (toxic) => this.reset(toxic) };
+    const host: LinkHost = {
+      record: (toxic, kind, detail) => this.recordEvent(toxic, kind, detail),
+      reset: (toxic) => this.reset(toxic),
+      frame: (direction, frame, atNs) => this.recordFrame(direction, frame, atNs),
+    };
     const options = this.host.linkOptions;
     this.links = {
       upstream: new Link('upstream', this.client, this.upstream, host, options, this.host.toxicsFor('upstream')),

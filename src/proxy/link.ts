@@ -15,6 +15,7 @@
  */
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { AmqpFrameScanner, type AmqpFrameEvent } from './amqpFrames';
 import type { Toxic } from './toxic';
 import type { Chunk, FaultEventKind, IntegerAttributes, StageContext, StreamDirection, TimerHandle, ToxicStage } from './toxics/types';
 
@@ -23,6 +24,8 @@ export interface LinkHost {
   record(toxic: Toxic, kind: FaultEventKind, detail?: Readonly<Record<string, number | string>>): void;
   /** Sends a TCP RST to both peers (once) on behalf of `toxic`. */
   reset(toxic: Toxic): void;
+  /** An AMQP frame that matters to a fault was read from this direction's source. */
+  frame(direction: StreamDirection, frame: AmqpFrameEvent, atNs: bigint): void;
 }
 
 export interface LinkOptions {
@@ -52,6 +55,7 @@ export class Link {
   private pausedForFlow = false;
   /** Bytes read from the source. */
   bytesIn = 0;
+  private readonly frames: AmqpFrameScanner;
 
   constructor(
     readonly direction: StreamDirection,
@@ -62,6 +66,8 @@ export class Link {
     toxics: readonly Toxic[],
   ) {
     for (const toxic of toxics) this.attach(toxic);
+    // Stamped when the bytes were read, before any toxic: the moment the frame passed the proxy.
+    this.frames = new AmqpFrameScanner(direction === 'upstream', (frame) => host.frame(direction, frame, process.hrtime.bigint()));
     source.on('data', (data: Buffer) => this.onSourceData(data));
     source.on('end', () => this.endOfSource());
     dest.on('drain', () => this.maybeResume());
@@ -125,6 +131,7 @@ export class Link {
 
   private onSourceData(data: Buffer): void {
     this.bytesIn += data.length;
+    this.frames.scan(data);
     if (this.stageCount === 0) {
       this.write(data); // fast path: no toxic on this direction
       return;

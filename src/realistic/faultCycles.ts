@@ -1,12 +1,15 @@
 /**
- * Periodic network faults during a workload: a reset_peer toxic (TCP RST on the next data from
- * the broker) injected, held, removed, again and again on a fixed schedule, in the background.
+ * Periodic network faults during a workload: a TCP reset (the fault model's reset_peer: an RST on
+ * the next data from the broker) injected, held, removed, again and again on a fixed schedule, in
+ * the background.
  * `done` never rejects: a failed API call ends the cycles and is reported in `error`, and the
  * toxic of the failed cycle is still tracked by the fault helpers, so the per-test cleanup
  * removes it.
  */
 import { describeError } from '../errors';
-import { toxicResetPeer, type ActiveToxic, type ProxyTarget } from '../faults';
+import type { ProxyTarget } from '../faults';
+import { createFault } from '../faults/kinds/registry';
+import type { Fault } from '../faults/model';
 import { sleep } from '../measure/clock';
 import type { WorkloadHooks } from './options';
 
@@ -48,14 +51,15 @@ export function startResetCycles(proxy: ProxyTarget, options: ResetCycleOptions)
   };
   const run = async (): Promise<ResetCyclesResult> => {
     const cycles: FaultCycle[] = [];
-    let toxic: ActiveToxic | undefined;
+    let toxic: Fault | undefined;
     try {
       await wait(options.firstAfterMs);
       for (let cycle = 0; cycle < options.cycles && !stopped; cycle += 1) {
         const cycleStart = Date.now();
-        toxic = await toxicResetPeer(proxy, 0);
+        // Added to open connections (not armed): each cycle hits the connections of the moment.
+        toxic = createFault({ kind: 'reset_peer', options: { timeout_ms: 0, armed: false } }, { proxy });
+        const injectedNs = (await toxic.inject()).bracket.startedNs;
         await wait(options.holdMs);
-        const injectedNs = toxic.injected.startedNs;
         const removed = await toxic.remove();
         toxic = undefined;
         cycles.push({ injectedNs, removedNs: removed.completedNs });

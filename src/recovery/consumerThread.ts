@@ -31,6 +31,8 @@ export interface RecoveryTask {
   readonly url: string;
   /** The thread's own queue, bound to the traffic's fanout exchange by the harness. */
   readonly queue: string;
+  /** The broker's `connection_name` of the thread's connection. */
+  readonly connectionName?: string;
   /** The client's own deadline: no delivery for this long (after the injection) means the link is dead. */
   readonly drainTimeoutMs: number;
   /** Bound on every phase wait (barrier, toxic removal, reconnect, stop). */
@@ -58,7 +60,11 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
 
   try {
     try {
-      const connection = await connectClient(task.client, { urls: [task.url], startBoundMs: task.phaseBoundMs });
+      const connection = await connectClient(task.client, {
+        urls: [task.url],
+        startBoundMs: task.phaseBoundMs,
+        connectionName: task.connectionName,
+      });
       client = await DrainingConsumer.start(connection, task.queue).catch(async (error: unknown) => {
         await connection.close();
         throw error;

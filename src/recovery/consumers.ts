@@ -35,6 +35,8 @@ export interface ConsumersStart {
   readonly url: string;
   /** Thread i consumes queues[i] (declared, bound and fed by the scenario). */
   readonly queues: readonly string[];
+  /** Thread i's connection is named `<prefix>.<i>` (a broker fault finds the threads' connections by it). */
+  readonly connectionNamePrefix?: string;
   readonly drainTimeoutMs: number;
   /** Bound on every phase wait inside a thread. */
   readonly phaseBoundMs: number;

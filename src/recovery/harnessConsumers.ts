@@ -29,6 +29,7 @@ export function startHarnessConsumers(start: ConsumersStart): RecoveryConsumers 
       client: start.client,
       url: start.url,
       queue: start.queues[threadIndex]!,
+      connectionName: start.connectionNamePrefix === undefined ? undefined : `${start.connectionNamePrefix}.${threadIndex}`,
       drainTimeoutMs: start.drainTimeoutMs,
       phaseBoundMs: start.phaseBoundMs,
       roundTripTimeoutMs: 5000,

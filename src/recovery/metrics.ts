@@ -12,18 +12,17 @@
  * a TCP RST only when the clients received an RST: otherwise `met` is null with the reason.
  */
 import { describeProxyServer } from '../faults';
+import { faultRecord } from '../faults/record';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
-import type { Fault, FaultKind, FaultProxy } from '../results/schemaTypes';
-import { actedConnections, faultMomentsByPort, faultSpread, type FaultSpread, type RecoveryScenarioKind } from './faultSpread';
+import type { Fault, FaultProxy } from '../results/schemaTypes';
+import { actedConnections, faultMomentsByPort, faultReference, faultSpread, type FaultSpread } from '../faults/moments';
 import { machineBound } from './machineBound';
 import { describeReceived, RECEIVED_KIND_WORDS } from '../client/faults';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
 
 export { describeReceived } from '../client/faults';
-
-export type { RecoveryScenarioKind } from './faultSpread';
 
 /** Targets from the user's spec. */
 export const RECOVERY_TARGETS_MS = {
@@ -31,6 +30,12 @@ export const RECOVERY_TARGETS_MS = {
   partitionDetection: 200,
   fullRecovery: 5000,
 } as const;
+
+/** The spec's detection target of a fault, where it has one (a TCP reset, a partition). */
+const DETECTION_TARGET_MS: Readonly<Record<string, number>> = {
+  reset_peer: RECOVERY_TARGETS_MS.rstDetection,
+  partition: RECOVERY_TARGETS_MS.partitionDetection,
+};
 
 export interface RecoveryMetrics {
   readonly metrics: Record<string, Metric>;
@@ -44,13 +49,6 @@ export interface RecoveryMetrics {
   readonly faultProxy: FaultProxy;
 }
 
-/** The fault kind a scenario models, when there is one (a partition is legitimately noticed by silence or by a close). */
-const EXPECTED_RECEIVED: Record<RecoveryScenarioKind, FaultKind | null> = {
-  reset_peer: 'reset',
-  latency_before_failure: 'reset',
-  network_partition: null,
-};
-
 const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({
   value: value === null ? null : round3(value),
   unit: 'ms',
@@ -59,17 +57,15 @@ const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Met
 const count = (value: number): Metric => ({ value, unit: 'count', direction: 'none' });
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
-export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryScenarioKind): RecoveryMetrics {
-  const acted = actedConnections(outcome.faultEvents, kind);
+export function computeRecoveryMetrics(outcome: RecoveryOutcome): RecoveryMetrics {
+  const definition = outcome.fault.definition;
+  const acted = actedConnections(outcome.faultEvents, definition);
   const spread = faultSpread(acted);
   const firstActedNs = spread?.firstNs ?? null;
-  const referenceNs = firstActedNs ?? outcome.injection.startedNs;
-  const exact = firstActedNs !== null;
-  const referenceSource = !exact
-    ? 'start of the injecting API call'
-    : kind === 'network_partition'
-      ? 'proxy fault timeline (first data dropped)'
-      : 'proxy fault timeline (first RST sent)';
+  const reference = faultReference(acted, definition, outcome.injection.bracket.startedNs);
+  const referenceNs = reference.ns;
+  const exact = reference.exact;
+  const referenceSource = reference.description;
   const actedByPort = faultMomentsByPort(acted);
 
   const clockDisagreements: string[] = [];
@@ -113,8 +109,8 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     thread_recovery_p50_ms: ms(recovery && quantile(recovery, 0.5)),
     thread_recovery_p95_ms: ms(recovery && quantile(recovery, 0.95)),
     thread_recovery_max_ms: ms(recovery && quantile(recovery, 1)),
-    injection_api_ms: ms(elapsedMs(outcome.injection.startedNs, outcome.injection.completedNs), 'none'),
-    injection_to_fault_ms: ms(firstActedNs === null ? null : elapsedMs(outcome.injection.startedNs, firstActedNs), 'none'),
+    injection_api_ms: ms(elapsedMs(outcome.injection.bracket.startedNs, outcome.injection.bracket.completedNs), 'none'),
+    injection_to_fault_ms: ms(firstActedNs === null ? null : elapsedMs(outcome.injection.bracket.startedNs, firstActedNs), 'none'),
     // The proxy's, not the client's: first to last moment the fault acted, over every connection.
     fault_spread_ms: ms(spread?.spreadMs ?? null, 'none'),
     threads_timed_from_own_fault: count(ownFaultNs.filter((ns) => ns !== null).length),
@@ -128,22 +124,26 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
   const bound = machineBound(outcome.threads.length, outcome.cpuCount, spread?.spreadMs ?? null);
   const receivedPerThread = outcome.threads.map((thread) => thread.detectionCause);
   const received = countBy(receivedPerThread);
-  const expected = EXPECTED_RECEIVED[kind];
+  const expected = definition.expected;
   const asExpected = expected === null ? null : receivedPerThread.every((cause) => cause === expected);
-  const upperBound = 'an upper bound: timed from the start of the injecting API call (this proxy has no fault timeline)';
+  const upperBound = 'an upper bound: timed from the start of the injecting call (no fault moment on the proxy timeline)';
   const notTheFault =
     asExpected === false
-      ? `the clients received ${describeReceived(received)}, not ${RECEIVED_KIND_WORDS[expected!]} only: not scored as TCP RST detection`
+      ? `the clients received ${describeReceived(received)}, not ${RECEIVED_KIND_WORDS[expected!]} only: not scored as ${definition.label} detection`
       : null;
 
-  const detectionTarget = kind === 'network_partition' ? RECOVERY_TARGETS_MS.partitionDetection : RECOVERY_TARGETS_MS.rstDetection;
+  const detectionTarget = DETECTION_TARGET_MS[definition.kind] ?? null;
   const targets: Target[] = [
-    target(
-      'error_detection_latency_ms',
-      detectionTarget,
-      firstDetectionMs,
-      notTheFault ?? (exact ? null : `${upperBound}, not scored against the exact-moment target`),
-    ),
+    ...(detectionTarget === null
+      ? []
+      : [
+          target(
+            'error_detection_latency_ms',
+            detectionTarget,
+            firstDetectionMs,
+            notTheFault ?? (exact ? null : `${upperBound}, not scored against the exact-moment target`),
+          ),
+        ]),
     target(
       'full_recovery_latency_ms',
       RECOVERY_TARGETS_MS.fullRecovery,
@@ -156,28 +156,22 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
 
   const notes = [
     `detection timed from the ${referenceSource}${exact ? ' (exact)' : ' (every latency from it is an upper bound)'}${actedByPort.size > 0 ? "; per-thread detection from the moment the fault acted on that thread's own connection" : ''}`,
-    `fault: ${outcome.toxic} ${outcome.injectionMode === 'armed' ? 'armed at toxicity 0 before the threads connected, then raised to 1' : 'added while the threads were connected'}, through ${describeProxyServer(outcome.proxyServer)}; the clients received ${describeReceived(received)}`,
-    `recovery proved by a message round trip on the new connection; timed from the completed removal of the toxic${outcome.removal?.method === 'entry_recreated' ? ' (the proxy entry was re-created: its removal got no answer)' : ''}`,
+    `fault: ${faultWords(outcome)}; the clients received ${describeReceived(received)}`,
+    `recovery proved by a message round trip on the new connection; timed from the completed removal of the fault${outcome.removal?.method === 'entry_recreated' ? ' (the proxy entry was re-created: its removal got no answer)' : ''}`,
   ];
   notes.push(spreadNote(spread, acted.length, outcome.threads.length, ownFaultNs));
   notes.push(bound.note);
   if (notTheFault) notes.push(notTheFault);
   if (clockDisagreements.length > 0) notes.push(`clock disagreement flagged, excluded from figures: ${clockDisagreements.join('; ')}`);
 
-  const fault: Fault = {
-    toxic: outcome.toxic,
-    injection: outcome.injectionMode,
-    reference: {
-      source: exact ? 'proxy_timeline' : 'api_call_start',
-      exact,
-      description: exact ? referenceSource : `${referenceSource}: every latency timed from it is an upper bound`,
-    },
-    received,
-    received_per_thread: receivedPerThread,
-    expected,
-    as_expected: asExpected,
-    removal: outcome.removal?.method ?? null,
-  };
+  const fault = faultRecord({
+    fault: outcome.fault,
+    preFaults: outcome.preFault ? [outcome.preFault.fault] : [],
+    injection: outcome.injection,
+    reference,
+    receivedPerThread,
+    removal: outcome.removal,
+  });
   const faultProxy: FaultProxy = {
     kind: outcome.proxyServer.kind,
     version: outcome.proxyServer.version,
@@ -194,7 +188,10 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome, kind: RecoveryS
     details: {
       reference: referenceSource,
       // The raw brackets, monotonic ns as decimal strings: every figure above can be re-derived.
-      injection_bracket_ns: { started: String(outcome.injection.startedNs), completed: String(outcome.injection.completedNs) },
+      injection_bracket_ns: {
+        started: String(outcome.injection.bracket.startedNs),
+        completed: String(outcome.injection.bracket.completedNs),
+      },
       fault_acted_ns: firstActedNs === null ? null : String(firstActedNs),
       removal_bracket_ns: outcome.removal
         ? { started: String(outcome.removal.startedNs), completed: String(outcome.removal.completedNs) }
@@ -294,4 +291,17 @@ function countBy(values: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
+}
+
+/** `reset_peer (timeout_ms=0) armed at toxicity 0 before the threads connected, then raised to 1, through <proxy>`. */
+function faultWords(outcome: RecoveryOutcome): string {
+  const how: Readonly<Record<string, string>> = {
+    armed: 'armed at toxicity 0 before the threads connected, then raised to 1',
+    added: 'added while the threads were connected',
+    broker_action: "by a broker action on the threads' own connections",
+    node_action: 'by a node action',
+  };
+  const kinds = [...(outcome.preFault ? [outcome.preFault.fault.kind] : []), outcome.fault.kind].join(' then ');
+  const through = outcome.fault.definition.layer === 'network' ? `, through ${describeProxyServer(outcome.proxyServer)}` : '';
+  return `${kinds} ${how[outcome.injection.mode] ?? outcome.injection.mode}${through}`;
 }

@@ -8,7 +8,7 @@
  */
 import type { ClientSpec } from '../client/api';
 import { clientInfo } from '../client/registry';
-import { armResetPeer, type ProxyTarget } from '../faults';
+import type { ProxyTarget } from '../faults';
 import { elapsedMs } from '../measure/clock';
 import { startBareConsumers } from './bareConsumers';
 import { startHarnessConsumers } from './harnessConsumers';
@@ -74,7 +74,7 @@ export async function measureRecoveryOverhead(options: RecoveryOverheadOptions):
       proxiedUrl: options.proxiedUrl,
       directUrl: options.directUrl,
       // As test_recovery_after_reset_peer: armed before the threads connect.
-      fault: { arm: (proxy) => armResetPeer(proxy, 0) },
+      fault: { kind: 'reset_peer' },
       consumers: side === 'harness' ? startHarnessConsumers : startBareConsumers,
     });
     return sideOf(outcome);
@@ -99,7 +99,7 @@ function sideOf(outcome: RecoveryOutcome): RecoverySide {
     thread.recoveryStartedNs === null || removedNs === null ? null : elapsedMs(removedNs, thread.recoveryStartedNs),
   );
   return {
-    computed: computeRecoveryMetrics(outcome, 'reset_peer'),
+    computed: computeRecoveryMetrics(outcome),
     removalSignalMaxMs: heard.some((ms) => ms === null) ? null : Math.max(...(heard as number[])),
     failures: outcome.threads.filter((thread) => thread.error).map((thread) => `thread ${thread.threadIndex}: ${thread.error}`),
   };

@@ -1,39 +1,27 @@
 /**
  * Runs one recovery scenario end to end and returns what every thread recorded:
- * (armed faults added at toxicity 0) -> threads connect through the fault proxy -> barrier ->
- * traffic flows -> (optional pre-fault, e.g. latency) -> fault injected (added, or an armed one
- * fired) -> wait (bounded) until every thread detected -> toxics removed and threads told so ->
- * wait (bounded) until every thread proved recovery with a round trip -> stop. Whatever
- * happens, toxics are removed, traffic stopped and the pool destroyed.
+ * faults prepared (armed toxics added at toxicity 0) -> threads connect through the fault proxy
+ * -> barrier -> traffic flows -> (optional pre-fault, e.g. latency) -> fault injected through the
+ * fault model (src/faults) -> wait (bounded) until every thread detected -> faults removed and
+ * threads told so -> wait (bounded) until every thread proved recovery with a round trip -> stop.
+ * Whatever happens, faults are removed, traffic stopped and the pool destroyed.
  *
- * Why arm: real Toxiproxy closes a link with a true RST only when a reset_peer toxic was in its
- * chain when the link started; a reset_peer added to open links closes them with a FIN.
+ * Why prepare: real Toxiproxy closes a link with a true RST only when a reset_peer toxic was in
+ * its chain when the link started; a reset_peer added to open links closes them with a FIN.
  */
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ClientSpec } from '../client/api';
-import {
-  strongestRemoval,
-  type ActiveToxic,
-  type ArmedToxic,
-  type FaultEvent,
-  type ProxyServerIdentity,
-  type ProxyTarget,
-  type Removal,
-} from '../faults';
+import { sharedBrokerActions } from '../broker/actions';
+import type { FaultEvent, ProxyServerIdentity, ProxyTarget } from '../faults';
+import { createFault, type FaultSpec } from '../faults/kinds/registry';
+import type { Fault, FaultRemoval, Injection } from '../faults/model';
 import { clockAnchor, nowNs, sleep, type Bracket, type ClockAnchor } from '../measure/clock';
 import type { StartConsumers, ThreadRecord } from './consumers';
 import { startHarnessConsumers } from './harnessConsumers';
 import { startFanoutTraffic } from './traffic';
 
 export type { ThreadRecord } from './consumers';
-
-/**
- * How a fault gets onto the proxy: added when it is due (`inject`), or armed at toxicity 0
- * before the threads connect and fired (toxicity 1) when it is due (`arm`).
- */
-export type FaultPlan =
-  { readonly inject: (proxy: ProxyTarget) => Promise<ActiveToxic> } | { readonly arm: (proxy: ProxyTarget) => Promise<ArmedToxic> };
 
 export interface RecoveryScenarioOptions {
   readonly threads: number;
@@ -44,10 +32,10 @@ export interface RecoveryScenarioOptions {
   readonly proxiedUrl: string;
   /** Broker URL direct (the traffic source). */
   readonly directUrl: string;
-  /** The fault being measured. */
-  readonly fault: FaultPlan;
-  /** Optional condition before the fault (e.g. a latency toxic), held for `preFaultMs`. */
-  readonly preFault?: FaultPlan;
+  /** The fault being measured (a kind of the fault model, src/faults/kinds/). */
+  readonly fault: FaultSpec;
+  /** Optional condition before the fault (e.g. latency), held for `preFaultMs`. */
+  readonly preFault?: FaultSpec;
   /** @default 1000 */
   readonly preFaultMs?: number;
   /** The client's drain deadline. @default 1000 */
@@ -72,13 +60,14 @@ export interface RecoveryOutcome {
   readonly threads: readonly ThreadRecord[];
   /** The server behind the proxy API (embedded, or Toxiproxy with its version). */
   readonly proxyServer: ProxyServerIdentity;
-  /** Toxic type(s) of the fault, pre-fault first (`latency+reset_peer`). */
-  readonly toxic: string;
-  readonly preFault: Bracket | null;
-  /** Around the API call(s) that made the fault act (the add, or the toxicity raise of an armed one). */
-  readonly injection: Bracket;
-  readonly injectionMode: ActiveToxic['injection'];
-  readonly removal: Removal | null;
+  /** The fault measured (its definition, target and options). */
+  readonly fault: Fault;
+  /** The condition before it, if any. */
+  readonly preFault: { readonly fault: Fault; readonly injected: Bracket } | null;
+  /** Around the call(s) that made the fault act. */
+  readonly injection: Injection;
+  /** The removal of every fault of the scenario (the strongest method any needed). */
+  readonly removal: FaultRemoval | null;
   /** The proxy's fault timeline since the injection; null for a proxy without one (real Toxiproxy). */
   readonly faultEvents: readonly FaultEvent[] | null;
   readonly allDetected: boolean;
@@ -103,61 +92,62 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
   const proxyServer = await options.proxy.client.identify();
   // Also what re-creating the entry needs, should a removal get no answer (resetProxyEntry).
   await options.proxy.client.getProxy(options.proxy.name);
-  const toxics: { remove(): Promise<Removal> }[] = [];
+  // What a fault may act on: the proxy entry, the threads' own connections (by name), their queues.
+  const broker = sharedBrokerActions(options.directUrl);
+  const context = { proxy: options.proxy, broker, connectionNamePrefix: exchange, exchange };
+  const preFault = options.preFault ? createFault(options.preFault, context) : undefined;
+  const fault = createFault(options.fault, context);
+  const faults = [...(preFault ? [preFault] : []), fault];
   const traffic = await startFanoutTraffic(options.directUrl, exchange, trafficIntervalMs, queues);
   let consumers: ReturnType<StartConsumers> | undefined;
   try {
-    // Armed before any thread connects, so that every link starts with them in its chain.
-    const armedPreFault = options.preFault && 'arm' in options.preFault ? await options.preFault.arm(options.proxy) : undefined;
-    if (armedPreFault) toxics.push(armedPreFault);
-    const armedFault = 'arm' in options.fault ? await options.fault.arm(options.proxy) : undefined;
-    if (armedFault) toxics.push(armedFault);
+    // Prepared before any thread connects, in order, so that every link starts with them in its chain.
+    for (const each of faults) await each.prepare();
     consumers = (options.consumers ?? startHarnessConsumers)({
       threads,
       client: options.client,
       url: options.proxiedUrl,
       queues,
+      connectionNamePrefix: exchange,
       drainTimeoutMs,
       phaseBoundMs,
     });
     await consumers.waitReady();
     await consumers.warmUp(options.warmupMs ?? 300);
 
-    let preFault: Bracket | null = null;
-    let toxicTypes: string[] = [];
-    if (options.preFault) {
-      const pre = armedPreFault ? await armedPreFault.fire() : await injectNow(options.preFault, options.proxy);
-      if (!armedPreFault) toxics.push(pre);
-      preFault = pre.injected;
-      toxicTypes = [pre.type];
+    let preFaulted: RecoveryOutcome['preFault'] = null;
+    if (preFault) {
+      preFaulted = { fault: preFault, injected: (await preFault.inject()).bracket };
       await sleep(options.preFaultMs ?? 1000);
     }
 
     consumers.markInjected();
-    const toxic = armedFault ? await armedFault.fire() : await injectNow(options.fault, options.proxy);
-    if (!armedFault) toxics.push(toxic);
-    toxicTypes = [...toxicTypes, toxic.type];
-    // The fault acts on the next data: send it to every connection at once, now.
-    traffic.pulse();
+    const injection = await fault.inject();
+    // A fault that acts on the next data: send it to every connection at once, now.
+    if (fault.definition.actsOnData) traffic.pulse();
     const allDetected = await consumers.waitDetected(detectionBoundMs);
 
-    // Remove every toxic of the scenario, then tell the threads (they recover from here).
+    // Remove every fault of the scenario, then tell the threads (they recover from here).
     const removalStartedNs = nowNs();
-    const methods = (await Promise.all(toxics.map((active) => active.remove()))).map((done) => done.method);
-    const removal: Removal = { startedNs: removalStartedNs, completedNs: nowNs(), method: strongestRemoval(methods) };
+    const removals = await Promise.all(faults.map((each) => each.remove()));
+    const removal: FaultRemoval = {
+      startedNs: removalStartedNs,
+      completedNs: nowNs(),
+      method: strongestFaultRemoval(removals.map((done) => done.method)),
+      problems: removals.flatMap((done) => done.problems),
+    };
     consumers.markRemoved();
 
     const allRecovered = await consumers.waitRecovered(allDetected ? recoveryBoundMs : Math.min(recoveryBoundMs, 5000));
-    const faultEvents = await options.proxy.client.events(options.proxy.name, toxic.injected.startedNs).catch(() => null);
+    const faultEvents = await options.proxy.client.events(options.proxy.name, injection.bracket.startedNs).catch(() => null);
 
     const records = await consumers.finish();
     return {
       threads: records,
       proxyServer,
-      toxic: toxicTypes.join('+'),
-      preFault,
-      injection: toxic.injected,
-      injectionMode: toxic.injection,
+      fault,
+      preFault: preFaulted,
+      injection,
       removal,
       faultEvents,
       allDetected,
@@ -168,14 +158,16 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
       clockAnchor: clockAnchor(),
     };
   } finally {
-    await Promise.all(toxics.map((active) => active.remove().catch(() => undefined)));
+    await Promise.all(faults.map((each) => each.remove().catch(() => undefined)));
     await consumers?.close();
     await traffic.stop();
+    await broker.close();
   }
 }
 
-/** Adds a fault that was not armed. */
-function injectNow(plan: FaultPlan, proxy: ProxyTarget): Promise<ActiveToxic> {
-  if (!('inject' in plan)) throw new Error('an armed fault is fired, not injected');
-  return plan.inject(proxy);
+/** Of several removals, the method that says the most about what happened. */
+function strongestFaultRemoval(methods: readonly FaultRemoval['method'][]): FaultRemoval['method'] {
+  for (const method of ['entry_recreated', 'passthrough_then_deleted', 'deleted', 'undone'] as const)
+    if (methods.includes(method)) return method;
+  return 'nothing_to_undo';
 }

@@ -1,11 +1,12 @@
 /**
- * The rows each chart plots, picked out of the results (pure). Families and metric names are
- * those the suites write; anything else simply does not appear in a chart (it still appears in
- * the report's tables). The history trend's rows are in trendData.ts.
+ * The rows each chart plots, picked out of the results (pure). Which families a chart draws is
+ * their descriptors' word (src/scenarios/, `chart`); anything else simply does not appear in a
+ * chart (it still appears in the report's tables). The history trend's rows are in trendData.ts.
  */
 import { compareResults } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
-import { familyTitle, parametersText, recoveryScenarioLabel, recoveryScenarioName, varyingParameterKeys } from './configurations';
+import { descriptorOf, familiesWithChart, scenarioRank } from '../scenarios/catalogue';
+import { parametersText, recoveryScenarioLabel, recoveryScenarioName, varyingParameterKeys } from './configurations';
 import { RECOVERY_FIGURE_NAMES } from './metricNames';
 
 const valueOf = (result: RawResult, metric: string): number | undefined => {
@@ -21,9 +22,14 @@ export interface ThroughputRow {
   readonly throughput: number;
 }
 
-/** publish_throughput: msg/s by thread count, one series per combination of the other parameters that vary (`256 B · confirm`). */
+const charted = (role: Parameters<typeof familiesWithChart>[0]) => {
+  const families = familiesWithChart(role);
+  return (result: RawResult) => families.includes(result.name);
+};
+
+/** Publish rate by thread count (`publish_by_threads` families), one series per combination of the other parameters that vary (`256 B · confirm`). */
 export function throughputByThreadsRows(results: readonly RawResult[]): ThroughputRow[] {
-  const family = sorted(results.filter((result) => result.name === 'publish_throughput'));
+  const family = sorted(results.filter(charted('publish_by_threads')));
   const seriesKeys = varyingParameterKeys(family).filter((key) => key !== 'threads');
   return family
     .filter((result) => typeof result.parameters.threads === 'number' && valueOf(result, 'throughput_msgs_per_sec') !== undefined)
@@ -64,14 +70,15 @@ function latencyKind(result: RawResult, stem: string): LatencyKind {
 
 /** A short row label: `10 threads · 256 B` for publishing (the mode is the panel), the workload for end-to-end. */
 function latencyConfiguration(result: RawResult, family: readonly RawResult[], stem: string, kind: LatencyKind): string {
-  if (result.name === 'publish_throughput') {
+  const chart = descriptorOf(result).chart;
+  if (chart === 'publish_by_threads') {
     const keys = varyingParameterKeys(family).filter((key) => key !== 'publish_mode');
     return keys.length === 0 ? 'publish' : parametersText(result.parameters, keys);
   }
-  const workload = familyTitle(result.name.replace(/^realistic_/, ''));
+  const workload = descriptorOf(result).label;
   const varying = varyingParameterKeys(family);
   const label = varying.length === 0 ? workload : `${workload} · ${parametersText(result.parameters, varying)}`;
-  if (result.name === 'massive_consumers' && varying.length === 0 && result.parameters.consumers !== undefined) {
+  if (chart === 'consumer_scaling' && varying.length === 0 && result.parameters.consumers !== undefined) {
     return `${workload} · ${String(result.parameters.consumers)} consumers`;
   }
   return kind === 'other' ? `${label} (${stem.replace(/_/g, ' ')})` : label;
@@ -109,10 +116,10 @@ export interface ScalabilityRow {
   readonly panel: 'throughput' | 'startup';
 }
 
-/** massive_consumers: produce/consume msg/s and consumer start-up time by consumer count. */
+/** Consumer scaling (`consumer_scaling` families): produce/consume msg/s and consumer start-up time by consumer count. */
 export function consumerScalabilityRows(results: readonly RawResult[]): ScalabilityRow[] {
   const rows: ScalabilityRow[] = [];
-  for (const result of sorted(results.filter((r) => r.name === 'massive_consumers'))) {
+  for (const result of sorted(results.filter(charted('consumer_scaling')))) {
     const consumers = result.parameters.consumers;
     if (typeof consumers !== 'number') continue;
     const produce = valueOf(result, 'produce_throughput_msgs_per_sec');
@@ -144,12 +151,9 @@ export const RECOVERY_PHASES = [
   ['recovery_after_removal_ms', RECOVERY_FIGURE_NAMES.recovery_after_removal_ms],
 ] as const;
 
-const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_partition', 'recovery_with_latency_before_failure'];
-
-/** recovery_*: each phase per scenario and parameter set, with its targets. */
+/** Recovery scenarios (`recovery` charts): each phase per scenario and parameter set, with its targets. */
 export function recoveryRows(results: readonly RawResult[]): RecoveryRow[] {
-  const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
-  const recovery = sorted(results.filter((r) => r.name.startsWith('recovery_'))).sort((a, b) => rank(a.name) - rank(b.name));
+  const recovery = sorted(results.filter(charted('recovery'))).sort((a, b) => scenarioRank(a.name) - scenarioRank(b.name));
   const familyOf = (name: string) => recovery.filter((candidate) => candidate.name === name);
   const rows: RecoveryRow[] = [];
   for (const result of recovery) {

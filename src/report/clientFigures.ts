@@ -1,12 +1,14 @@
 /**
  * The figures the "Clients side by side" section compares, picked from a run's raw results per
- * client configuration (pure). Each figure comes from one family in one configuration that every
+ * client configuration (pure). Which figures, from which family, is what the scenario descriptors
+ * declare (src/scenarios/, `clientFigures`). Each figure comes from one family in one configuration that every
  * client ran, so a row never sets one client's 100-publisher rate beside another's 10-publisher
  * rate: rates at the most publishers/consumers the clients share, latencies at the fewest
  * (queueing behind other publishers would hide the library's own round trip).
  */
 import { CLIENT_NAMES } from '../client/api';
 import type { RawResult } from '../results/rawResult';
+import { clientFigures, type ClientFigureOfFamily } from '../scenarios/catalogue';
 
 /** One client configuration as results name it (`client`, `client_profile` parameters). */
 export interface ClientConfiguration {
@@ -16,67 +18,14 @@ export interface ClientConfiguration {
   readonly label: string;
 }
 
-export type FigureId =
-  | 'publish_rate'
-  | 'confirm_p50'
-  | 'confirm_p99'
-  | 'consume_rate'
-  | 'harness_ratio'
-  | 'rst_detection'
-  | 'rst_propagation'
-  | 'rst_recovery_after_removal'
-  | 'partition_detection'
-  | 'partition_recovery_after_removal'
-  | 'messages_lost'
-  | 'duplicates';
+/** A column's stable id (`publish_rate`, `rst_detection`): the scenario descriptors' word. */
+export type FigureId = string;
 
-interface FigureSpec {
-  readonly id: FigureId;
-  readonly family: string;
-  readonly metric: string;
-  /** Only results whose parameters pass (plain vs confirm, 256-byte messages). */
-  readonly where?: Readonly<Record<string, string | number>>;
-  /** The parameter that tells the family's configurations apart, and which end of it to take. */
-  readonly by?: { readonly parameter: string; readonly take: 'most' | 'fewest' };
-}
+/** One column of the section, from the descriptor that declares it (src/scenarios/). */
+export type FigureSpec = ClientFigureOfFamily;
 
-/** A recovery figure: at the fewest threads every client ran (the library's own time, least scheduling). */
-const recovery = (id: FigureId, family: string, metric: string): FigureSpec => ({
-  id,
-  family,
-  metric,
-  by: { parameter: 'threads', take: 'fewest' },
-});
-
-/** A publish figure of 256-byte messages: the rate at the most publishers, confirm latency at the fewest. */
-const publish = (id: FigureId, metric: string, mode: 'plain' | 'confirm'): FigureSpec => ({
-  id,
-  family: 'publish_throughput',
-  metric,
-  where: { publish_mode: mode, message_size_bytes: 256 },
-  by: { parameter: 'threads', take: mode === 'plain' ? 'most' : 'fewest' },
-});
-
-export const FIGURE_SPECS: readonly FigureSpec[] = [
-  publish('publish_rate', 'throughput_msgs_per_sec', 'plain'),
-  publish('confirm_p50', 'publish_latency_p50_ms', 'confirm'),
-  publish('confirm_p99', 'publish_latency_p99_ms', 'confirm'),
-  {
-    id: 'consume_rate',
-    family: 'sustained_consume',
-    metric: 'consume_throughput_msgs_per_sec',
-    where: { message_size_bytes: 256 },
-    by: { parameter: 'consumers', take: 'most' },
-  },
-  { id: 'harness_ratio', family: 'harness_overhead', metric: 'ratio_percent' },
-  recovery('rst_detection', 'recovery_after_reset_peer', 'error_detection_latency_ms'),
-  recovery('rst_propagation', 'recovery_after_reset_peer', 'error_propagation_latency_ms'),
-  recovery('rst_recovery_after_removal', 'recovery_after_reset_peer', 'recovery_after_removal_ms'),
-  recovery('partition_detection', 'recovery_after_network_partition', 'error_detection_latency_ms'),
-  recovery('partition_recovery_after_removal', 'recovery_after_network_partition', 'recovery_after_removal_ms'),
-  { id: 'messages_lost', family: 'realistic_recovery_correctness', metric: 'messages_lost' },
-  { id: 'duplicates', family: 'realistic_recovery_correctness', metric: 'duplicates' },
-];
+/** Every column, in table and column order. */
+export const FIGURE_SPECS: readonly FigureSpec[] = clientFigures();
 
 /** One picked figure: its value (null when the result has none) and the configuration it is from. */
 export interface PickedFigure {

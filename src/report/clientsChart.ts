@@ -5,7 +5,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { RawResult } from '../results/rawResult';
-import { clientConfigurations, FIGURE_SPECS, figureSource, pickFigure, type FigureId } from './clientFigures';
+import { clientConfigurations, FIGURE_SPECS, figureSource, pickFigure } from './clientFigures';
 import { PLOT_WIDTH_PX, values, type ChartSpec } from './chartSpec';
 import { formatValue } from './format';
 
@@ -14,17 +14,8 @@ const RATE_FORMAT = '~s';
 // ',~r' (significant digits, never an exponent): Vega fits the precision to the ticks, which turned '~g' into '1e+1'.
 const MS_FORMAT = ',~r';
 
-const PANELS: readonly { readonly id: FigureId; readonly title: string; readonly better: 'higher' | 'lower' }[] = [
-  { id: 'publish_rate', title: 'Publish (msg/s)', better: 'higher' },
-  { id: 'consume_rate', title: 'Consume (msg/s)', better: 'higher' },
-  { id: 'confirm_p50', title: 'Confirm latency p50 (ms)', better: 'lower' },
-  { id: 'confirm_p99', title: 'Confirm latency p99 (ms)', better: 'lower' },
-  { id: 'rst_detection', title: 'RST detection (ms)', better: 'lower' },
-  { id: 'rst_propagation', title: 'RST propagation (ms)', better: 'lower' },
-  { id: 'partition_detection', title: 'Partition detection (ms)', better: 'lower' },
-  { id: 'rst_recovery_after_removal', title: 'RST recovery after removal (ms)', better: 'lower' },
-  { id: 'partition_recovery_after_removal', title: 'Partition recovery after removal (ms)', better: 'lower' },
-];
+/** The columns that are also chart panels, in column order. */
+const PANELS = FIGURE_SPECS.filter((spec) => spec.chart !== undefined);
 
 export interface ClientChartRow {
   readonly panel: string;
@@ -41,16 +32,13 @@ export function clientChartRows(results: readonly RawResult[]): ClientChartRow[]
   if (configurations.length < 2) return [];
   const rows: ClientChartRow[] = [];
   for (const panel of PANELS) {
-    const source = figureSource(
-      FIGURE_SPECS.find((spec) => spec.id === panel.id)!,
-      results,
-    );
+    const source = figureSource(panel, results);
     for (const configuration of configurations) {
       const picked = pickFigure(source, configuration, results);
       if (!picked) continue;
-      const missing = panel.id.endsWith('recovery_after_removal') ? 'did not recover' : 'no value';
+      const missing = panel.cell?.kind === 'recovery' ? 'did not recover' : 'no value';
       rows.push({
-        panel: `${panel.title}, ${panel.better} is better`,
+        panel: `${panel.chart!.title}, ${panel.chart!.better} is better`,
         client: configuration.label,
         library: configuration.name,
         value: picked.value,

@@ -1,8 +1,8 @@
 /**
  * The report's "Clients side by side" section (pure): one row per client configuration for each
- * key figure — publish and consume rate, confirm latency, the harness-overhead ratio, RST
- * detection and propagation, partition detection, recovery after removal, messages lost and
- * duplicated — with what went wrong for each client said in its row, and each library's version
+ * figure the scenario descriptors declare for it (src/scenarios/, `clientFigures`: rates, confirm
+ * latency, the harness-overhead ratio, fault detection and recovery, messages lost and
+ * duplicated), with what went wrong for each client said in its row, and each library's version
  * and settings. Shown when a run measured two or more client configurations
  * (`npm run bench:clients`, BENCH_CLIENTS).
  */
@@ -16,8 +16,10 @@ import {
   type ClientConfiguration,
   type FigureId,
   type FigureSource,
+  type FigureSpec,
 } from './clientFigures';
 import { clientFindings } from './clientFindings';
+import { parametersText } from './configurations';
 import { formatValue } from './format';
 import { markdownTable } from './markdown';
 
@@ -48,34 +50,7 @@ export interface ClientsSection {
   readonly findings_count: number;
 }
 
-const COLUMN_TITLES: Readonly<Record<FigureId, string>> = {
-  publish_rate: 'Publish',
-  confirm_p50: 'Confirm p50',
-  confirm_p99: 'Confirm p99',
-  consume_rate: 'Consume',
-  harness_ratio: 'Harness/bare',
-  rst_detection: 'RST detection',
-  rst_propagation: 'RST propagation',
-  rst_recovery_after_removal: 'RST recovery after removal',
-  partition_detection: 'Partition detection',
-  partition_recovery_after_removal: 'Partition recovery after removal',
-  messages_lost: 'Lost',
-  duplicates: 'Duplicates',
-};
-
-const THROUGHPUT_COLUMNS: readonly FigureId[] = ['publish_rate', 'consume_rate', 'confirm_p50', 'confirm_p99', 'harness_ratio'];
-const FAULT_COLUMNS: readonly FigureId[] = [
-  'rst_detection',
-  'rst_propagation',
-  'rst_recovery_after_removal',
-  'partition_detection',
-  'partition_recovery_after_removal',
-  'messages_lost',
-  'duplicates',
-];
-
-/** The harness must reach this share of a bare script (src/throughput/result.ts HARNESS_OVERHEAD_TARGET_PERCENT). */
-const HARNESS_TARGET_PERCENT = 90;
+const columnsOf = (table: FigureSpec['table']): readonly FigureSpec[] => FIGURE_SPECS.filter((spec) => spec.table === table);
 
 /** The section, or null when the run measured fewer than two client configurations. */
 export function buildClientsSection(results: readonly RawResult[], tests: readonly TestOutcome[]): ClientsSection | null {
@@ -83,19 +58,21 @@ export function buildClientsSection(results: readonly RawResult[], tests: readon
   if (configurations.length < 2) return null;
   const sources = new Map(FIGURE_SPECS.map((spec) => [spec.id, figureSource(spec, results)] as const));
   const rows = configurations.map((configuration) => clientRow(configuration, results, tests, sources, configurations.length));
-  const header = (ids: readonly FigureId[]) => ['Client', ...ids.map((id) => COLUMN_TITLES[id])];
-  const numeric = (ids: readonly FigureId[]) => [false, ...ids.map(() => true)];
+  const header = (specs: readonly FigureSpec[]) => ['Client', ...specs.map((spec) => spec.column)];
+  const numeric = (specs: readonly FigureSpec[]) => [false, ...specs.map(() => true)];
+  const throughput = columnsOf('throughput');
+  const faults = columnsOf('faults');
   return {
     rows,
     throughput_table: markdownTable(
-      header(THROUGHPUT_COLUMNS),
-      rows.map((row) => [row.client, ...THROUGHPUT_COLUMNS.map((id) => row.figures[id])]),
-      numeric(THROUGHPUT_COLUMNS),
+      header(throughput),
+      rows.map((row) => [row.client, ...throughput.map((spec) => row.figures[spec.id] ?? '—')]),
+      numeric(throughput),
     ),
     faults_table: markdownTable(
-      [...header(FAULT_COLUMNS), 'Verdict'],
-      rows.map((row) => [row.client, ...FAULT_COLUMNS.map((id) => row.figures[id]), row.verdict]),
-      [...numeric(FAULT_COLUMNS), false],
+      [...header(faults), 'Verdict'],
+      rows.map((row) => [row.client, ...faults.map((spec) => row.figures[spec.id] ?? '—'), row.verdict]),
+      [...numeric(faults), false],
     ),
     settings_list: rows.map((row) => `**${row.client}**: ${row.library} ${row.version}; ${row.settings}`),
     notes: columnNotes(sources),
@@ -118,7 +95,7 @@ function clientRow(
     FIGURE_SPECS.map((spec) => {
       const picked = pickFigure(sources.get(spec.id)!, configuration, results);
       // A figure its test failed after recording says so: a "0 lost" of a run that stopped half-way is no result.
-      const cell = figureCell(spec.id, picked);
+      const cell = figureCell(spec, picked);
       return [spec.id, picked && failedTests.has(picked.result.test_id) ? `${cell} (test failed)` : cell];
     }),
   ) as Record<FigureId, string>;
@@ -134,18 +111,24 @@ function clientRow(
   };
 }
 
-function figureCell(id: FigureId, picked: ReturnType<typeof pickFigure>): string {
+function figureCell(spec: FigureSpec, picked: ReturnType<typeof pickFigure>): string {
   if (!picked) return '—';
   // A recovery figure without a value: some thread never came back (the verdict says which).
-  if (picked.value === null) return id.endsWith('recovery_after_removal') ? 'did not recover' : 'no value';
+  if (picked.value === null) return spec.cell?.kind === 'recovery' ? 'did not recover' : 'no value';
   const text = formatValue(picked.value, picked.unit);
-  if (id === 'harness_ratio') return picked.value >= HARNESS_TARGET_PERCENT ? `${text} ✅` : `${text} ❌`;
-  if (id === 'messages_lost' && picked.value > 0) return `❌ ${text}`;
-  if (id === 'duplicates') {
-    const unexplained = picked.result.metrics.unexplained_duplicates?.value ?? 0;
-    return unexplained > 0 ? `${text} (❌ ${unexplained} unexplained)` : text;
+  switch (spec.cell?.kind) {
+    case 'ratio_at_least':
+      return picked.value >= spec.cell.percent ? `${text} ✅` : `${text} ❌`;
+    case 'loss':
+      return picked.value > 0 ? `❌ ${text}` : text;
+    case 'duplicates': {
+      const unexplained = picked.result.metrics.unexplained_duplicates?.value ?? 0;
+      return unexplained > 0 ? `${text} (❌ ${unexplained} unexplained)` : text;
+    }
+    case 'recovery':
+    case undefined:
+      return text;
   }
-  return text;
 }
 
 /** `heartbeat=5 · reconnectTimeInSeconds=default`, keys in the library's order. */
@@ -154,15 +137,22 @@ function settingsText(settings: Readonly<Record<string, string | number | boolea
   return entries.length === 0 ? 'library defaults' : entries.map(([key, value]) => `${key}=${String(value)}`).join(' · ');
 }
 
+/** What each column is and which configuration it comes from, one line per family. */
 function columnNotes(sources: ReadonlyMap<FigureId, FigureSource>): string[] {
-  const from = (id: FigureId) => {
-    const source = sources.get(id)!;
-    return source.parameter === null || source.value === null ? '' : ` with ${source.parameter}=${source.value}`;
-  };
+  const byFamily = new Map<string, FigureSpec[]>();
+  for (const spec of FIGURE_SPECS) byFamily.set(spec.family, [...(byFamily.get(spec.family) ?? []), spec]);
+  const lines = [...byFamily.entries()].map(([family, specs]) => {
+    const columns = specs.map((spec) => {
+      const source = sources.get(spec.id);
+      const from = !source || source.parameter === null || source.value === null ? '' : ` with ${source.parameter}=${source.value}`;
+      const where = parametersText(spec.where ?? {}).replace(/ · /g, ', ');
+      const configuration = `${where === 'default' ? '' : where}${from}`.trim();
+      return `${spec.column}${configuration ? ` (${configuration})` : ''}: ${spec.note}`;
+    });
+    return `From \`${family}\`: ${columns.join('; ')}.`;
+  });
   return [
-    `Publish: \`publish_throughput\` plain, 256 B${from('publish_rate')} (msg/s, median of the replicates); Consume: \`sustained_consume\` 256 B${from('consume_rate')}, manual ack (msg/s); Confirm p50/p99: \`publish_throughput\` confirm, 256 B${from('confirm_p50')}, publish to the broker's confirm; Harness/bare: the harness's publish rate against the library's bare script (target >= ${HARNESS_TARGET_PERCENT}%).`,
-    `RST and partition figures: \`recovery_after_reset_peer\` / \`recovery_after_network_partition\`${from('rst_detection')}, milliseconds from the fault (detection: first thread; propagation: every thread), recovery after removal: from the toxic's removal to every thread consuming again (medians of the replicates; the verdict looks at every replicate).`,
-    'Lost and Duplicates: `realistic_recovery_correctness` (confirmed, persistent messages through three RST cycles): confirmed messages never delivered, and deliveries beyond the first (at-least-once allows them; unexplained ones are a finding).',
+    ...lines,
     'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong, and the other clients were measured all the same. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
   ];
 }

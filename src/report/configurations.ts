@@ -4,6 +4,7 @@
  * row labels are what keeps a table with configurations as rows inside 100 columns.
  */
 import type { RawResult } from '../results/rawResult';
+import { descriptorOf, familyTitle } from '../scenarios/catalogue';
 
 type ParameterValue = string | number | boolean;
 type Parameters = Readonly<Record<string, ParameterValue>>;
@@ -53,15 +54,9 @@ export function sharedParametersText(results: readonly RawResult[]): string {
   return Object.keys(shared).length === 0 ? '' : parametersText(shared, Object.keys(shared), true);
 }
 
-const SCENARIO_NAMES: Readonly<Record<string, string>> = {
-  recovery_after_reset_peer: 'TCP reset',
-  recovery_after_network_partition: 'Partition',
-  recovery_with_latency_before_failure: 'Latency, then reset',
-};
-
-/** The fault of a recovery family, short: `TCP reset`, `Partition`, `Latency, then reset`. */
+/** A scenario's short name, as its descriptor gives it (src/scenarios/): `TCP reset`, `Partition`. */
 export function recoveryScenarioName(resultName: string): string {
-  return SCENARIO_NAMES[resultName] ?? familyTitle(resultName.replace(/^recovery_(after_|with_)?/, ''));
+  return descriptorOf({ name: resultName }).label;
 }
 
 /**
@@ -79,8 +74,4 @@ export function recoveryScenarioLabel(
   return `${recoveryScenarioName(result.name)}${threads}${mode}${others.length === 0 ? '' : ` · ${parametersText(result.parameters, others, true)}`}`;
 }
 
-/** `publish_throughput` -> `Publish throughput`. */
-export function familyTitle(name: string): string {
-  const text = name.replace(/_/g, ' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
+export { familyTitle };

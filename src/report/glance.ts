@@ -3,7 +3,8 @@
  * of every scenario side by side with their targets, short enough to read without scrolling.
  */
 import type { RunArchive } from '../results/archive';
-import { compareParameters, keyMetricLabel, SEED_TARGETS, type KeyMetric } from '../results/keyMetrics';
+import { compareParameters, KEY_METRIC_DEFINITIONS, keyMetricLabel, type KeyMetric } from '../results/keyMetrics';
+import { scenarioRank } from '../scenarios/catalogue';
 import type { RawResult } from '../results/rawResult';
 import { clientConfigurations, configurationOf } from './clientFigures';
 import { configurationLabel, parametersText, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
@@ -50,7 +51,6 @@ export interface Glance {
 const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
 /** Parameters that say what a configuration is, for a family run in one configuration only. */
 const IDENTITY_PARAMETERS = ['threads', 'consumers', 'message_size_bytes', 'message_bytes', 'publish_mode', 'mode'];
-const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_partition', 'recovery_with_latency_before_failure'];
 
 export function statusLabel(status: string): string {
   return STATUS_LABELS[status] ?? status;
@@ -76,8 +76,15 @@ export function buildGlance(archive: RunArchive): Glance {
       ...recoveryOf(archive.results, archive.key_metrics),
       floor: recoveryFloorTable(archive.results, archive.environment.cpu_count),
     },
-    targets_text: `Targets (specification): detection ${target(SEED_TARGETS.rstDetection)} after a TCP reset, ${target(SEED_TARGETS.partitionDetection)} after a partition; full recovery ${target(SEED_TARGETS.fullRecovery)}; ✅ met, ❌ missed.`,
+    targets_text: `Targets (specification): ${targetsText()}; ✅ met, ❌ missed.`,
   };
+}
+
+/** The key figures' targets in words, from the descriptors: `TCP reset: detection (first thread) < 10 ms, ...`. */
+function targetsText(): string {
+  return KEY_METRIC_DEFINITIONS.filter((definition) => definition.target !== undefined)
+    .map((definition) => `${definition.label} ${target(definition.target!)}`)
+    .join(', ');
 }
 
 function target(spec: { comparator: string; threshold: number; unit: string }): string {
@@ -137,10 +144,12 @@ export function keyMetricConfiguration(metric: KeyMetric, results: readonly RawR
 
 /** The recovery scenarios of a run, in the report's order (TCP reset, partition, latency then reset), with their derived figures. */
 export function recoveryScenarios(results: readonly RawResult[]): { readonly scenario: string; readonly result: RawResult }[] {
-  const rank = (name: string) => (SCENARIO_ORDER.includes(name) ? SCENARIO_ORDER.indexOf(name) : SCENARIO_ORDER.length);
   return results
     .filter(isRecoveryScenario)
-    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters))
+    .sort(
+      (a, b) =>
+        scenarioRank(a.name) - scenarioRank(b.name) || a.name.localeCompare(b.name) || compareParameters(a.parameters, b.parameters),
+    )
     .map((result, _, all) => ({
       scenario: recoveryScenarioLabel(
         result,

@@ -7,6 +7,7 @@
  * the proxy's resets.
  */
 import type { Metric, RawResult } from '../results/rawResult';
+import { SCENARIOS } from '../scenarios/catalogue';
 
 /** Raw metric name -> the name readers see (lower case; capitalise at the start of a sentence or cell). */
 export const RECOVERY_FIGURE_NAMES = {
@@ -24,12 +25,10 @@ const nameOf = (metric: string): string | undefined => (RECOVERY_FIGURE_NAMES as
 export const RECOVERY_TABLE_LEGEND =
   'Milliseconds from the fault moment (the proxy’s first RST, or first dropped chunk for a partition): detection = the first thread noticed it, propagation = all threads had, detection spread = the time between, fault spread = first to last moment the fault hit a connection (the proxy’s and the machine’s, not the client’s), full recovery = every thread consuming again.';
 
-/** The fault scenarios of the resilience summary, by the prefix of their metric names. */
-const SCENARIO_PREFIXES: readonly (readonly [string, string])[] = [
-  ['rst_', 'TCP reset'],
-  ['partition_', 'Partition'],
-  ['slow_network_', 'Slow network'],
-];
+/** The faults of a summary result, by the prefix of their metric names (its descriptor's `metricPrefixes`). */
+const SCENARIO_PREFIXES: readonly (readonly [string, string])[] = SCENARIOS.flatMap((descriptor) =>
+  Object.entries(descriptor.metricPrefixes ?? {}),
+);
 
 /** Stems that a scenario prefix may stand before (so `partition_x` of another family is left alone). */
 const PREFIXED_STEMS =

@@ -5,16 +5,18 @@
  * screen, and one sentence per scenario for its timeline chart.
  */
 import type { RawResult } from '../results/rawResult';
+import { descriptorOf, floorOf, SCENARIOS } from '../scenarios/catalogue';
 import { formatNumber } from './format';
 import { markdownTable } from './markdown';
 
-/** The harness-overhead result's name (src/recovery/overheadResult.ts). */
-export const RECOVERY_OVERHEAD_RESULT = 'recovery_harness_overhead';
-
-/** A recovery scenario's result (not the overhead check's, which compares two sides of one). */
+/** A recovery scenario's result (not a witness's, such as the harness/bare check that compares two sides of one). */
 export function isRecoveryScenario(result: Pick<RawResult, 'name' | 'category'>): boolean {
-  return result.category === 'recovery' && result.name.startsWith('recovery_') && result.name !== RECOVERY_OVERHEAD_RESULT;
+  const descriptor = descriptorOf(result);
+  return result.category === 'recovery' && descriptor.suite === 'recovery' && descriptor.role === 'measurement';
 }
+
+/** The witnesses that are a bare floor of a scenario. */
+const FLOORS: ReadonlySet<string> = new Set(SCENARIOS.filter((descriptor) => descriptor.floorOf !== undefined).map((d) => d.name));
 
 export interface FloorRow {
   readonly threads: string;
@@ -50,9 +52,7 @@ function ratioCell(result: RawResult, metric: string): string {
 
 /** The overhead results in thread order (one per thread count and client). */
 function overheadResults(results: readonly RawResult[]): RawResult[] {
-  return results
-    .filter((result) => result.name === RECOVERY_OVERHEAD_RESULT)
-    .sort((a, b) => Number(a.parameters.threads) - Number(b.parameters.threads));
+  return results.filter((result) => FLOORS.has(result.name)).sort((a, b) => Number(a.parameters.threads) - Number(b.parameters.threads));
 }
 
 /** The bare floor measured at the same thread count (and client) as `result`, if any. */
@@ -130,7 +130,7 @@ export function boundNote(result: RawResult, results: readonly RawResult[], cpuC
     spread === null
       ? 'fault spread unknown (no proxy timeline)'
       : `the proxy sent its resets over ${formatNumber(spread)} ms (fault spread: first to last)`;
-  const floor = result.name === 'recovery_after_reset_peer' ? bareFloorFor(result, results) : undefined;
+  const floor = floorOf(result.name) === undefined ? undefined : bareFloorFor(result, results);
   const floorText = floor
     ? `; bare floor at ${threads} threads (plain amqplib, same fault): propagation ${cell(value(floor, 'bare_propagation_ms'))} ms, recovery after removal ${cell(value(floor, 'bare_recovery_after_removal_ms'))} ms`
     : '';

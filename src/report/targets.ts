@@ -7,6 +7,7 @@ import type { KeyMetric } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
 import { configurationLabel, familyTitle, recoveryScenarioLabel, varyingParameterKeys } from './configurations';
 import { targetMet } from './familyTables';
+import { isRecoveryScenario } from './recoveryFloor';
 import { formatValue, humanizeMetricName } from './format';
 
 export interface TargetCheck {
@@ -25,7 +26,7 @@ export interface TargetCheck {
 
 /** Who a result is, in a sentence: recovery scenarios by their short name, others by family and distinguishing parameters. */
 export function resultSubject(result: RawResult, family: readonly RawResult[]): string {
-  if (result.name.startsWith('recovery_')) return recoveryScenarioLabel(result, family);
+  if (isRecoveryScenario(result)) return recoveryScenarioLabel(result, family);
   const varying = varyingParameterKeys(family);
   return varying.length === 0 ? familyTitle(result.name) : `${familyTitle(result.name)} (${configurationLabel(result, varying)})`;
 }

@@ -5,6 +5,7 @@
  */
 import type { HistoryEntry } from '../results/history';
 import { KEY_METRIC_DEFINITIONS, type KeyMetric } from '../results/keyMetrics';
+import { keyFigures } from '../scenarios/catalogue';
 import { recoveryScenarioLabel } from './configurations';
 import { formatDate } from './format';
 
@@ -29,13 +30,10 @@ export interface TrendPanel {
   readonly rows: readonly TrendRow[];
 }
 
-export const TREND_METRICS = [
-  'peak_publish_throughput',
-  'peak_consume_throughput',
-  'rst_detection',
-  'partition_detection',
-  'full_recovery',
-];
+/** The key figures the descriptors mark `trend`, in rank order. */
+export const TREND_METRICS: readonly string[] = keyFigures()
+  .filter((figure) => figure.trend)
+  .map((figure) => figure.id);
 
 /** A trend is drawn from this many runs with values up. */
 export const MIN_TREND_RUNS = 2;

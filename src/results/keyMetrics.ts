@@ -5,10 +5,12 @@
  * report's one name for each recovery figure (src/report/metricNames.ts).
  *
  * A recovery figure says which proxy produced it and whether it is exact or an upper bound (timed
- * from the injecting API call); an upper bound is never scored as if exact, and a reset_peer
- * figure whose clients did not all receive an RST is not called TCP RST detection.
+ * from the injecting API call); an upper bound is never scored as if exact, and a figure about a
+ * fault the clients did not all receive as such (an RST that arrived as a FIN) is renamed and not
+ * scored. Which figures are key is the scenario descriptors' word (src/scenarios/).
  */
-import { describeReceived } from '../client/faults';
+import { describeReceived, RECEIVED_KIND_WORDS, type ReceivedKind } from '../client/faults';
+import { keyFigures } from '../scenarios/catalogue';
 import type { Direction, RawResult } from './rawResult';
 
 export interface KeyMetricTarget {
@@ -49,86 +51,26 @@ interface KeyMetricDefinition {
   /** Only results that pass (e.g. a clean throughput, not a producer-bound one); all of the family when absent. */
   readonly where?: (result: RawResult) => boolean;
   readonly target?: KeyMetricTarget;
-  /** The figure is about this fault as the clients received it (`reset`: an RST); results where they got another are renamed and not scored. */
-  readonly receivedFault?: 'reset';
+  /** The figure is about this fault as the clients received it: results where they got another are renamed and not scored. */
+  readonly receivedFault?: string;
+  readonly otherwise?: { readonly id: string; readonly label: string };
 }
 
-const named = (family: string) => (name: string) => name === family;
-
 /** Targets from the user's spec (limits section): RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
-export const SEED_TARGETS = {
-  rstDetection: { comparator: '<', threshold: 10, unit: 'ms' },
-  partitionDetection: { comparator: '<', threshold: 200, unit: 'ms' },
-  fullRecovery: { comparator: '<', threshold: 5000, unit: 'ms' },
-} as const satisfies Record<string, KeyMetricTarget>;
+export { SEED_TARGETS } from '../scenarios/targets';
 
-export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = [
-  {
-    id: 'peak_publish_throughput',
-    label: 'Peak publish throughput',
-    family: named('publish_throughput'),
-    metric: 'throughput_msgs_per_sec',
-    pick: 'max',
-  },
-  {
-    id: 'peak_publish_bandwidth',
-    label: 'Peak publish bandwidth',
-    family: named('publish_throughput'),
-    metric: 'throughput_mb_per_sec',
-    pick: 'max',
-  },
-  {
-    // The sustained test (queue kept non-empty, windows of steady state), never the massive-consumer
-    // rounds (latency-bound: a few thousand messages over hundreds of consumers), and only where the
-    // queue never ran dry: a producer-bound rate is the producers' pace, not the consumers' throughput.
-    id: 'peak_consume_throughput',
-    label: 'Peak consume throughput',
-    family: named('sustained_consume'),
-    metric: 'consume_throughput_msgs_per_sec',
-    pick: 'max',
-    where: isCleanConsume,
-  },
-  {
-    id: 'rst_detection',
-    label: 'TCP reset: detection (first thread)',
-    family: named('recovery_after_reset_peer'),
-    metric: 'error_detection_latency_ms',
-    pick: 'each',
-    target: SEED_TARGETS.rstDetection,
-    receivedFault: 'reset',
-  },
-  {
-    id: 'rst_propagation',
-    label: 'TCP reset: propagation (all threads)',
-    family: named('recovery_after_reset_peer'),
-    metric: 'error_propagation_latency_ms',
-    pick: 'each',
-    receivedFault: 'reset',
-  },
-  {
-    id: 'partition_detection',
-    label: 'Partition: detection (first thread)',
-    family: named('recovery_after_network_partition'),
-    metric: 'error_detection_latency_ms',
-    pick: 'each',
-    target: SEED_TARGETS.partitionDetection,
-  },
-  {
-    id: 'partition_propagation',
-    label: 'Partition: propagation (all threads)',
-    family: named('recovery_after_network_partition'),
-    metric: 'error_propagation_latency_ms',
-    pick: 'each',
-  },
-  {
-    id: 'full_recovery',
-    label: 'Full recovery',
-    family: (name) => name.startsWith('recovery_'),
-    metric: 'full_recovery_latency_ms',
-    pick: 'each',
-    target: SEED_TARGETS.fullRecovery,
-  },
-];
+/** The key figures the scenario descriptors declare (src/scenarios/), in rank order. */
+export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = keyFigures().map((figure) => ({
+  id: figure.id,
+  label: figure.label,
+  family: (name: string) => figure.families.includes(name),
+  metric: figure.metric,
+  pick: figure.pick,
+  ...(figure.onlyClean === 'consume' ? { where: isCleanConsume } : {}),
+  ...(figure.target ? { target: figure.target } : {}),
+  ...(figure.receivedFault ? { receivedFault: figure.receivedFault } : {}),
+  ...(figure.otherwise ? { otherwise: figure.otherwise } : {}),
+}));
 
 /** A sustained consume result whose every window was sampled and found the queue non-empty. */
 export function isCleanConsume(result: RawResult): boolean {
@@ -189,13 +131,15 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
   if (definition.receivedFault && fault && Object.keys(fault.received).some((kind) => kind !== definition.receivedFault)) {
     // Not the fault this figure is named after: say what it is, score nothing.
     const received = describeReceived(fault.received);
+    const expectedWords = RECEIVED_KIND_WORDS[definition.receivedFault as ReceivedKind] ?? definition.receivedFault;
     return {
       ...common,
-      id: definition.id.replace(/^rst_/, 'reset_peer_'),
-      label: `${definition.label.replace(/^TCP (?:RST|reset)/, 'reset_peer toxic')} (clients received ${received}, not RST only)`,
+      // Another id, so a trend never draws a FIN figure beside the RST figures it is not.
+      id: definition.otherwise?.id ?? `${definition.id}_not_${definition.receivedFault}`,
+      label: `${definition.otherwise?.label ?? definition.label} (clients received ${received}, not ${expectedWords} only)`,
       target: null,
       met: null,
-      met_reason: `the clients received ${received}: not a TCP RST figure`,
+      met_reason: `the clients received ${received}: not a figure of ${expectedWords} only`,
     };
   }
   const unscored = declared !== undefined && declared.met === null && declared.reason !== undefined;

@@ -8,9 +8,12 @@
  *   keep their old `mode` (manual/recovery): it named something that `client` and
  *   `client_profile` now say, and is not renamed into them.
  */
+import { SCENARIOS } from '../scenarios/catalogue';
 
-/** Results whose `mode` parameter was the publish mode (plain or confirm). */
-const PUBLISH_MODE_RESULTS: ReadonlySet<string> = new Set(['publish_throughput', 'harness_overhead']);
+/** Results whose `mode` parameter was the publish mode (plain or confirm): their descriptors say so. */
+const PUBLISH_MODE_RESULTS: ReadonlySet<string> = new Set(
+  SCENARIOS.filter((descriptor) => descriptor.legacyModeIsPublishMode).map((descriptor) => descriptor.name),
+);
 const PUBLISH_MODES: ReadonlySet<unknown> = new Set(['plain', 'confirm']);
 
 type Parameters<V> = Readonly<Record<string, V>>;

@@ -4,9 +4,36 @@
  */
 
 /**
- * How a client learned of the fault (src/client/faults.ts ClientFaultError.kind): reset = RST/ECONNRESET, closed = FIN/"Unexpected close", broker_closed = AMQP close from the broker, heartbeat = missed heartbeats, deadline = silence until the client's own deadline, error = anything else; none = the thread did not detect it.
+ * What a fault acts on.
  */
-export type FaultKind = 'none' | 'reset' | 'closed' | 'broker_closed' | 'heartbeat' | 'deadline' | 'error';
+export type FaultTarget =
+  | {
+      type: 'proxy_entry';
+      name: string;
+    }
+  | {
+      type: 'connections';
+      name_prefix: string;
+      node: string;
+    }
+  | {
+      type: 'exchange' | 'queue';
+      name: string;
+      node: string;
+    }
+  | {
+      type: 'node';
+      name: string;
+    }
+  | {
+      type: 'cluster';
+      nodes: string[];
+    };
+/**
+ * How a client learned of the fault (src/client/faults.ts RECEIVED_KINDS): reset = RST/ECONNRESET, closed = FIN/"Unexpected close", broker_closed = AMQP close from the broker, heartbeat = missed heartbeats, deadline = silence until the client's own deadline, error = anything else; typed signals of a connection that stays up: channel_closed = the broker closed a channel, consumer_cancelled = the broker cancelled a consumer, blocked = connection.blocked; none = the thread did not detect it.
+ */
+export type FaultKind =
+  'none' | 'reset' | 'closed' | 'broker_closed' | 'heartbeat' | 'deadline' | 'error' | 'channel_closed' | 'consumer_cancelled' | 'blocked';
 
 /**
  * One measurement, written by a benchmark into reports/.test-output/<name>_<YYYYmmdd_HHMMSS>_<pid>_<seq>_<random>.json (src/results/rawResult.ts). Extra fields are allowed: the contract may grow.
@@ -149,20 +176,39 @@ export interface FaultProxy {
   label: string;
 }
 /**
- * The fault of a recovery measurement: what was injected and how, what each client received, and the moment figures are timed from.
+ * The fault of a measurement: what was injected (its kind in the fault model, src/faults/kinds/), on what, how, what each client received, and the moment figures are timed from. Results written before the fault model have `toxic` instead of `kind` (read back with the kind it implies).
  */
 export interface Fault {
   /**
-   * Toxic type(s), a pre-fault first: `reset_peer`, `timeout`, `latency`, `latency+reset_peer`.
+   * The fault's kind in the fault model: reset_peer, partition, latency, dead_peer, broker_close, channel_error, consumer_cancel, alarm, node_kill, node_partition, node_pause, rolling_restart (src/faults/kinds/registry.ts).
    */
-  toxic: string;
+  kind?: string;
   /**
-   * `added` while the clients were connected; `armed` at toxicity 0 before they connected, then raised to 1 (how real Toxiproxy sends a true RST).
+   * How tables name it: `TCP reset`, `Broker closes the connection`.
    */
-  injection: 'added' | 'armed';
+  label?: string;
+  /**
+   * Kinds of the faults that acted before it in the same scenario (e.g. latency before a reset), in order.
+   */
+  pre_faults?: string[];
+  target?: FaultTarget;
+  /**
+   * The fault's options (`timeout_ms`, `latency_ms`, ...).
+   */
+  parameters?: {
+    [k: string]: string | number | boolean;
+  };
+  /**
+   * Toxic type(s) of a proxy fault, a pre-fault first: `reset_peer`, `timeout`, `latency`, `latency+reset_peer`. Absent for broker and node faults.
+   */
+  toxic?: string;
+  /**
+   * `added` while the clients were connected; `armed` at toxicity 0 before they connected, then raised to 1 (how real Toxiproxy sends a true RST); `broker_action`: a call to the broker (close connections, delete a queue, an alarm); `node_action`: a signal, stop or start of a node.
+   */
+  injection: 'added' | 'armed' | 'broker_action' | 'node_action';
   reference: {
     /**
-     * `proxy_timeline`: the moment the proxy's fault timeline says the toxic acted (exact); `api_call_start`: the start of the API call that injected the fault (no timeline: every latency timed from it is an upper bound).
+     * `proxy_timeline`: the moment the proxy's fault timeline says the fault acted on a connection (an RST sent, a chunk dropped, an AMQP frame from the broker passing), exact; `api_call_start`: the start of the call that injected the fault (no such moment seen: every latency timed from it is an upper bound).
      */
     source: 'proxy_timeline' | 'api_call_start';
     exact: boolean;
@@ -187,7 +233,7 @@ export interface Fault {
    */
   as_expected: boolean | null;
   /**
-   * How the toxics were taken away (src/faults/toxics.ts RemovalMethod); null when never removed.
+   * How the fault was taken away: a toxic's removal (src/faults/toxics.ts RemovalMethod), `undone` (a broker or node action reversed), `nothing_to_undo` (e.g. closed connections: the client reopens them); null when never removed.
    */
-  removal: 'deleted' | 'passthrough_then_deleted' | 'entry_recreated' | null;
+  removal: 'deleted' | 'passthrough_then_deleted' | 'entry_recreated' | 'undone' | 'nothing_to_undo' | null;
 }

@@ -4,9 +4,16 @@
  * CLI guard that cannot be pointed at a node outside the cluster.
  */
 import path from 'node:path';
-import { clusterLayout, nodeAmqpUrl, nodeConfigText, nodeEnvironment, nodeFiles, NODE_MARKER_VARIABLE } from '../../src/cluster/layout';
-import { runCli } from '../../src/cluster/rabbitmqctl';
-import { CLUSTER_DEFAULTS, resolveClusterSettings } from '../../src/cluster/settings';
+import {
+  clusterLayout,
+  nodeAmqpUrl,
+  nodeConfigText,
+  nodeEnvironment,
+  nodeFiles,
+  NODE_MARKER_VARIABLE,
+} from '../../src/broker/nodes/layout';
+import { runCli } from '../../src/broker/nodes/rabbitmqctl';
+import { CLUSTER_DEFAULTS, resolveClusterSettings } from '../../src/broker/nodes/settings';
 import { PROJECT_ROOT } from '../../src/config';
 
 const settings = resolveClusterSettings({});

@@ -4,13 +4,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FaultHit } from '../../src/cluster/clusterFaults';
+import type { FaultHit } from '../../src/faults/model';
 import { CauseCode, FailoverBoard, FailoverWord, MAX_EPISODES, type ThreadEpisodes } from '../../src/cluster/failoverBoard';
-import { clusterLayout } from '../../src/cluster/layout';
+import { clusterLayout } from '../../src/broker/nodes/layout';
 import { computeFailoverMetrics, hitBefore } from '../../src/cluster/metrics';
 import type { ConsumerRecord, FailoverOutcome } from '../../src/cluster/scenario';
-import { resolveClusterSettings } from '../../src/cluster/settings';
-import { clusterAvailability, writeClusterState } from '../../src/cluster/state';
+import { resolveClusterSettings } from '../../src/broker/nodes/settings';
+import { clusterAvailability, writeClusterState } from '../../src/broker/nodes/state';
 import { undeliveredConfirmed, unfinishedEpisodes } from '../../src/cluster/waits';
 import { tempDir } from '../results/helpers';
 
@@ -18,7 +18,7 @@ const MS = 1_000_000n;
 const T0 = 1_000_000_000n;
 const at = (ms: number) => T0 + BigInt(ms) * MS;
 
-const kill: FaultHit = { node: 'bench-a@localhost', action: 'kill', atNs: at(0), bracket: { startedNs: at(0), completedNs: at(2) } };
+const kill: FaultHit = { target: 'bench-a@localhost', action: 'kill', atNs: at(0), bracket: { startedNs: at(0), completedNs: at(2) } };
 
 function consumer(threadIndex: number, nodeAtFault: string, episodes: ThreadEpisodes['episodes'], lastMessageMs = 9500): ConsumerRecord {
   return {
@@ -42,11 +42,11 @@ function outcome(overrides: Partial<FailoverOutcome> = {}): FailoverOutcome {
   return {
     queue: 'q',
     queueType: 'quorum',
-    fault: 'node_killed',
+    fault: 'node_kill',
     queueHolder: 'bench-a@localhost',
     target: 'bench-a@localhost',
     hits: [kill],
-    steps: [{ node: 'bench-a@localhost', step: 'restart', bracket: { startedNs: at(1000), completedNs: at(9000) } }],
+    steps: [{ target: 'bench-a@localhost', step: 'restart', bracket: { startedNs: at(1000), completedNs: at(9000) } }],
     injectedNs: at(-1),
     restore: { startedNs: at(1000), completedNs: at(9000) },
     consumers: [
@@ -140,14 +140,14 @@ describe('computeFailoverMetrics', () => {
 
   it('times each outage of a rolling restart from the latest stop before it', () => {
     const stop = (node: string, ms: number): FaultHit => ({
-      node,
+      target: node,
       action: 'stop',
       atNs: at(ms),
       bracket: { startedNs: at(ms), completedNs: at(ms + 900) },
     });
     const hits = [stop('bench-a@localhost', 0), stop('bench-b@localhost', 10_000)];
-    expect(hitBefore(hits, at(10_500))?.node).toBe('bench-b@localhost');
-    expect(hitBefore(hits, at(9_999))?.node).toBe('bench-a@localhost');
+    expect(hitBefore(hits, at(10_500))?.target).toBe('bench-b@localhost');
+    expect(hitBefore(hits, at(9_999))?.target).toBe('bench-a@localhost');
     expect(hitBefore(hits, at(-1))).toBeUndefined();
   });
 });

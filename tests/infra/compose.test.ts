@@ -8,7 +8,7 @@ import path from 'node:path';
 import { editedCopy } from '../support/documents';
 import { parseDocument } from 'yaml';
 import { DEFAULTS, PROJECT_ROOT, parseHostPort } from '../../src/config';
-import { CLUSTER_DEFAULTS } from '../../src/cluster/settings';
+import { CLUSTER_DEFAULTS } from '../../src/broker/nodes/settings';
 import { compileComposeValidator } from './composeSchema';
 
 interface PortMapping {

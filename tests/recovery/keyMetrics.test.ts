@@ -86,7 +86,7 @@ describe('recovery key metrics', () => {
       label: 'reset_peer toxic: detection (first thread) (clients received FIN ×10, not RST only)',
       target: null,
       met: null,
-      met_reason: 'the clients received FIN ×10: not a TCP RST figure',
+      met_reason: 'the clients received FIN ×10: not a figure of RST only',
     });
   });
 

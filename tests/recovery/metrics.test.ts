@@ -1,5 +1,10 @@
+import { ToxiproxyClient } from '../../src/faults';
+import { createFault } from '../../src/faults/kinds/registry';
 import { computeRecoveryMetrics } from '../../src/recovery/metrics';
 import type { RecoveryOutcome, ThreadRecord } from '../../src/recovery/scenario';
+
+/** A fault of the model as a scenario builds it (nothing is sent: the proxy is never called). */
+const faultOf = (kind: string) => createFault({ kind }, { proxy: { client: new ToxiproxyClient('http://127.0.0.1:9'), name: 'p' } });
 
 const MS = 1_000_000n;
 const T0 = 10_000n * MS;
@@ -23,15 +28,14 @@ function thread(index: number, detectedMs: number | null, recoveredMs: number | 
 const TOXIPROXY = { kind: 'toxiproxy', version: '2.12.0', extensions: [] } as const;
 const EMBEDDED = { kind: 'embedded', version: '2.12.0', extensions: ['events', 'connections'] } as const;
 
-function outcome(threads: ThreadRecord[], events: RecoveryOutcome['faultEvents'] = null): RecoveryOutcome {
+function outcome(threads: ThreadRecord[], events: RecoveryOutcome['faultEvents'] = null, kind = 'reset_peer'): RecoveryOutcome {
   return {
     threads,
     proxyServer: events === null ? TOXIPROXY : EMBEDDED,
-    toxic: 'reset_peer',
+    fault: faultOf(kind),
     preFault: null,
-    injection: { startedNs: T0, completedNs: T0 + 1n * MS },
-    injectionMode: 'armed',
-    removal: { startedNs: T0 + 50n * MS, completedNs: T0 + 52n * MS, method: 'deleted' },
+    injection: { bracket: { startedNs: T0, completedNs: T0 + 1n * MS }, mode: kind === 'reset_peer' ? 'armed' : 'added' },
+    removal: { startedNs: T0 + 50n * MS, completedNs: T0 + 52n * MS, method: 'deleted', problems: [] },
     faultEvents: events,
     allDetected: true,
     allRecovered: true,
@@ -44,7 +48,7 @@ function outcome(threads: ThreadRecord[], events: RecoveryOutcome['faultEvents']
 
 describe('computeRecoveryMetrics', () => {
   it('times from the injection call when the proxy has no timeline (real Toxiproxy): upper bounds, not scored', () => {
-    const result = computeRecoveryMetrics(outcome([thread(0, 3, 200), thread(1, 8, 300)]), 'reset_peer');
+    const result = computeRecoveryMetrics(outcome([thread(0, 3, 200), thread(1, 8, 300)]));
     expect(result.metrics.error_detection_latency_ms!.value).toBe(3);
     expect(result.metrics.error_propagation_latency_ms!.value).toBe(8);
     expect(result.metrics.full_recovery_latency_ms!.value).toBe(300);
@@ -60,7 +64,7 @@ describe('computeRecoveryMetrics', () => {
         unit: 'ms',
         met: null,
         reason: expect.stringMatching(
-          /^an upper bound: timed from the start of the injecting API call .*not scored against the exact-moment target$/,
+          /^an upper bound: timed from the start of the injecting call .*not scored against the exact-moment target$/,
         ),
       },
       {
@@ -72,7 +76,7 @@ describe('computeRecoveryMetrics', () => {
         reason: expect.stringMatching(/upper bound.*\(being below 5000 ms, so is the exact figure\)$/),
       },
     ]);
-    expect(result.notes[0]).toMatch(/start of the injecting API call \(every latency from it is an upper bound\)/);
+    expect(result.notes[0]).toMatch(/start of the injecting call \(every latency from it is an upper bound\)/);
     expect(result.fault.reference).toEqual({ source: 'api_call_start', exact: false, description: expect.stringMatching(/upper bound/) });
     expect(result.faultProxy).toEqual({ kind: 'toxiproxy', version: '2.12.0', label: 'Toxiproxy 2.12.0' });
   });
@@ -82,8 +86,12 @@ describe('computeRecoveryMetrics', () => {
       { at_ns: String(T0 + 4n * MS), kind: 'reset_sent', client: '127.0.0.1:40000' },
       { at_ns: String(T0 + 4n * MS), kind: 'reset_sent', client: '127.0.0.1:40001' },
     ];
-    const rst = computeRecoveryMetrics(outcome([thread(0, 5, 100), thread(1, 6, 100)], events), 'reset_peer');
+    const rst = computeRecoveryMetrics(outcome([thread(0, 5, 100), thread(1, 6, 100)], events));
     expect(rst.fault).toEqual({
+      kind: 'reset_peer',
+      label: 'TCP reset',
+      target: { type: 'proxy_entry', name: 'p' },
+      parameters: { timeout_ms: 0, armed: true },
       toxic: 'reset_peer',
       injection: 'armed',
       reference: { source: 'proxy_timeline', exact: true, description: 'proxy fault timeline (first RST sent)' },
@@ -97,20 +105,19 @@ describe('computeRecoveryMetrics', () => {
 
     const fin = computeRecoveryMetrics(
       outcome([thread(0, 5, 100, { detectionCause: 'closed' }), thread(1, 6, 100, { detectionCause: 'reset' })], events),
-      'reset_peer',
     );
     expect(fin.fault.received).toEqual({ closed: 1, reset: 1 });
     expect(fin.fault.as_expected).toBe(false);
     expect(fin.targets[0]).toMatchObject({
       met: null,
-      reason: 'the clients received FIN ×1, RST ×1, not RST only: not scored as TCP RST detection',
+      reason: 'the clients received FIN ×1, RST ×1, not RST only: not scored as TCP reset detection',
     });
-    expect(fin.notes).toContain('the clients received FIN ×1, RST ×1, not RST only: not scored as TCP RST detection');
+    expect(fin.notes).toContain('the clients received FIN ×1, RST ×1, not RST only: not scored as TCP reset detection');
     expect(fin.targets[1]).toMatchObject({ met: true });
   });
 
   it('expects no single kind from a partition (silence or a close are both how it is noticed)', () => {
-    const result = computeRecoveryMetrics(outcome([thread(0, 100, 300, { detectionCause: 'deadline' })]), 'network_partition');
+    const result = computeRecoveryMetrics(outcome([thread(0, 100, 300, { detectionCause: 'deadline' })], null, 'partition'));
     expect(result.fault).toMatchObject({ received: { deadline: 1 }, expected: null, as_expected: null });
   });
 
@@ -119,7 +126,7 @@ describe('computeRecoveryMetrics', () => {
       { at_ns: String(T0 + 4n * MS), kind: 'reset_sent', client: '127.0.0.1:40000' },
       { at_ns: String(T0 + 6n * MS), kind: 'reset_sent', client: '127.0.0.1:40001' },
     ];
-    const result = computeRecoveryMetrics(outcome([thread(0, 4.5, 100), thread(1, 7, 120)], events), 'reset_peer');
+    const result = computeRecoveryMetrics(outcome([thread(0, 4.5, 100), thread(1, 7, 120)], events));
     expect(result.metrics.injection_to_fault_ms!.value).toBe(4);
     expect(result.details.injection_bracket_ns).toEqual({ started: String(T0), completed: String(T0 + 1n * MS) });
     expect(result.details.fault_acted_ns).toBe(String(T0 + 4n * MS));
@@ -133,7 +140,7 @@ describe('computeRecoveryMetrics', () => {
 
   it('flags a detection earlier than its fault moment instead of reporting a negative latency', () => {
     const events = [{ at_ns: String(T0 + 5n * MS), kind: 'reset_sent', client: '127.0.0.1:40000' }];
-    const result = computeRecoveryMetrics(outcome([thread(0, 2, 100), thread(1, 6, 100)], events), 'reset_peer');
+    const result = computeRecoveryMetrics(outcome([thread(0, 2, 100), thread(1, 6, 100)], events));
     expect(result.samples.thread_detection_ms!.every((value) => value >= 0)).toBe(true);
     expect(result.metrics.threads_detected!.value).toBe(1);
     expect(result.details.clock_disagreements).toEqual(['thread 0 detected 3.000 ms before its fault moment']);
@@ -142,8 +149,7 @@ describe('computeRecoveryMetrics', () => {
 
   it('counts threads that never detected or never recovered, and gives no full-recovery figure then', () => {
     const result = computeRecoveryMetrics(
-      outcome([thread(0, 5, 100), thread(1, null, null, { error: 'toxic was never removed' })]),
-      'network_partition',
+      outcome([thread(0, 5, 100), thread(1, null, null, { error: 'toxic was never removed' })], null, 'partition'),
     );
     expect(result.metrics.threads_detected!.value).toBe(1);
     expect(result.metrics.threads_recovered!.value).toBe(1);
@@ -160,7 +166,7 @@ describe('computeRecoveryMetrics', () => {
       { at_ns: String(T0 + 10n * MS), kind: 'reset_sent', connection_id: 3, client: '127.0.0.1:49999' },
       { at_ns: String(T0 + 1n * MS), kind: 'connection_opened', connection_id: 4, client: '127.0.0.1:40002' },
     ];
-    const result = computeRecoveryMetrics(outcome([thread(0, 5, 100), thread(1, 8, 120), thread(2, 9, 130)], events), 'reset_peer');
+    const result = computeRecoveryMetrics(outcome([thread(0, 5, 100), thread(1, 8, 120), thread(2, 9, 130)], events));
     expect(result.metrics.fault_spread_ms).toEqual({ value: 6, unit: 'ms', direction: 'none' });
     expect(result.metrics.threads_timed_from_own_fault!.value).toBe(2);
     expect(result.details.fault_spread).toEqual({
@@ -189,7 +195,7 @@ describe('computeRecoveryMetrics', () => {
   });
 
   it('has no fault spread without a timeline, and says why', () => {
-    const result = computeRecoveryMetrics(outcome([thread(0, 3, 200)]), 'reset_peer');
+    const result = computeRecoveryMetrics(outcome([thread(0, 3, 200)]));
     expect(result.metrics.fault_spread_ms).toEqual({ value: null, unit: 'ms', direction: 'none' });
     expect(result.metrics.threads_timed_from_own_fault!.value).toBe(0);
     expect(result.details.fault_spread).toBeNull();
@@ -205,12 +211,12 @@ describe('computeRecoveryMetrics', () => {
       { at_ns: String(T0 + 9n * MS), kind: 'reset_sent', client: '127.0.0.1:40002' },
     ];
     const three = [thread(0, 5, 100), thread(1, 8, 100), thread(2, 10, 100)];
-    const bound = computeRecoveryMetrics(outcome(three, events), 'reset_peer');
+    const bound = computeRecoveryMetrics(outcome(three, events));
     expect(bound.details.machine).toEqual({ threads: 3, cpu_count: 2, machine_bound: true });
     expect(bound.notes.find((note) => note.startsWith('bound:'))).toMatch(
       /^bound: the machine — 3 consumer threads share 2 cores with the broker and the fault proxy, .*the proxy took 5\.0 ms from its first to its last reset/,
     );
-    const free = computeRecoveryMetrics({ ...outcome(three, events), cpuCount: 4 }, 'reset_peer');
+    const free = computeRecoveryMetrics({ ...outcome(three, events), cpuCount: 4 });
     expect(free.details.machine).toEqual({ threads: 3, cpu_count: 4, machine_bound: false });
     expect(free.notes.find((note) => note.startsWith('bound:'))).toBe(
       'bound: 3 consumer thread(s) on 4 cores, shared with the broker and the fault proxy; the proxy took 5.0 ms from its first to its last reset (fault_spread_ms)',

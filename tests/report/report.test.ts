@@ -107,7 +107,7 @@ describe('the Markdown report', () => {
     expect(report).toMatch(/\| TCP reset · 10 threads +\| 1\.75 ✅ +\| 2\.68 +\| 0\.926 +\| — +\| 350 ✅ +\|/);
     expect(report).toMatch(/\| Partition · 10 threads +\| 98\.3 ✅ +\| 150\.4 +\| 52 +\| — +\| 1,083 ✅ +\|/);
     expect(report).toContain(
-      'Targets (specification): detection < 10 ms after a TCP reset, < 200 ms after a partition; full recovery < 5 s;',
+      'Targets (specification): TCP reset: detection (first thread) < 10 ms, Partition: detection (first thread) < 200 ms, Full recovery < 5 s;',
     );
     expect(report).toContain(
       'Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC), the latest earlier run that passed: with its replicates where both runs have them. History of its build (same fingerprint, passed): 1 run(s) (`run_20250131_120000_abcd1234`)',

@@ -30,7 +30,9 @@ export type FaultEventKind =
   /** limit_data: the byte limit was reached and the connection closed. */
   | 'limit_reached'
   /** slow_close: the delayed close was finally passed on. */
-  | 'slow_close_fired';
+  | 'slow_close_fired'
+  /** Not a toxic's: an AMQP frame that matters to a fault passed the proxy (amqpFrames.ts; detail.method, channel, reply_code). */
+  | 'amqp_frame';
 
 /** Integer attributes by name (every Toxiproxy toxic attribute is an integer). */
 export type IntegerAttributes = Readonly<Record<string, number>>;

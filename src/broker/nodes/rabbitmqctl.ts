@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { BenchError } from '../errors';
+import { BenchError } from '../../errors';
 import { nodeEnvironment, type ClusterLayout, type ClusterNode } from './layout';
 
 export type CliTool = 'rabbitmqctl' | 'rabbitmq-queues' | 'rabbitmq-diagnostics';

@@ -1,5 +1,5 @@
 /**
- * When the fault acted on each connection, read from the proxy's fault timeline (pure): the
+ * When a fault acted on each connection, read from the proxy's fault timeline (pure): the
  * first moment per connection, the fault spread (first to last of those moments, over every
  * connection), and each thread's own fault moment, matched by its connection's local port.
  *
@@ -9,19 +9,9 @@
  * timed from the first RST) includes that spread; a thread's own delay (its detection, timed
  * from the RST on its own connection) does not.
  */
-import type { FaultEvent } from '../faults';
 import { elapsedMs } from '../measure/clock';
-
-/** The faults a recovery scenario models. */
-export type RecoveryScenarioKind = 'reset_peer' | 'network_partition' | 'latency_before_failure';
-
-/** Timeline kinds that are the fault itself acting on a connection (not bookkeeping). */
-export const ACTED_KINDS: Readonly<Record<RecoveryScenarioKind, readonly string[]>> = {
-  reset_peer: ['reset_sent'],
-  latency_before_failure: ['reset_sent'],
-  // The partition is felt when the first chunk is dropped, or an idle connection is closed.
-  network_partition: ['data_dropped', 'timeout_closed'],
-};
+import type { FaultDefinition } from './model';
+import type { FaultEvent } from './toxiproxyClient';
 
 /** The first moment the fault acted on one connection. */
 export interface ActedConnection {
@@ -40,11 +30,11 @@ export interface FaultSpread {
 }
 
 /** The first time the fault acted on each connection, oldest first. */
-export function actedConnections(events: readonly FaultEvent[] | null, kind: RecoveryScenarioKind): ActedConnection[] {
+export function actedConnections(events: readonly FaultEvent[] | null, fault: Pick<FaultDefinition, 'acted'>): ActedConnection[] {
   if (!events) return [];
   const firstByConnection = new Map<string, ActedConnection>();
   for (const event of events) {
-    if (!ACTED_KINDS[kind].includes(event.kind)) continue;
+    if (!fault.acted(event)) continue;
     const timeNs = BigInt(event.at_ns);
     // An event without a connection id or client counts as a connection of its own.
     const key = String(event.connection_id ?? event.client ?? `event-${firstByConnection.size}`);
@@ -81,4 +71,30 @@ export function faultMomentsByPort(acted: readonly ActedConnection[]): ReadonlyM
   const byPort = new Map<number, bigint>();
   for (const { timeNs, clientPort } of acted) if (clientPort !== null) byPort.set(clientPort, timeNs);
   return byPort;
+}
+
+/** The moment figures are timed from, and how it is known. */
+export interface FaultReference {
+  readonly ns: bigint;
+  /** True when the proxy's timeline gave it (the fault acting on a connection). */
+  readonly exact: boolean;
+  readonly source: 'proxy_timeline' | 'api_call_start';
+  /** `proxy fault timeline (first RST sent)` / `start of the injecting call`. */
+  readonly description: string;
+}
+
+/**
+ * The reference of a fault: the first moment it acted on a connection when the timeline saw one
+ * (exact), else the start of the call that injected it, which no effect of the fault can precede
+ * (every latency timed from it is an upper bound).
+ */
+export function faultReference(
+  acted: readonly ActedConnection[],
+  fault: Pick<FaultDefinition, 'actedWords'>,
+  injectionStartedNs: bigint,
+): FaultReference {
+  const spread = faultSpread(acted);
+  if (spread === null)
+    return { ns: injectionStartedNs, exact: false, source: 'api_call_start', description: 'start of the injecting call' };
+  return { ns: spread.firstNs, exact: true, source: 'proxy_timeline', description: `proxy fault timeline (${fault.actedWords})` };
 }

@@ -4,8 +4,8 @@
  * single broker. Kept beside the cluster code: nothing else in the harness needs them.
  */
 import path from 'node:path';
-import { PROJECT_ROOT } from '../config';
-import { ConfigError } from '../errors';
+import { PROJECT_ROOT } from '../../config';
+import { ConfigError } from '../../errors';
 
 /** The node names, in order; the first is the one the others join. */
 export const CLUSTER_NODE_LETTERS = ['a', 'b', 'c'] as const;

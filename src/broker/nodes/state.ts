@@ -4,7 +4,7 @@
  * The pid files stay the truth about processes (a restarted node writes a new one).
  */
 import fs from 'node:fs';
-import { writeFileAtomic } from '../io/atomicFile';
+import { writeFileAtomic } from '../../io/atomicFile';
 import type { ClusterLayout } from './layout';
 import { portAnswers, runningPid } from './processes';
 

@@ -1,4 +1,6 @@
-import { actedConnections, clientPortOf, faultMomentsByPort, faultSpread } from '../../src/recovery/faultSpread';
+import { partition as networkPartition } from '../../src/faults/kinds/partition';
+import { resetPeer } from '../../src/faults/kinds/resetPeer';
+import { actedConnections, clientPortOf, faultMomentsByPort, faultSpread } from '../../src/faults/moments';
 
 const MS = 1_000_000n;
 
@@ -10,7 +12,7 @@ describe('actedConnections', () => {
       { at_ns: String(5n * MS), kind: 'reset_sent', connection_id: 2, client: '127.0.0.1:40002' },
       { at_ns: String(1n * MS), kind: 'timeout_removed_closed', connection_id: 3, client: '127.0.0.1:40003' },
     ];
-    expect(actedConnections(events, 'reset_peer')).toEqual([
+    expect(actedConnections(events, resetPeer)).toEqual([
       { timeNs: 3n * MS, clientPort: 40001 },
       { timeNs: 5n * MS, clientPort: 40002 },
     ]);
@@ -19,8 +21,8 @@ describe('actedConnections', () => {
       { at_ns: String(7n * MS), kind: 'data_dropped', connection_id: 1, client: '127.0.0.1:40001' },
       { at_ns: String(2n * MS), kind: 'timeout_closed', connection_id: 4, client: '127.0.0.1:40004' },
     ];
-    expect(actedConnections(partition, 'network_partition').map((one) => one.timeNs)).toEqual([2n * MS, 7n * MS]);
-    expect(actedConnections(null, 'reset_peer')).toEqual([]);
+    expect(actedConnections(partition, networkPartition).map((one) => one.timeNs)).toEqual([2n * MS, 7n * MS]);
+    expect(actedConnections(null, resetPeer)).toEqual([]);
   });
 
   it('counts an event that names no connection as a connection of its own', () => {
@@ -28,7 +30,7 @@ describe('actedConnections', () => {
       { at_ns: String(4n * MS), kind: 'reset_sent' },
       { at_ns: String(6n * MS), kind: 'reset_sent' },
     ];
-    expect(actedConnections(events, 'reset_peer')).toEqual([
+    expect(actedConnections(events, resetPeer)).toEqual([
       { timeNs: 4n * MS, clientPort: null },
       { timeNs: 6n * MS, clientPort: null },
     ]);

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TimeoutError } from '../errors';
-import { nowNs, type Bracket } from '../measure/clock';
+import { TimeoutError } from '../../errors';
+import { nowNs, type Bracket } from '../../measure/clock';
 import { nodeEnvironment, nodeFiles, type ClusterLayout, type ClusterNode } from './layout';
 import { isAlive, killNodeProcess, pause, portAnswers, runningPid, waitForExit } from './processes';
 import { runCli } from './rabbitmqctl';

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BenchError, describeError } from '../errors';
-import { elapsedMs, nowNs } from '../measure/clock';
+import { BenchError, describeError } from '../../errors';
+import { elapsedMs, nowNs } from '../../measure/clock';
 import { clusterLayout, type ClusterLayout, type ClusterNode } from './layout';
 import { joinCluster, startNode, stopNode, waitForNode } from './nodeControl';
 import { portAnswers, runningPid } from './processes';

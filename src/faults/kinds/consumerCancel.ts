@@ -1,0 +1,36 @@
+/**
+ * `consumer_cancel`: the broker cancels a client's consumer (basic.cancel, sent to clients that
+ * declared the consumer_cancel_notify capability), as when its queue is deleted, or its node is
+ * lost. Provoked by deleting the consumed queue; the harness declares it again at once (with its
+ * bindings), so a library that consumes again can do so. Messages the queue held when deleted go
+ * with it: the fault's loss, not the client's (results count them apart).
+ */
+import type { FaultDefinition } from '../model';
+import { isFrame, noArgument, required } from './arguments';
+import { brokerActionFault } from './brokerAction';
+
+export const consumerCancel: FaultDefinition<Record<string, never>> = {
+  kind: 'consumer_cancel',
+  label: 'Server cancels the consumer',
+  layer: 'broker',
+  description: "the consumed queue is deleted (and declared again): the broker cancels the client's consumer (basic.cancel)",
+  argument: null,
+  defaults: {},
+  parse: (argument) => noArgument('consumer_cancel', argument, {}),
+  acted: (event) => isFrame(event, 'basic.cancel'),
+  actedWords: 'first basic.cancel from the broker',
+  expected: 'consumer_cancelled',
+  actsOnData: false,
+  create(context, options) {
+    const broker = required(context.broker, this.kind, 'actions on the broker');
+    const queue = required(context.queue, this.kind, 'the queue the clients consume');
+    return brokerActionFault(this, options, {
+      target: { type: 'queue', name: queue, node: broker.node },
+      action: 'delete_and_redeclare_queue',
+      act: async () => {
+        await broker.deleteQueue(queue);
+        await broker.restoreQueue(queue);
+      },
+    });
+  },
+};

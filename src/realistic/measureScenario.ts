@@ -1,0 +1,76 @@
+/**
+ * A realistic benchmark's one call: the workload run with the suite's defaults (4 consumers, 2
+ * producer threads, 2 consumer threads, a bound per round), and the raw result drafted the way
+ * every realistic result is (client fields, the workload's figures, per-round samples, latency
+ * histograms, details, the suite's notes) — each test adds only what is its own: its parameters,
+ * its extra figures and notes, and its progress line, prefixed with its descriptor's label.
+ */
+import type { ClientSpec } from '../client/api';
+import type { Metric, RawResult, ResultDraft } from '../results/rawResult';
+import { descriptorOf } from '../scenarios/catalogue';
+import type { WorkloadInput } from './options';
+import { latencyHistograms, roundSamples, throughputMetrics, workloadDetails, WORKLOAD_NOTES } from './resultMetrics';
+import { workloadFigures, type WorkloadFigures } from './summary';
+import { runWorkload, type WorkloadOutcome } from './workload';
+
+/** The suite's defaults for a quick test (a round that has not drained by then is a failure, before Jest's timeout). */
+export const REALISTIC_DEFAULTS = { consumers: 4, producerThreads: 2, maxConsumerThreads: 2, roundBoundMs: 20_000 } as const;
+
+export interface WorkloadRun {
+  readonly outcome: WorkloadOutcome;
+  readonly figures: WorkloadFigures;
+}
+
+/** Runs the workload with the suite's defaults under `input`. */
+export async function runRealisticWorkload(
+  client: ClientSpec,
+  input: Partial<WorkloadInput> & Pick<WorkloadInput, 'directUrl' | 'rounds'>,
+): Promise<WorkloadRun> {
+  const outcome = await runWorkload({ ...REALISTIC_DEFAULTS, ...input, client });
+  return { outcome, figures: workloadFigures(outcome) };
+}
+
+export interface RealisticDraftInput {
+  /** The result family (its descriptor: src/scenarios/realistic.ts). */
+  readonly scenario: string;
+  readonly category: ResultDraft['category'];
+  readonly clientFields: { readonly parameters: Readonly<Record<string, string>>; readonly client: RawResult['client'] };
+  readonly run: WorkloadRun;
+  readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * The test's own figures, after the workload's throughput figures; or a function placing those
+   * (given to it) where the test wants them.
+   */
+  readonly metrics: Readonly<Record<string, Metric>> | ((throughput: Record<string, Metric>) => Record<string, Metric>);
+  /** The figures whose throughput and histograms are reported. @default the whole run's */
+  readonly figures?: Parameters<typeof throughputMetrics>[0];
+  readonly notes: readonly string[];
+  /** Besides the workload's notes (which `ownNotesOnly` leaves out). */
+  readonly ownNotesOnly?: boolean;
+  readonly histograms?: ResultDraft['histograms'];
+  readonly details?: Readonly<Record<string, unknown>>;
+  readonly samples?: Readonly<Record<string, number[]>>;
+}
+
+/** The raw result of a realistic workload, drafted the suite's way. */
+export function realisticDraft(input: RealisticDraftInput): ResultDraft {
+  const { outcome, figures } = input.run;
+  const shown = input.figures ?? figures;
+  return {
+    name: input.scenario,
+    category: input.category,
+    client: input.clientFields.client,
+    parameters: { ...input.clientFields.parameters, ...input.parameters },
+    metrics:
+      typeof input.metrics === 'function' ? input.metrics(throughputMetrics(shown)) : { ...throughputMetrics(shown), ...input.metrics },
+    samples: { ...roundSamples(figures.rounds), ...input.samples },
+    histograms: input.histograms ?? latencyHistograms(shown),
+    notes: input.ownNotesOnly ? [...input.notes] : [...WORKLOAD_NOTES, ...input.notes],
+    details: { ...workloadDetails(outcome, figures), ...input.details },
+  };
+}
+
+/** `Burst traffic: <what the test says>`: a progress line in the descriptor's words. */
+export function realisticProgress(scenario: string, text: string): string {
+  return `${descriptorOf({ name: scenario }).label}: ${text}`;
+}

@@ -1,0 +1,124 @@
+/**
+ * A recovery benchmark's one call: a scenario row (its descriptor, its fault, its parameters) at a
+ * thread count, measured in `replicates` independent repetitions, combined, recorded, with its
+ * progress line in the report's words; and the correctness problems the test asserts empty (a
+ * thread that failed, did not detect, did not recover). Speed is recorded, never asserted here.
+ */
+import type { ClientSpec } from '../client/api';
+import type { FaultSpec } from '../faults/kinds/registry';
+import { combineFaultRecords } from '../faults/record';
+import type { ProxyTarget } from '../faults';
+import type { NonEmptyArray } from '../measure/statistics';
+import { recoveryProgress } from '../report/progress';
+import type { RawResult, ResultDraft } from '../results/rawResult';
+import { combineReplicates, runReplicates } from '../results/replicates';
+import { descriptorOf } from '../scenarios/catalogue';
+import { describeReceived } from '../client/faults';
+import { computeRecoveryMetrics, missedOrUnmeasured, type RecoveryMetrics } from './metrics';
+import { runRecoveryScenario, type RecoveryScenarioOptions } from './scenario';
+
+/** One row of a recovery benchmark's table. */
+export interface RecoveryScenarioRow {
+  /** The result family (its descriptor in src/scenarios/recovery.ts). */
+  readonly scenario: string;
+  readonly fault: FaultSpec;
+  readonly preFault?: FaultSpec;
+  readonly preFaultMs?: number;
+  readonly drainTimeoutMs?: number;
+  /** Recorded parameters besides the threads and the client (`toxic`, `toxic_timeout_ms`, ...). */
+  readonly parameters: Readonly<Record<string, string | number>>;
+}
+
+export interface RecoveryMeasurement {
+  readonly client: ClientSpec;
+  /** `client`, `client_profile` parameters and the `client` field of the result. */
+  readonly clientFields: { readonly parameters: Readonly<Record<string, string>>; readonly client: RawResult['client'] };
+  readonly threads: number;
+  readonly replicates: number;
+  readonly proxy: ProxyTarget;
+  readonly proxiedUrl: string;
+  readonly directUrl: string;
+  /** Writes the raw result and prints the progress line (fixtures/record.ts recordResult). */
+  readonly record: (draft: ResultDraft, progress: string) => RawResult;
+}
+
+export interface RecoveryMeasured {
+  readonly result: RawResult;
+  readonly replicates: NonEmptyArray<RecoveryMetrics>;
+  /** What went wrong in any replicate: a failed thread, a thread that did not detect or did not recover. */
+  readonly problems: readonly string[];
+  /** Targets missed, or without a value (BENCH_STRICT_TARGETS fails on them). */
+  readonly missedTargets: readonly NonNullable<RawResult['targets']>[number][];
+}
+
+export async function measureRecoveryScenario(row: RecoveryScenarioRow, measurement: RecoveryMeasurement): Promise<RecoveryMeasured> {
+  const { threads } = measurement;
+  const options: RecoveryScenarioOptions = {
+    threads,
+    client: measurement.client,
+    proxy: measurement.proxy,
+    proxiedUrl: measurement.proxiedUrl,
+    directUrl: measurement.directUrl,
+    fault: row.fault,
+    ...(row.preFault ? { preFault: row.preFault, preFaultMs: row.preFaultMs } : {}),
+    ...(row.drainTimeoutMs ? { drainTimeoutMs: row.drainTimeoutMs } : {}),
+  };
+  const computed = await runReplicates(measurement.replicates, async () => computeRecoveryMetrics(await runRecoveryScenario(options)));
+  const toDraft = (one: RecoveryMetrics): ResultDraft => ({
+    name: row.scenario,
+    category: 'recovery',
+    parameters: { threads, ...measurement.clientFields.parameters, ...row.parameters },
+    client: measurement.clientFields.client,
+    metrics: one.metrics,
+    samples: one.samples,
+    targets: one.targets,
+    notes: one.notes,
+    details: one.details,
+    fault_proxy: one.faultProxy,
+    fault: one.fault,
+  });
+  const [first, ...later] = computed;
+  const drafts: NonEmptyArray<ResultDraft> = [toDraft(first), ...later.map(toDraft)];
+  const combined = drafts.length === 1 ? drafts[0] : combineReplicates(drafts, { totals: ['false_alarms'] });
+  const fault = combineFaultRecords([first.fault, ...later.map((one) => one.fault)]);
+  const result = measurement.record({ ...combined, fault }, progressLine(row.scenario, threads, combined, fault, drafts.length, first));
+
+  const problems: string[] = [];
+  computed.forEach((one, replicate) => {
+    const where = computed.length > 1 ? ` (replicate ${replicate + 1})` : '';
+    for (const thread of one.details.threads as readonly { thread: number; error?: string }[])
+      if (thread.error) problems.push(`thread ${thread.thread}: ${thread.error}${where}`);
+    const detected = one.metrics.threads_detected?.value ?? 0;
+    const recovered = one.metrics.threads_recovered?.value ?? 0;
+    if (detected !== threads) problems.push(`${detected}/${threads} threads detected the fault${where}`);
+    if (recovered !== threads) problems.push(`${recovered}/${threads} threads recovered${where}`);
+  });
+  return { result, replicates: computed, problems, missedTargets: (result.targets ?? []).filter(missedOrUnmeasured) };
+}
+
+/** `TCP reset · 10 threads: detected 10/10 (RST ×50 over 5 replicates), recovered 10/10; ...; <proxy>`. */
+function progressLine(
+  scenario: string,
+  threads: number,
+  combined: ResultDraft,
+  fault: NonNullable<ResultDraft['fault']>,
+  replicates: number,
+  first: RecoveryMetrics,
+): string {
+  const value = (metric: string) => combined.metrics[metric]?.value ?? null;
+  const figures = recoveryProgress({
+    threads,
+    detected: value('threads_detected'),
+    recovered: value('threads_recovered'),
+    detectionMs: value('error_detection_latency_ms'),
+    propagationMs: value('error_propagation_latency_ms'),
+    fullRecoveryMs: value('full_recovery_latency_ms'),
+    faultSpreadMs: value('fault_spread_ms'),
+    recoveryAfterRemovalMs: value('recovery_after_removal_ms'),
+    // Totals over every replicate: say so, or "detected 10/10 (RST ×50)" reads as a miscount.
+    received: `${describeReceived(fault.received)}${replicates > 1 ? ` over ${replicates} replicates` : ''}`,
+    upperBound: !fault.reference.exact,
+  });
+  const medians = replicates > 1 ? ` (medians of ${replicates} replicates)` : '';
+  return `${descriptorOf({ name: scenario }).label} · ${threads} threads: ${figures}${medians}; ${first.faultProxy.label}`;
+}
