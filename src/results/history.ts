@@ -6,56 +6,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BenchError } from '../errors';
-import type { RunArchive, RunStatus } from './archive';
+import type { RunArchive } from './archive';
 import { isRecord } from './collect';
+import type { DeepReadonly } from './deepReadonly';
 import { upgradeRun } from './legacyParameters';
 import { withFileLock, type FileLockOptions } from './fileLock';
-import type { KeyMetric } from './keyMetrics';
-import { testsRun, type TestCounts } from './outcome';
-import type { Category, Direction } from './rawResult';
+import { testsRun } from './outcome';
 import { writeJsonSafely } from './safeWrite';
+import type * as Schema from './schemaTypes';
 
 export const HISTORY_SCHEMA_VERSION = 1;
 export const HISTORY_FILE_NAME = 'benchmark_history.json';
 
-export interface HistoryResult {
-  readonly name: string;
-  readonly category: Category;
-  readonly parameters: Readonly<Record<string, string | number | boolean>>;
-  readonly metrics: Readonly<Record<string, { readonly value: number | null; readonly unit: string; readonly direction: Direction }>>;
-}
-
-export interface HistoryEntry {
-  readonly run_id: string;
-  /** File name of the run archive, in the same folder. */
-  readonly archive_file: string;
-  readonly status: RunStatus;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly duration_ms: number;
-  readonly fingerprint: string;
-  readonly git_commit: string;
-  readonly git_dirty: boolean;
-  readonly node_version: string;
-  readonly platform: string;
-  readonly marker_expression: string | null;
-  readonly test_name_filter: string | null;
-  readonly counts: TestCounts;
-  /**
-   * Tests that executed (passed + failed). With `status`, what marks a run that failed part-way:
-   * comparisons skip every run that did not pass. Absent in entries written before it existed.
-   */
-  readonly tests_run?: number;
-  readonly key_metrics: readonly KeyMetric[];
-  /** Every result's metric values (no samples): a comparison can fall back on these. */
-  readonly results: readonly HistoryResult[];
-}
-
-export interface History {
-  readonly schema_version: number;
-  readonly updated_at: string;
-  readonly runs: readonly HistoryEntry[];
-}
+// Generated from schemas/benchmark-history.schema.json, read-only.
+export type History = DeepReadonly<Schema.BenchmarkHistory>;
+export type HistoryEntry = DeepReadonly<Schema.HistoryEntry>;
+export type HistoryResult = DeepReadonly<Schema.HistoryResult>;
 
 export interface HistoryRead {
   readonly history: History;

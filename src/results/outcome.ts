@@ -6,53 +6,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isRecord } from './collect';
+import type { DeepReadonly } from './deepReadonly';
 import { writeFileAtomic } from '../io/atomicFile';
+import type * as Schema from './schemaTypes';
 
 export const OUTCOME_SCHEMA_VERSION = 1;
 
 /** A dot file: never mistaken for a raw result, deleted with them before a run. */
 export const OUTCOME_FILE_NAME = '.jest-outcome.json';
 
-export type TestStatus = 'passed' | 'failed' | 'skipped' | 'todo';
-
-export interface TestOutcome {
-  /** `<file relative to the Jest root>::<describe>::...::<test name>`, as raw results' test_id. */
-  readonly test_id: string;
-  /** Describe blocks and title joined by spaces, as Jest's `fullName` (what `-t` matches). */
-  readonly full_name: string;
-  readonly status: TestStatus;
-  readonly duration_ms: number | null;
-  /** First failure message, ANSI codes removed, passwords masked, at most a few KB. */
-  readonly failure_message: string | null;
-}
-
-export interface SuiteError {
-  readonly file: string;
-  readonly message: string;
-}
-
-export interface TestCounts {
-  readonly passed: number;
-  readonly failed: number;
-  readonly skipped: number;
-  readonly todo: number;
-  readonly total: number;
-  /** Test files that could not run at all (import error, failing hook). */
-  readonly failed_suites: number;
-}
-
-export interface JestOutcome {
-  readonly schema_version: number;
-  readonly started_at: string;
-  readonly updated_at: string;
-  /** True once Jest reached the end of the run (onRunComplete). */
-  readonly complete: boolean;
-  readonly tests: readonly TestOutcome[];
-  readonly suite_errors: readonly SuiteError[];
-}
+// Generated from schemas/jest-outcome.schema.json and run-archive.schema.json (which the archive shares), read-only.
+export type JestOutcome = DeepReadonly<Schema.JestOutcome>;
+export type TestOutcome = DeepReadonly<Schema.TestOutcome>;
+export type SuiteError = DeepReadonly<Schema.SuiteError>;
+export type TestCounts = DeepReadonly<Schema.TestCounts>;
+export type { TestStatus } from './schemaTypes';
 
 export function countTests(tests: readonly TestOutcome[], suiteErrors: readonly SuiteError[] = []): TestCounts {
-  const count = (status: TestStatus) => tests.filter((test) => test.status === status).length;
+  const count = (status: Schema.TestStatus) => tests.filter((test) => test.status === status).length;
   return {
     passed: count('passed'),
     failed: count('failed'),

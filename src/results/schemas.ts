@@ -1,7 +1,7 @@
 /**
  * The JSON schemas in schemas/ are the contract of every file the harness writes and reads back.
- * They are checked here, with ajv, at run time: a raw result is what the schema says, nothing
- * else decides (the TypeScript types are generated from the same schema, src/results/schemaTypes.ts).
+ * They are checked here, with ajv, at run time: a file is what its schema says, nothing else
+ * decides (the TypeScript types are generated from the same schemas, src/results/schemaTypes/).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,7 +57,7 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
 /** The categories a raw result may have, in the schema's order (the report's section order). */
 export function resultCategories(): readonly Category[] {
   const schema = schemaRegistry().getSchema(`${SCHEMA_ID_BASE}raw-result.schema.json`)?.schema as {
-    properties: { category: { enum: Category[] } };
+    $defs: { category: { enum: Category[] } };
   };
-  return schema.properties.category.enum;
+  return schema.$defs.category.enum;
 }

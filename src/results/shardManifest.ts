@@ -10,7 +10,9 @@ import path from 'node:path';
 import type { EnvironmentRecord } from '../environment';
 import { writeFileAtomic } from '../io/atomicFile';
 import { isRecord } from './collect';
+import type { DeepReadonly } from './deepReadonly';
 import type { JestOutcome } from './outcome';
+import type * as Schema from './schemaTypes';
 
 export const SHARD_MANIFEST_SCHEMA_VERSION = 1;
 export const SHARD_MANIFEST_FILE_NAME = '.shard-manifest.json';
@@ -37,18 +39,8 @@ export interface ShardManifest {
   readonly raw_result_files: readonly string[];
 }
 
-/** One shard as a merged run archive records it (`shards`). */
-export interface ShardSummary {
-  /** `2/3`. */
-  readonly shard: string;
-  /** The folder it was merged from. */
-  readonly source: string;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly jest_exit_code: number | null;
-  readonly tests: number;
-  readonly results: number;
-}
+/** One shard as a merged run archive records it (`shards`, schemas/run-archive.schema.json). */
+export type ShardSummary = DeepReadonly<Schema.ShardSummary>;
 
 export function shardManifestPath(rawResultsDir: string): string {
   return path.join(rawResultsDir, SHARD_MANIFEST_FILE_NAME);
