@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentRecord } from '../environment';
+import { BenchError } from '../errors';
 import type { InvalidResultFile } from './collect';
 import { isRecord } from './collect';
 import type { DeepReadonly } from './deepReadonly';
@@ -13,6 +14,7 @@ import type { SuiteError, TestOutcome } from './outcome';
 import { countTests } from './outcome';
 import type { RawResult } from './rawResult';
 import { createJsonExclusively } from './safeWrite';
+import { assertFollowsSchema, schemaProblem } from './schemas';
 import type * as Schema from './schemaTypes';
 import { upgradeRun } from './legacyParameters';
 
@@ -90,8 +92,9 @@ export function writeRunArchive(
   reportsDir: string,
   secrets: readonly string[] = [],
 ): { archive: RunArchive; filePath: string } {
-  fs.mkdirSync(reportsDir, { recursive: true });
   const base = runIdBase(new Date(archive.started_at), archive.environment.fingerprint);
+  assertFollowsSchema('run-archive.schema.json', { ...archive, run_id: base }, `the archive of run ${base}`);
+  fs.mkdirSync(reportsDir, { recursive: true });
   for (let attempt = 1; attempt < 1000; attempt += 1) {
     const runId = attempt === 1 ? base : `${base}_${attempt}`;
     const named = { ...archive, run_id: runId };
@@ -101,14 +104,23 @@ export function writeRunArchive(
   throw new Error(`could not find a free archive name for ${base} in ${reportsDir}`);
 }
 
-/** Reads an archive; throws with the file name when it is not one. */
+/**
+ * Reads an archive, checked against its schema (which every archive ever written follows: the
+ * schema only grows optional fields).
+ * @throws Error naming the file and what is wrong with it, or BenchError when a newer harness wrote it
+ */
 export function readRunArchive(filePath: string): RunArchive {
   const parsed: unknown = JSON.parse(fs.readFileSync(filePath, 'utf8'));
-  if (!isRecord(parsed) || typeof parsed.run_id !== 'string' || !Array.isArray(parsed.results) || !isRecord(parsed.environment)) {
-    throw new Error(`${filePath} is not a run archive (run_id, environment and results expected)`);
+  if (isRecord(parsed) && typeof parsed.schema_version === 'number' && parsed.schema_version > RUN_ARCHIVE_SCHEMA_VERSION) {
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${filePath} has schema_version ${parsed.schema_version}, newer than this harness (${RUN_ARCHIVE_SCHEMA_VERSION}); update the harness to read it`,
+    );
   }
+  const problem = schemaProblem('run-archive.schema.json', parsed);
+  if (problem !== undefined) throw new Error(`${filePath} is not a run archive (${problem})`);
   // Older archives in today's parameter names (legacyParameters.ts).
-  return upgradeRun(parsed as unknown as RunArchive);
+  return upgradeRun(parsed as RunArchive);
 }
 
 /** Archive files in `reportsDir`, oldest first (the name starts with the UTC start time). */

@@ -14,6 +14,7 @@ import { withFileLock, type FileLockOptions } from './fileLock';
 import { testsRun } from './outcome';
 import { writeJsonSafely } from './safeWrite';
 import type * as Schema from './schemaTypes';
+import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const HISTORY_SCHEMA_VERSION = 1;
 export const HISTORY_FILE_NAME = 'benchmark_history.json';
@@ -25,7 +26,7 @@ export type HistoryResult = DeepReadonly<Schema.HistoryResult>;
 
 export interface HistoryRead {
   readonly history: History;
-  /** Set when the file did not parse and was moved aside (or, read-only, would have been). */
+  /** Set when the file did not parse or does not follow its schema, and was moved aside (or, read-only, would have been). */
   readonly corrupt?: { readonly reason: string; readonly movedTo: string | null };
 }
 
@@ -106,13 +107,20 @@ export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}
     reason = `not valid JSON (${(error as Error).message})`;
   }
   if (reason === undefined) {
-    const history = parsed as History;
-    if (history.schema_version > HISTORY_SCHEMA_VERSION) {
+    const version = (parsed as { schema_version: number }).schema_version;
+    if (version > HISTORY_SCHEMA_VERSION) {
       throw new BenchError(
         'RESULT_INVALID',
-        `${filePath} has schema_version ${history.schema_version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
+        `${filePath} has schema_version ${version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
       );
     }
+    // Every history this harness wrote follows the schema (it only grows optional fields); one
+    // that does not was written by something else, and is not extended but moved aside like garbage.
+    const problem = schemaProblem('benchmark-history.schema.json', parsed);
+    if (problem !== undefined) reason = `it does not follow schemas/benchmark-history.schema.json: ${problem}`;
+  }
+  if (reason === undefined) {
+    const history = parsed as History;
     // Older entries in today's parameter names (legacyParameters.ts), so they still compare with new runs.
     return { history: { ...history, runs: history.runs.map(upgradeHistoryEntry) } };
   }
@@ -161,6 +169,7 @@ export function appendToHistory(
         updated_at: (options.now?.() ?? new Date()).toISOString(),
         runs: [...earlier, entry],
       };
+      assertFollowsSchema('benchmark-history.schema.json', history, `the history with run ${entry.run_id}`);
       writeJsonSafely(filePath, history, options.secrets);
       return { history, earlier, ...(read.corrupt ? { corrupt: read.corrupt } : {}) };
     },

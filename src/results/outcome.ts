@@ -5,10 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isRecord } from './collect';
 import type { DeepReadonly } from './deepReadonly';
 import { writeFileAtomic } from '../io/atomicFile';
 import type * as Schema from './schemaTypes';
+import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const OUTCOME_SCHEMA_VERSION = 1;
 
@@ -44,10 +44,15 @@ export function outcomePath(rawResultsDir: string): string {
 }
 
 export function writeOutcome(rawResultsDir: string, outcome: JestOutcome): void {
+  assertFollowsSchema('jest-outcome.schema.json', outcome, 'the Jest outcome');
   writeFileAtomic(outcomePath(rawResultsDir), `${JSON.stringify(outcome, null, 2)}\n`);
 }
 
-/** The outcome left by the reporter, or undefined when Jest never got to write one. */
+/**
+ * The outcome left by the reporter, or undefined when Jest never got to write one. One that does
+ * not parse or does not follow its schema is taken as absent too: the reporter writes it
+ * atomically and checked, so only another program (or another version of the harness) made it.
+ */
 export function readOutcome(rawResultsDir: string): JestOutcome | undefined {
   let text: string;
   try {
@@ -57,9 +62,9 @@ export function readOutcome(rawResultsDir: string): JestOutcome | undefined {
   }
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed) && Array.isArray(parsed.tests) && Array.isArray(parsed.suite_errors)) return parsed as unknown as JestOutcome;
+    if (schemaProblem('jest-outcome.schema.json', parsed) === undefined) return parsed as JestOutcome;
   } catch {
-    // Written atomically, so this means someone else wrote it: treat as absent.
+    // Not JSON: see above.
   }
   return undefined;
 }

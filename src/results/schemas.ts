@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { PROJECT_ROOT } from '../config';
+import { BenchError } from '../errors';
 import type { Category } from './rawResult';
 
 export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');
@@ -40,6 +41,21 @@ export function schemaProblem(file: SchemaFile, value: unknown): string | undefi
   const validate = validatorOf(file);
   if (validate(value)) return undefined;
   return describeSchemaErrors(validate.errors ?? []);
+}
+
+/**
+ * Checks a document before it is written: a file this harness writes always follows its schema,
+ * so a reader (this version or a later one) can trust it.
+ * @throws BenchError (RESULT_INVALID) naming the document, the schema and each problem
+ */
+export function assertFollowsSchema(file: SchemaFile, value: unknown, what: string): void {
+  const problem = schemaProblem(file, value);
+  if (problem !== undefined) {
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${what} does not follow schemas/${file} (${problem}); nothing was written: a bug in the harness, which built it`,
+    );
+  }
 }
 
 /** Ajv's errors as short text: `/metrics/x/direction must be equal to one of the allowed values (higher, lower, none)`. */
