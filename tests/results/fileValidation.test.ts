@@ -1,5 +1,5 @@
 /**
- * The archive, the history and the Jest outcome are checked against their schemas where they are
+ * The archive, the history, the Jest outcome and the shard manifest are checked against their schemas where they are
  * written (nothing off-schema reaches the disk) and where they are read (a file that does not
  * follow its schema is not taken for one), while every file recorded so far still reads.
  */
@@ -9,6 +9,13 @@ import { buildRunArchive, readRunArchive, writeRunArchive, type RunArchive } fro
 import { appendToHistory, historyEntryOf, historyPath, readHistory } from '../../src/results/history';
 import { outcomePath, readOutcome, writeOutcome, type JestOutcome } from '../../src/results/outcome';
 import { schemaProblem, type SchemaFile } from '../../src/results/schemas';
+import {
+  readShardManifest,
+  shardManifestPath,
+  SHARD_MANIFEST_SCHEMA_VERSION,
+  writeShardManifest,
+  type ShardManifest,
+} from '../../src/results/shardManifest';
 import { environment, realisticResults, tempDir } from './helpers';
 
 const FIXTURES = path.join(__dirname, '..');
@@ -58,12 +65,10 @@ describe('files recorded so far', () => {
       .map((name): [string, SchemaFile] => [`cli/fixtures/gate/shared-machine/${name}`, 'run-archive.schema.json']),
     ...[1, 2, 3].map((shard): [string, SchemaFile] => [
       `cli/fixtures/shards/shard-${shard}/.shard-manifest.json`,
-      'jest-outcome.schema.json',
+      'shard-manifest.schema.json',
     ]),
   ])('%s follows %s', (file, schema) => {
-    const parsed = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as { outcome?: unknown };
-    // A shard manifest carries the shard's Jest outcome.
-    expect(schemaProblem(schema, file.endsWith('.shard-manifest.json') ? parsed.outcome : parsed)).toBeUndefined();
+    expect(schemaProblem(schema, JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')))).toBeUndefined();
   });
 });
 
@@ -148,5 +153,42 @@ describe('the Jest outcome', () => {
     expect(readOutcome(dir)).toEqual(outcome);
     fs.writeFileSync(outcomePath(dir), JSON.stringify({ ...outcome, tests: [{ test_id: 'x' }] }));
     expect(readOutcome(dir)).toBeUndefined();
+  });
+});
+
+describe('the shard manifest', () => {
+  const manifest: ShardManifest = {
+    schema_version: SHARD_MANIFEST_SCHEMA_VERSION,
+    shard: { index: 2, count: 3 },
+    environment: environment(),
+    started_at: '2025-01-31T12:00:00.000Z',
+    finished_at: '2025-01-31T12:01:00.000Z',
+    marker_expression: 'benchmark',
+    test_name_filter: null,
+    jest_exit_code: 0,
+    interrupted: false,
+    outcome,
+    raw_result_files: ['publish_throughput_20250131_120000_1_1_abcdef.json'],
+  };
+
+  it('is written and read back when it follows its schema, and refused before writing when it does not', () => {
+    writeShardManifest(dir, manifest);
+    expect(readShardManifest(dir)).toEqual(manifest);
+    fs.rmSync(shardManifestPath(dir));
+    expect(() => writeShardManifest(dir, { ...manifest, shard: { index: 0, count: 3 } })).toThrow(
+      'the manifest of shard 0/3 does not follow schemas/shard-manifest.schema.json (/shard/index must be >= 1)',
+    );
+    expect(fs.existsSync(shardManifestPath(dir))).toBe(false);
+  });
+
+  it('from another machine is not merged when it does not follow its schema: the message says what is wrong', () => {
+    fs.writeFileSync(shardManifestPath(dir), JSON.stringify({ ...manifest, outcome: { ...outcome, complete: 'yes' } }));
+    expect(() => readShardManifest(dir)).toThrow(
+      `${shardManifestPath(dir)} is not a shard manifest (/outcome must be null; /outcome/complete must be boolean; /outcome must match exactly one schema in oneOf)`,
+    );
+    fs.writeFileSync(shardManifestPath(dir), JSON.stringify({ ...manifest, schema_version: 2 }));
+    expect(() => readShardManifest(dir)).toThrow(
+      `${shardManifestPath(dir)} is not a shard manifest of schema version 1 (schema_version 2): merge shards run by this version of the harness`,
+    );
   });
 });

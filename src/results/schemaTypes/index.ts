@@ -30,3 +30,4 @@ export type {
   InvalidResultFile,
   ShardSummary,
 } from './runArchive';
+export type { ShardManifest, Shard } from './shardManifest';
