@@ -15,40 +15,13 @@ import { PROJECT_ROOT, type EmbeddedProxyMode } from './config';
 import { ToxiproxyClient } from './faults/toxiproxyClient';
 import { TOXIPROXY_COMPATIBLE_VERSION } from './proxy/server';
 import { redactUrl } from './redact';
+import type { DeepReadonly } from './results/deepReadonly';
+import type * as Schema from './results/schemaTypes';
 
 export const ENVIRONMENT_SCHEMA_VERSION = 1;
 
-export interface EnvironmentRecord {
-  readonly schema_version: number;
-  /** Full commit hash, or `unknown` outside a git checkout. */
-  readonly git_commit: string;
-  /** Uncommitted changes to tracked or untracked (not ignored) files. */
-  readonly git_dirty: boolean;
-  /** `process.version`, e.g. `v20.20.2`. */
-  readonly node_version: string;
-  /** `<process.platform>-<process.arch>`, e.g. `linux-x64`. */
-  readonly platform: string;
-  readonly arch: string;
-  readonly os_release: string;
-  readonly cpu_model: string;
-  readonly cpu_count: number;
-  readonly total_memory_bytes: number;
-  readonly amqplib_version: string;
-  /** From the broker's connection properties; null when the broker was not reachable. */
-  readonly rabbitmq_version: string | null;
-  /** The broker URL with its password removed (`amqp://guest@host:5672`). */
-  readonly broker_url: string;
-  readonly captured_at: string;
-  readonly fingerprint: string;
-  /**
-   * The fault proxy at TOXIPROXY_URL: `toxiproxy` (a real Toxiproxy answers), `embedded` (the
-   * project's proxy answers, or nothing does and the harness will start it there); null when
-   * nothing listens there and nothing would be started. Absent in records of older runs.
-   */
-  readonly fault_proxy_kind?: 'embedded' | 'toxiproxy' | null;
-  /** What that proxy's `GET /version` answers (the embedded proxy: the Toxiproxy release it reproduces). */
-  readonly fault_proxy_version?: string | null;
-}
+/** The record as the run archive describes it (schemas/run-archive.schema.json, generated type), read-only. */
+export type EnvironmentRecord = DeepReadonly<Schema.EnvironmentRecord>;
 
 /** The four fields the fingerprint is computed from. */
 export type FingerprintFields = Pick<EnvironmentRecord, 'git_commit' | 'git_dirty' | 'node_version' | 'platform'>;

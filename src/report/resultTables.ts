@@ -46,8 +46,10 @@ const CATEGORY_TITLES: Readonly<Record<Category, string>> = {
   throughput: 'Throughput',
   scalability: 'Scalability',
   recovery: 'Recovery',
+  faults: 'Fault matrix',
   stability: 'Stability',
   resilience: 'Network resilience',
+  load: 'Workloads',
   proxy: 'Proxy overhead',
 };
 

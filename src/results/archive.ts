@@ -5,47 +5,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentRecord } from '../environment';
+import { BenchError } from '../errors';
 import type { InvalidResultFile } from './collect';
 import { isRecord } from './collect';
-import { extractKeyMetrics, type KeyMetric } from './keyMetrics';
-import type { SuiteError, TestCounts, TestOutcome } from './outcome';
+import type { DeepReadonly } from './deepReadonly';
+import { extractKeyMetrics } from './keyMetrics';
+import type { SuiteError, TestOutcome } from './outcome';
 import { countTests } from './outcome';
 import type { RawResult } from './rawResult';
 import { createJsonExclusively } from './safeWrite';
-import type { ShardSummary } from './shardManifest';
+import { assertFollowsSchema, schemaProblem } from './schemas';
+import type * as Schema from './schemaTypes';
 import { upgradeRun } from './legacyParameters';
 
 export const RUN_ARCHIVE_SCHEMA_VERSION = 1;
 
-/** `passed`: every test that ran passed; `failed`: a test or a suite failed, or Jest failed; `interrupted`: stopped before the end. */
-export type RunStatus = 'passed' | 'failed' | 'interrupted';
-
-export interface RunArchive {
-  readonly schema_version: number;
-  readonly run_id: string;
-  readonly status: RunStatus;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly duration_ms: number;
-  /** Marker expression the benchmarks were selected with; null = all. */
-  readonly marker_expression: string | null;
-  /** Jest `-t` test-name filter; null = none. */
-  readonly test_name_filter: string | null;
-  /** Who ran the pipeline: the run script, or the Jest reporter on a plain `jest` run. */
-  readonly invoked_by: 'cli' | 'jest-reporter';
-  /** Jest's exit code (null when Jest was ended by a signal or never exited through us). */
-  readonly jest_exit_code: number | null;
-  readonly environment: EnvironmentRecord;
-  readonly counts: TestCounts;
-  readonly tests: readonly TestOutcome[];
-  readonly suite_errors: readonly SuiteError[];
-  readonly results: readonly RawResult[];
-  readonly key_metrics: readonly KeyMetric[];
-  readonly invalid_result_files: readonly InvalidResultFile[];
-  readonly warnings: readonly string[];
-  /** A run merged from shards (`bench merge`): each shard and where it came from. */
-  readonly shards?: readonly ShardSummary[];
-}
+/** A run archive as schemas/run-archive.schema.json describes it (generated type), read-only. */
+export type RunArchive = DeepReadonly<Schema.RunArchive>;
+export type { RunStatus } from './schemaTypes';
 
 export interface RunArchiveInput {
   readonly environment: EnvironmentRecord;
@@ -68,7 +45,7 @@ export interface RunArchiveInput {
 export function buildRunArchive(input: RunArchiveInput): RunArchive {
   const counts = countTests(input.tests, input.suiteErrors);
   const failed = counts.failed > 0 || counts.failed_suites > 0 || (input.jestExitCode !== null && input.jestExitCode !== 0);
-  const status: RunStatus = input.interrupted ? 'interrupted' : failed ? 'failed' : 'passed';
+  const status: Schema.RunStatus = input.interrupted ? 'interrupted' : failed ? 'failed' : 'passed';
   const warnings = [...input.warnings];
   const foreign = input.results.filter((result) => result.fingerprint !== input.environment.fingerprint);
   if (foreign.length > 0) {
@@ -115,8 +92,9 @@ export function writeRunArchive(
   reportsDir: string,
   secrets: readonly string[] = [],
 ): { archive: RunArchive; filePath: string } {
-  fs.mkdirSync(reportsDir, { recursive: true });
   const base = runIdBase(new Date(archive.started_at), archive.environment.fingerprint);
+  assertFollowsSchema('run-archive.schema.json', { ...archive, run_id: base }, `the archive of run ${base}`);
+  fs.mkdirSync(reportsDir, { recursive: true });
   for (let attempt = 1; attempt < 1000; attempt += 1) {
     const runId = attempt === 1 ? base : `${base}_${attempt}`;
     const named = { ...archive, run_id: runId };
@@ -126,14 +104,23 @@ export function writeRunArchive(
   throw new Error(`could not find a free archive name for ${base} in ${reportsDir}`);
 }
 
-/** Reads an archive; throws with the file name when it is not one. */
+/**
+ * Reads an archive, checked against its schema (which every archive ever written follows: the
+ * schema only grows optional fields).
+ * @throws Error naming the file and what is wrong with it, or BenchError when a newer harness wrote it
+ */
 export function readRunArchive(filePath: string): RunArchive {
   const parsed: unknown = JSON.parse(fs.readFileSync(filePath, 'utf8'));
-  if (!isRecord(parsed) || typeof parsed.run_id !== 'string' || !Array.isArray(parsed.results) || !isRecord(parsed.environment)) {
-    throw new Error(`${filePath} is not a run archive (run_id, environment and results expected)`);
+  if (isRecord(parsed) && typeof parsed.schema_version === 'number' && parsed.schema_version > RUN_ARCHIVE_SCHEMA_VERSION) {
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${filePath} has schema_version ${parsed.schema_version}, newer than this harness (${RUN_ARCHIVE_SCHEMA_VERSION}); update the harness to read it`,
+    );
   }
+  const problem = schemaProblem('run-archive.schema.json', parsed);
+  if (problem !== undefined) throw new Error(`${filePath} is not a run archive (${problem})`);
   // Older archives in today's parameter names (legacyParameters.ts).
-  return upgradeRun(parsed as unknown as RunArchive);
+  return upgradeRun(parsed as RunArchive);
 }
 
 /** Archive files in `reportsDir`, oldest first (the name starts with the UTC start time). */

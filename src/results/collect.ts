@@ -5,14 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { DeepReadonly } from './deepReadonly';
 import type { RawResult } from './rawResult';
+import type * as Schema from './schemaTypes';
 import { schemaProblem } from './schemas';
 import { upgradeResult } from './legacyParameters';
 
-export interface InvalidResultFile {
-  readonly file: string;
-  readonly error: string;
-}
+/** A file that is not a raw result, as the run archive lists it (schemas/run-archive.schema.json). */
+export type InvalidResultFile = DeepReadonly<Schema.InvalidResultFile>;
 
 export interface CollectedResults {
   /** Oldest first (by timestamp, then file name), so later duplicates win where one must. */

@@ -6,60 +6,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BenchError } from '../errors';
-import type { RunArchive, RunStatus } from './archive';
+import type { RunArchive } from './archive';
 import { isRecord } from './collect';
+import type { DeepReadonly } from './deepReadonly';
 import { upgradeRun } from './legacyParameters';
 import { withFileLock, type FileLockOptions } from './fileLock';
-import type { KeyMetric } from './keyMetrics';
-import { testsRun, type TestCounts } from './outcome';
-import type { Category, Direction } from './rawResult';
+import { testsRun } from './outcome';
 import { writeJsonSafely } from './safeWrite';
+import type * as Schema from './schemaTypes';
+import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const HISTORY_SCHEMA_VERSION = 1;
 export const HISTORY_FILE_NAME = 'benchmark_history.json';
 
-export interface HistoryResult {
-  readonly name: string;
-  readonly category: Category;
-  readonly parameters: Readonly<Record<string, string | number | boolean>>;
-  readonly metrics: Readonly<Record<string, { readonly value: number | null; readonly unit: string; readonly direction: Direction }>>;
-}
-
-export interface HistoryEntry {
-  readonly run_id: string;
-  /** File name of the run archive, in the same folder. */
-  readonly archive_file: string;
-  readonly status: RunStatus;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly duration_ms: number;
-  readonly fingerprint: string;
-  readonly git_commit: string;
-  readonly git_dirty: boolean;
-  readonly node_version: string;
-  readonly platform: string;
-  readonly marker_expression: string | null;
-  readonly test_name_filter: string | null;
-  readonly counts: TestCounts;
-  /**
-   * Tests that executed (passed + failed). With `status`, what marks a run that failed part-way:
-   * comparisons skip every run that did not pass. Absent in entries written before it existed.
-   */
-  readonly tests_run?: number;
-  readonly key_metrics: readonly KeyMetric[];
-  /** Every result's metric values (no samples): a comparison can fall back on these. */
-  readonly results: readonly HistoryResult[];
-}
-
-export interface History {
-  readonly schema_version: number;
-  readonly updated_at: string;
-  readonly runs: readonly HistoryEntry[];
-}
+// Generated from schemas/benchmark-history.schema.json, read-only.
+export type History = DeepReadonly<Schema.BenchmarkHistory>;
+export type HistoryEntry = DeepReadonly<Schema.HistoryEntry>;
+export type HistoryResult = DeepReadonly<Schema.HistoryResult>;
 
 export interface HistoryRead {
   readonly history: History;
-  /** Set when the file did not parse and was moved aside (or, read-only, would have been). */
+  /** Set when the file did not parse or does not follow its schema, and was moved aside (or, read-only, would have been). */
   readonly corrupt?: { readonly reason: string; readonly movedTo: string | null };
 }
 
@@ -140,13 +107,20 @@ export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}
     reason = `not valid JSON (${(error as Error).message})`;
   }
   if (reason === undefined) {
-    const history = parsed as History;
-    if (history.schema_version > HISTORY_SCHEMA_VERSION) {
+    const version = (parsed as { schema_version: number }).schema_version;
+    if (version > HISTORY_SCHEMA_VERSION) {
       throw new BenchError(
         'RESULT_INVALID',
-        `${filePath} has schema_version ${history.schema_version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
+        `${filePath} has schema_version ${version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
       );
     }
+    // Every history this harness wrote follows the schema (it only grows optional fields); one
+    // that does not was written by something else, and is not extended but moved aside like garbage.
+    const problem = schemaProblem('benchmark-history.schema.json', parsed);
+    if (problem !== undefined) reason = `it does not follow schemas/benchmark-history.schema.json: ${problem}`;
+  }
+  if (reason === undefined) {
+    const history = parsed as History;
     // Older entries in today's parameter names (legacyParameters.ts), so they still compare with new runs.
     return { history: { ...history, runs: history.runs.map(upgradeHistoryEntry) } };
   }
@@ -195,6 +169,7 @@ export function appendToHistory(
         updated_at: (options.now?.() ?? new Date()).toISOString(),
         runs: [...earlier, entry],
       };
+      assertFollowsSchema('benchmark-history.schema.json', history, `the history with run ${entry.run_id}`);
       writeJsonSafely(filePath, history, options.secrets);
       return { history, earlier, ...(read.corrupt ? { corrupt: read.corrupt } : {}) };
     },

@@ -11,35 +11,13 @@
  */
 import { describeReceived, RECEIVED_KIND_WORDS, type ReceivedKind } from '../client/faults';
 import { keyFigures } from '../scenarios/catalogue';
-import type { Direction, RawResult } from './rawResult';
+import type { DeepReadonly } from './deepReadonly';
+import type { RawResult } from './rawResult';
+import type * as Schema from './schemaTypes';
 
-export interface KeyMetricTarget {
-  readonly comparator: '<' | '>';
-  readonly threshold: number;
-  readonly unit: string;
-}
-
-export interface KeyMetric {
-  /** Stable id for trends: `rst_detection`, `peak_publish_throughput`, ... */
-  readonly id: string;
-  readonly label: string;
-  /** The raw result it comes from: its name (family) and parameters. */
-  readonly result_name: string;
-  readonly parameters: Readonly<Record<string, string | number | boolean>>;
-  readonly metric: string;
-  readonly value: number | null;
-  readonly unit: string;
-  readonly direction: Direction;
-  readonly target: KeyMetricTarget | null;
-  /** null when there is no target or no value, or when the figure is not scored (see `met_reason`). */
-  readonly met: boolean | null;
-  /** Why a figure with a value and a target is not scored (an upper bound; not the fault the target is about). */
-  readonly met_reason: string | null;
-  /** The fault proxy that produced it (`Toxiproxy 2.12.0`, `embedded proxy (Toxiproxy 2.12.0 API)`); null when none was involved. */
-  readonly fault_proxy: string | null;
-  /** `exact` (timed from the proxy's fault timeline) or `upper_bound` (from the injecting API call); null for figures without a fault. */
-  readonly reference: 'exact' | 'upper_bound' | null;
-}
+// Generated from schemas/run-archive.schema.json (the history's entries share it), read-only.
+export type KeyMetric = DeepReadonly<Schema.KeyMetric>;
+export type KeyMetricTarget = DeepReadonly<Schema.KeyMetricTarget>;
 
 interface KeyMetricDefinition {
   readonly id: string;

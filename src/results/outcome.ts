@@ -5,54 +5,25 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isRecord } from './collect';
+import type { DeepReadonly } from './deepReadonly';
 import { writeFileAtomic } from '../io/atomicFile';
+import type * as Schema from './schemaTypes';
+import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const OUTCOME_SCHEMA_VERSION = 1;
 
 /** A dot file: never mistaken for a raw result, deleted with them before a run. */
 export const OUTCOME_FILE_NAME = '.jest-outcome.json';
 
-export type TestStatus = 'passed' | 'failed' | 'skipped' | 'todo';
-
-export interface TestOutcome {
-  /** `<file relative to the Jest root>::<describe>::...::<test name>`, as raw results' test_id. */
-  readonly test_id: string;
-  /** Describe blocks and title joined by spaces, as Jest's `fullName` (what `-t` matches). */
-  readonly full_name: string;
-  readonly status: TestStatus;
-  readonly duration_ms: number | null;
-  /** First failure message, ANSI codes removed, passwords masked, at most a few KB. */
-  readonly failure_message: string | null;
-}
-
-export interface SuiteError {
-  readonly file: string;
-  readonly message: string;
-}
-
-export interface TestCounts {
-  readonly passed: number;
-  readonly failed: number;
-  readonly skipped: number;
-  readonly todo: number;
-  readonly total: number;
-  /** Test files that could not run at all (import error, failing hook). */
-  readonly failed_suites: number;
-}
-
-export interface JestOutcome {
-  readonly schema_version: number;
-  readonly started_at: string;
-  readonly updated_at: string;
-  /** True once Jest reached the end of the run (onRunComplete). */
-  readonly complete: boolean;
-  readonly tests: readonly TestOutcome[];
-  readonly suite_errors: readonly SuiteError[];
-}
+// Generated from schemas/jest-outcome.schema.json and run-archive.schema.json (which the archive shares), read-only.
+export type JestOutcome = DeepReadonly<Schema.JestOutcome>;
+export type TestOutcome = DeepReadonly<Schema.TestOutcome>;
+export type SuiteError = DeepReadonly<Schema.SuiteError>;
+export type TestCounts = DeepReadonly<Schema.TestCounts>;
+export type { TestStatus } from './schemaTypes';
 
 export function countTests(tests: readonly TestOutcome[], suiteErrors: readonly SuiteError[] = []): TestCounts {
-  const count = (status: TestStatus) => tests.filter((test) => test.status === status).length;
+  const count = (status: Schema.TestStatus) => tests.filter((test) => test.status === status).length;
   return {
     passed: count('passed'),
     failed: count('failed'),
@@ -73,10 +44,15 @@ export function outcomePath(rawResultsDir: string): string {
 }
 
 export function writeOutcome(rawResultsDir: string, outcome: JestOutcome): void {
+  assertFollowsSchema('jest-outcome.schema.json', outcome, 'the Jest outcome');
   writeFileAtomic(outcomePath(rawResultsDir), `${JSON.stringify(outcome, null, 2)}\n`);
 }
 
-/** The outcome left by the reporter, or undefined when Jest never got to write one. */
+/**
+ * The outcome left by the reporter, or undefined when Jest never got to write one. One that does
+ * not parse or does not follow its schema is taken as absent too: the reporter writes it
+ * atomically and checked, so only another program (or another version of the harness) made it.
+ */
 export function readOutcome(rawResultsDir: string): JestOutcome | undefined {
   let text: string;
   try {
@@ -86,9 +62,9 @@ export function readOutcome(rawResultsDir: string): JestOutcome | undefined {
   }
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed) && Array.isArray(parsed.tests) && Array.isArray(parsed.suite_errors)) return parsed as unknown as JestOutcome;
+    if (schemaProblem('jest-outcome.schema.json', parsed) === undefined) return parsed as JestOutcome;
   } catch {
-    // Written atomically, so this means someone else wrote it: treat as absent.
+    // Not JSON: see above.
   }
   return undefined;
 }

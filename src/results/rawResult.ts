@@ -7,30 +7,19 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomicFile';
+import type { DeepReadonly } from './deepReadonly';
 import type * as Schema from './schemaTypes';
 
 export const RAW_RESULT_SCHEMA_VERSION = 1;
 
-/**
- * The shapes are generated from schemas/raw-result.schema.json (src/results/schemaTypes.ts), the
- * contract; here they are made read-only all the way down, as results are data once written.
- */
-export type DeepReadonly<T> = T extends (infer U)[]
-  ? readonly DeepReadonly<U>[]
-  : T extends object
-    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
-    : T;
-
+// The shapes are generated from schemas/raw-result.schema.json (src/results/schemaTypes/), the contract.
 export type RawResult = DeepReadonly<Schema.RawResult>;
 export type Metric = DeepReadonly<Schema.Metric>;
 export type Target = DeepReadonly<Schema.Target>;
 export type EncodedHistogram = DeepReadonly<Schema.EncodedHistogram>;
 /** A raw result as a benchmark builds it, before recordResult fills in the id, time and fingerprint. */
 export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint'>;
-/** What a result measures: throughput, scalability, recovery, ... */
-export type Category = RawResult['category'];
-/** `higher` for rates, `lower` for latencies and losses, `none` for counts that only describe. */
-export type Direction = Metric['direction'];
+export type { Category, Direction } from './schemaTypes';
 
 let sequence = 0;
 

@@ -1,19 +1,24 @@
 /**
  * The JSON schemas in schemas/ are the contract of every file the harness writes and reads back.
- * They are checked here, with ajv, at run time: a raw result is what the schema says, nothing
- * else decides (the TypeScript types are generated from the same schema, src/results/schemaTypes.ts).
+ * They are checked here, with ajv, at run time: a file is what its schema says, nothing else
+ * decides (the TypeScript types are generated from the same schemas, src/results/schemaTypes/).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { PROJECT_ROOT } from '../config';
+import { BenchError } from '../errors';
 import type { Category } from './rawResult';
 
 export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');
 const SCHEMA_ID_BASE = 'https://amqp-bench.schemas/';
 
 export type SchemaFile =
-  'raw-result.schema.json' | 'run-archive.schema.json' | 'benchmark-history.schema.json' | 'jest-outcome.schema.json';
+  | 'raw-result.schema.json'
+  | 'run-archive.schema.json'
+  | 'benchmark-history.schema.json'
+  | 'jest-outcome.schema.json'
+  | 'shard-manifest.schema.json';
 
 let ajv: Ajv2020 | undefined;
 
@@ -42,6 +47,21 @@ export function schemaProblem(file: SchemaFile, value: unknown): string | undefi
   return describeSchemaErrors(validate.errors ?? []);
 }
 
+/**
+ * Checks a document before it is written: a file this harness writes always follows its schema,
+ * so a reader (this version or a later one) can trust it.
+ * @throws BenchError (RESULT_INVALID) naming the document, the schema and each problem
+ */
+export function assertFollowsSchema(file: SchemaFile, value: unknown, what: string): void {
+  const problem = schemaProblem(file, value);
+  if (problem !== undefined) {
+    throw new BenchError(
+      'RESULT_INVALID',
+      `${what} does not follow schemas/${file} (${problem}); nothing was written: a bug in the harness, which built it`,
+    );
+  }
+}
+
 /** Ajv's errors as short text: `/metrics/x/direction must be equal to one of the allowed values (higher, lower, none)`. */
 export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
   const lines = errors.slice(0, 5).map((error) => {
@@ -57,7 +77,7 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
 /** The categories a raw result may have, in the schema's order (the report's section order). */
 export function resultCategories(): readonly Category[] {
   const schema = schemaRegistry().getSchema(`${SCHEMA_ID_BASE}raw-result.schema.json`)?.schema as {
-    properties: { category: { enum: Category[] } };
+    $defs: { category: { enum: Category[] } };
   };
-  return schema.properties.category.enum;
+  return schema.$defs.category.enum;
 }

@@ -7,48 +7,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EnvironmentRecord } from '../environment';
 import { writeFileAtomic } from '../io/atomicFile';
 import { isRecord } from './collect';
-import type { JestOutcome } from './outcome';
+import type { DeepReadonly } from './deepReadonly';
+import type * as Schema from './schemaTypes';
+import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const SHARD_MANIFEST_SCHEMA_VERSION = 1;
 export const SHARD_MANIFEST_FILE_NAME = '.shard-manifest.json';
 
-/** Shard `index` of `count` (1-based, as Jest's `--shard 2/3`). */
-export interface Shard {
-  readonly index: number;
-  readonly count: number;
-}
+// Generated from schemas/shard-manifest.schema.json, read-only.
+export type ShardManifest = DeepReadonly<Schema.ShardManifest>;
+export type Shard = DeepReadonly<Schema.Shard>;
 
-export interface ShardManifest {
-  readonly schema_version: number;
-  readonly shard: Shard;
-  readonly environment: EnvironmentRecord;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly marker_expression: string | null;
-  readonly test_name_filter: string | null;
-  readonly jest_exit_code: number | null;
-  readonly interrupted: boolean;
-  /** Jest's outcome of this shard's tests; null when Jest stopped before writing one. */
-  readonly outcome: JestOutcome | null;
-  /** The raw result files the shard wrote (a merge says when one of them is missing). */
-  readonly raw_result_files: readonly string[];
-}
-
-/** One shard as a merged run archive records it (`shards`). */
-export interface ShardSummary {
-  /** `2/3`. */
-  readonly shard: string;
-  /** The folder it was merged from. */
-  readonly source: string;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly jest_exit_code: number | null;
-  readonly tests: number;
-  readonly results: number;
-}
+/** One shard as a merged run archive records it (`shards`, schemas/run-archive.schema.json). */
+export type ShardSummary = DeepReadonly<Schema.ShardSummary>;
 
 export function shardManifestPath(rawResultsDir: string): string {
   return path.join(rawResultsDir, SHARD_MANIFEST_FILE_NAME);
@@ -56,6 +29,7 @@ export function shardManifestPath(rawResultsDir: string): string {
 
 export function writeShardManifest(rawResultsDir: string, manifest: ShardManifest): string {
   const filePath = shardManifestPath(rawResultsDir);
+  assertFollowsSchema('shard-manifest.schema.json', manifest, `the manifest of shard ${formatShard(manifest.shard)}`);
   writeFileAtomic(filePath, `${JSON.stringify(manifest, null, 2)}\n`);
   return filePath;
 }
@@ -78,16 +52,17 @@ export function readShardManifest(dir: string): ShardManifest {
       { cause: error },
     );
   }
-  if (
-    !isRecord(parsed) ||
-    parsed.schema_version !== SHARD_MANIFEST_SCHEMA_VERSION ||
-    !isRecord(parsed.shard) ||
-    !isRecord(parsed.environment) ||
-    typeof parsed.environment.git_commit !== 'string'
-  ) {
-    throw new Error(`${filePath} is not a shard manifest of schema version ${SHARD_MANIFEST_SCHEMA_VERSION}`);
+  // Shards come from other machines (CI artifacts): what merge combines must be what it expects.
+  const problem = schemaProblem('shard-manifest.schema.json', parsed);
+  if (problem !== undefined) {
+    const version = isRecord(parsed) ? parsed.schema_version : undefined;
+    throw new Error(
+      version === SHARD_MANIFEST_SCHEMA_VERSION
+        ? `${filePath} is not a shard manifest (${problem})`
+        : `${filePath} is not a shard manifest of schema version ${SHARD_MANIFEST_SCHEMA_VERSION} (schema_version ${JSON.stringify(version ?? null)}): merge shards run by this version of the harness`,
+    );
   }
-  return parsed as unknown as ShardManifest;
+  return parsed as ShardManifest;
 }
 
 /**

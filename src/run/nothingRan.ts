@@ -54,7 +54,7 @@ export function formatNothingRan(input: NothingRanInput): string {
  * The reporter's line on a plain `jest` run that executed no benchmark test and wrote no raw result:
  * why, and that nothing was written; null for any other run (pure).
  */
-export function nothingRanLine(outcome: JestOutcome, freshResults: number): string | null {
+export function nothingRanLine(outcome: Pick<JestOutcome, 'tests' | 'suite_errors'>, freshResults: number): string | null {
   const counts = countTests(outcome.tests, outcome.suite_errors);
   if (testsRun(counts) > 0 || freshResults > 0) return null;
   const why =

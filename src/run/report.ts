@@ -88,7 +88,7 @@ export function comparableFromArchive(archive: RunArchive): ComparableRun {
   return {
     run_id: archive.run_id,
     started_at: archive.started_at,
-    environment: archive.environment as unknown as Record<string, unknown>,
+    environment: archive.environment,
     results: archive.results,
   };
 }

@@ -16,7 +16,7 @@ import { environment, rawResult, tempDir } from '../results/helpers';
 const run = (runId: string, rates: number[], latencies: number[]): ComparableRun => ({
   run_id: runId,
   started_at: '2025-01-31T12:00:00.000Z',
-  environment: environment() as unknown as Record<string, unknown>,
+  environment: environment(),
   results: [
     rawResult({
       name: 'publish_throughput',

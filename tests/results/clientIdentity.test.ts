@@ -31,7 +31,7 @@ const resultsFor = (client: ClientSpec, rate: number, detectionMs: number): RawR
 const runOf = (runId: string, results: RawResult[]): ComparableRun => ({
   run_id: runId,
   started_at: '2025-01-31T12:00:00.000Z',
-  environment: environment() as unknown as Record<string, unknown>,
+  environment: environment(),
   results,
 });
 

@@ -6,11 +6,7 @@ import { countVerdicts, regressionsBeyond } from '../../src/results/gate';
 import { minimumEffectsFrom } from '../../src/minimumEffects';
 import { environment, publishResult, rawResult, recoveryResult } from './helpers';
 
-const runOf = (
-  runId: string,
-  results: ComparableRun['results'],
-  env: Record<string, unknown> = environment() as unknown as Record<string, unknown>,
-): ComparableRun => ({
+const runOf = (runId: string, results: ComparableRun['results'], env: Record<string, unknown> = environment()): ComparableRun => ({
   run_id: runId,
   started_at: '2025-01-31T12:00:00.000Z',
   environment: env,

@@ -35,6 +35,6 @@ describe('the raw-result schema is the contract', () => {
   });
 
   it('orders the report by the categories the schema lists', () => {
-    expect(resultCategories()).toEqual(['throughput', 'scalability', 'recovery', 'stability', 'resilience', 'proxy']);
+    expect(resultCategories()).toEqual(['throughput', 'scalability', 'recovery', 'faults', 'stability', 'resilience', 'load', 'proxy']);
   });
 });

@@ -1,8 +1,16 @@
 /**
- * Generated from schemas/raw-result.schema.json by `npm run schemas:types`: do not edit, change
- * the schema and regenerate (a unit test fails while this file is stale).
+ * Generated from schemas/raw-result.schema.json by `npm run schemas:types`. Do not edit: change the schema
+ * and regenerate (`npm run lint` and a unit test fail while this file is stale).
  */
 
+/**
+ * What a result measures; the report has a section per category, in this order (faults: the fault matrix; load: a `bench load` workload).
+ */
+export type Category = 'throughput' | 'scalability' | 'recovery' | 'faults' | 'stability' | 'resilience' | 'load' | 'proxy';
+/**
+ * Which way is better: `higher` for rates, `lower` for latencies and losses, `none` for counts that only describe.
+ */
+export type Direction = 'higher' | 'lower' | 'none';
 /**
  * What a fault acts on.
  */
@@ -44,14 +52,12 @@ export interface RawResult {
    * Family name, also the file-name prefix (publish_throughput, massive_consumers, recovery_after_reset_peer, ...).
    */
   name: string;
-  category: 'throughput' | 'scalability' | 'recovery' | 'stability' | 'resilience' | 'proxy';
+  category: Category;
   /**
    * <file>::<describe>::<test name>
    */
   test_id: string;
-  parameters: {
-    [k: string]: string | number | boolean;
-  };
+  parameters: ResultParameters;
   client?: Client;
   cluster?: Cluster;
   metrics: {
@@ -92,6 +98,12 @@ export interface RawResult {
   fingerprint: string;
 }
 /**
+ * What the scenario ran with (threads, publish_mode, client, client_profile, ...): with the name, what identifies a result from run to run.
+ */
+export interface ResultParameters {
+  [k: string]: string | number | boolean;
+}
+/**
  * The client under test that produced the result: the library, its installed version and the settings it ran with (the `defaults` profile: the library's own; `normalised`: the harness's shared settings). `client` and `client_profile` are also parameters.
  */
 export interface Client {
@@ -128,13 +140,16 @@ export interface Cluster {
     amqp_port: number;
   }[];
 }
+/**
+ * One figure: its value (null when it could not be measured), its unit and the direction that counts as better.
+ */
 export interface Metric {
   value: number | null;
   /**
    * ms, msg/s, MB/s, %, count, bytes, ...
    */
   unit: string;
-  direction: 'higher' | 'lower' | 'none';
+  direction: Direction;
 }
 /**
  * An HDR histogram, kept encoded so percentiles and comparisons can be recomputed later.
@@ -147,6 +162,9 @@ export interface EncodedHistogram {
   unit: string;
   count: number;
 }
+/**
+ * A goal the benchmark declared for one of its metrics, and whether the value met it.
+ */
 export interface Target {
   metric: string;
   comparator: '<' | '>';
