@@ -3,7 +3,7 @@
 /**
  * The JSON schemas in schemas/ are the contract of every file format; the TypeScript types are
  * generated from them, so the two can never disagree. `npm run schemas:types` writes one module
- * per schema into src/results/schemaTypes/ (`run-archive.schema.json` → `runArchive.ts`, root
+ * per schema into src/schemaTypes/ (`run-archive.schema.json` → `runArchive.ts`, root
  * type `RunArchive`, one named type per `$defs` entry) and an index re-exporting them by name;
  * `--check` (run by `npm run lint`, so by `npm test`) fails when any of them is stale or missing,
  * naming the schema that changed.
@@ -21,7 +21,7 @@ const prettier = require('prettier/standalone');
 const prettierPlugins = [require('prettier/plugins/typescript'), require('prettier/plugins/estree')];
 
 const ROOT = path.resolve(__dirname, '..');
-const DEFAULT_DIRS = { schemasDir: path.join(ROOT, 'schemas'), outputDir: path.join(ROOT, 'src', 'results', 'schemaTypes') };
+const DEFAULT_DIRS = { schemasDir: path.join(ROOT, 'schemas'), outputDir: path.join(ROOT, 'src', 'schemaTypes') };
 const SCHEMA_SUFFIX = '.schema.json';
 const INDEX = 'index.ts';
 

@@ -16,7 +16,7 @@ import { ToxiproxyClient } from './faults/toxiproxyClient';
 import { TOXIPROXY_COMPATIBLE_VERSION } from './proxy/server';
 import { redactUrl } from './redact';
 import type { DeepReadonly } from './results/deepReadonly';
-import type * as Schema from './results/schemaTypes';
+import type * as Schema from './schemaTypes';
 
 export const ENVIRONMENT_SCHEMA_VERSION = 1;
 

@@ -4,7 +4,7 @@
  * from, and what each thread received. Pure.
  */
 import type { ReceivedKind } from '../client/faults';
-import type { Fault as FaultRecord } from '../results/schemaTypes';
+import type { Fault as FaultRecord } from '../schemaTypes';
 import type { Fault, FaultRemoval, Injection } from './model';
 import type { FaultReference } from './moments';
 import { strongestRemoval } from './toxics';

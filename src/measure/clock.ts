@@ -52,8 +52,10 @@ export function clockAnchor(): ClockAnchor {
   // Bounded: 5 ms is far beyond a 1 ms tick, should the wall clock be stepped meanwhile.
   const giveUpNs = monotonicNs + 5_000_000n;
   while (epochMs === start && monotonicNs < giveUpNs) {
-    epochMs = Date.now();
+    // Monotonic first: a thread preempted between the two reads then still leaves with the tick
+    // seen (a wall-clock read taken first could be the old tick while the bound has passed).
     monotonicNs = nowNs();
+    epochMs = Date.now();
   }
   return { monotonicNs, epochMs };
 }

@@ -16,7 +16,7 @@ import { faultRecord } from '../faults/record';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
-import type { Fault, FaultProxy } from '../results/schemaTypes';
+import type { Fault, FaultProxy } from '../schemaTypes';
 import { actedConnections, faultMomentsByPort, faultReference, faultSpread, type FaultSpread } from '../faults/moments';
 import { machineBound } from './machineBound';
 import { describeReceived, RECEIVED_KIND_WORDS } from '../client/faults';

@@ -15,14 +15,14 @@ import { countTests } from './outcome';
 import type { RawResult } from './rawResult';
 import { createJsonExclusively } from './safeWrite';
 import { assertFollowsSchema, schemaProblem } from './schemas';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 import { upgradeRun } from './legacyParameters';
 
 export const RUN_ARCHIVE_SCHEMA_VERSION = 1;
 
 /** A run archive as schemas/run-archive.schema.json describes it (generated type), read-only. */
 export type RunArchive = DeepReadonly<Schema.RunArchive>;
-export type { RunStatus } from './schemaTypes';
+export type { RunStatus } from '../schemaTypes';
 
 export interface RunArchiveInput {
   readonly environment: EnvironmentRecord;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DeepReadonly } from './deepReadonly';
 import type { RawResult } from './rawResult';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 import { schemaProblem } from './schemas';
 import { upgradeResult } from './legacyParameters';
 

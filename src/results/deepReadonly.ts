@@ -1,5 +1,5 @@
 /**
- * The file formats' types are generated from their schemas (src/results/schemaTypes/), which say
+ * The file formats' types are generated from their schemas (src/schemaTypes/), which say
  * nothing of mutability; the modules that own each format make them read-only all the way down,
  * as results, archives and histories are data once written.
  */

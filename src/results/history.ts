@@ -13,7 +13,7 @@ import { upgradeRun } from './legacyParameters';
 import { withFileLock, type FileLockOptions } from './fileLock';
 import { testsRun } from './outcome';
 import { writeJsonSafely } from './safeWrite';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const HISTORY_SCHEMA_VERSION = 1;

@@ -13,7 +13,7 @@ import { describeReceived, RECEIVED_KIND_WORDS, type ReceivedKind } from '../cli
 import { keyFigures } from '../scenarios/catalogue';
 import type { DeepReadonly } from './deepReadonly';
 import type { RawResult } from './rawResult';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 
 // Generated from schemas/run-archive.schema.json (the history's entries share it), read-only.
 export type KeyMetric = DeepReadonly<Schema.KeyMetric>;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DeepReadonly } from './deepReadonly';
 import { writeFileAtomic } from '../io/atomicFile';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const OUTCOME_SCHEMA_VERSION = 1;
@@ -20,7 +20,7 @@ export type JestOutcome = DeepReadonly<Schema.JestOutcome>;
 export type TestOutcome = DeepReadonly<Schema.TestOutcome>;
 export type SuiteError = DeepReadonly<Schema.SuiteError>;
 export type TestCounts = DeepReadonly<Schema.TestCounts>;
-export type { TestStatus } from './schemaTypes';
+export type { TestStatus } from '../schemaTypes';
 
 export function countTests(tests: readonly TestOutcome[], suiteErrors: readonly SuiteError[] = []): TestCounts {
   const count = (status: Schema.TestStatus) => tests.filter((test) => test.status === status).length;

@@ -8,18 +8,18 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomicFile';
 import type { DeepReadonly } from './deepReadonly';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 
 export const RAW_RESULT_SCHEMA_VERSION = 1;
 
-// The shapes are generated from schemas/raw-result.schema.json (src/results/schemaTypes/), the contract.
+// The shapes are generated from schemas/raw-result.schema.json (src/schemaTypes/), the contract.
 export type RawResult = DeepReadonly<Schema.RawResult>;
 export type Metric = DeepReadonly<Schema.Metric>;
 export type Target = DeepReadonly<Schema.Target>;
 export type EncodedHistogram = DeepReadonly<Schema.EncodedHistogram>;
 /** A raw result as a benchmark builds it, before recordResult fills in the id, time and fingerprint. */
 export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint'>;
-export type { Category, Direction } from './schemaTypes';
+export type { Category, Direction } from '../schemaTypes';
 
 let sequence = 0;
 

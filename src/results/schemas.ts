@@ -1,7 +1,7 @@
 /**
  * The JSON schemas in schemas/ are the contract of every file the harness writes and reads back.
  * They are checked here, with ajv, at run time: a file is what its schema says, nothing else
- * decides (the TypeScript types are generated from the same schemas, src/results/schemaTypes/).
+ * decides (the TypeScript types are generated from the same schemas, src/schemaTypes/).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../io/atomicFile';
 import { isRecord } from './collect';
 import type { DeepReadonly } from './deepReadonly';
-import type * as Schema from './schemaTypes';
+import type * as Schema from '../schemaTypes';
 import { assertFollowsSchema, schemaProblem } from './schemas';
 
 export const SHARD_MANIFEST_SCHEMA_VERSION = 1;

@@ -1,7 +1,7 @@
 /** How recovery figures show in the key metrics: which proxy, exact or upper bound, and RST only when it was one. */
 import { extractKeyMetrics } from '../../src/results/keyMetrics';
 import type { RawResult } from '../../src/results/rawResult';
-import type { Fault } from '../../src/results/schemaTypes';
+import type { Fault } from '../../src/schemaTypes';
 
 const TOXIPROXY = { kind: 'toxiproxy', version: '2.12.0', label: 'Toxiproxy 2.12.0' } as const;
 const EMBEDDED = { kind: 'embedded', version: '2.12.0', label: 'embedded proxy (Toxiproxy 2.12.0 API)' } as const;

@@ -60,7 +60,8 @@ describe('collecting raw results', () => {
       { file: 'broken_1.json', error: expect.stringMatching(/^not valid JSON/) },
       {
         file: 'wrong_1.json',
-        error: '/category must be equal to one of the allowed values (throughput, scalability, recovery, faults, stability, resilience, load, proxy)',
+        error:
+          '/category must be equal to one of the allowed values (throughput, scalability, recovery, faults, stability, resilience, load, proxy)',
       },
     ]);
   });

@@ -1,5 +1,5 @@
 /**
- * Every schema in schemas/ has its generated types module in src/results/schemaTypes/, up to date:
+ * Every schema in schemas/ has its generated types module in src/schemaTypes/, up to date:
  * the check `npm run lint` makes (scripts/schema-types.js --check), here too so that the unit tier
  * fails on a schema edited without `npm run schemas:types`; and the check's messages.
  */
@@ -35,7 +35,7 @@ afterAll(() => {
 async function copyOfSchemas(): Promise<Dirs & { root: string }> {
   const root = tempDir('schema-types');
   scratch.push(root);
-  const dirs = { schemasDir: path.join(root, 'schemas'), outputDir: path.join(root, 'src', 'results', 'schemaTypes') };
+  const dirs = { schemasDir: path.join(root, 'schemas'), outputDir: path.join(root, 'src', 'schemaTypes') };
   fs.mkdirSync(dirs.schemasDir, { recursive: true });
   for (const file of schemaFiles) fs.copyFileSync(path.join(schemasDir, file), path.join(dirs.schemasDir, file));
   await generator.writeSchemaTypes(dirs);
@@ -91,10 +91,10 @@ describe('types generated from the schemas', () => {
     );
     fs.writeFileSync(path.join(dirs.outputDir, 'oldFormat.ts'), 'export type OldFormat = string;\n');
     expect(await generator.staleSchemaTypes(dirs)).toEqual([
-      'src/results/schemaTypes/benchmarkHistory.ts is stale (schemas/benchmark-history.schema.json changed)',
-      'src/results/schemaTypes/loadPlan.ts is missing (schemas/load-plan.schema.json has no types yet)',
-      'src/results/schemaTypes/index.ts is stale (a schema or one of its type names was added, removed or renamed)',
-      'src/results/schemaTypes/oldFormat.ts has no schema any more (removed or renamed)',
+      'src/schemaTypes/benchmarkHistory.ts is stale (schemas/benchmark-history.schema.json changed)',
+      'src/schemaTypes/loadPlan.ts is missing (schemas/load-plan.schema.json has no types yet)',
+      'src/schemaTypes/index.ts is stale (a schema or one of its type names was added, removed or renamed)',
+      'src/schemaTypes/oldFormat.ts has no schema any more (removed or renamed)',
     ]);
     await generator.writeSchemaTypes(dirs);
     expect(await generator.staleSchemaTypes(dirs)).toEqual([]);
