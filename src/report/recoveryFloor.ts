@@ -15,6 +15,13 @@ export function isRecoveryScenario(result: Pick<RawResult, 'name' | 'category'>)
   return result.category === 'recovery' && descriptor.suite === 'recovery' && descriptor.role === 'measurement';
 }
 
+/** The scenarios a bare floor bounds, by label: `TCP reset`. */
+function floorSubjects(): string {
+  return SCENARIOS.filter((descriptor) => descriptor.floorOf !== undefined)
+    .map((descriptor) => descriptorOf({ name: descriptor.floorOf! }).label)
+    .join(', ');
+}
+
 /** The witnesses that are a bare floor of a scenario. */
 const FLOORS: ReadonlySet<string> = new Set(SCENARIOS.filter((descriptor) => descriptor.floorOf !== undefined).map((d) => d.name));
 
@@ -107,7 +114,7 @@ export function recoveryFloorTable(results: readonly RawResult[], cpuCount: numb
       [true, true, true, true, true, true, true, true, true],
     ),
     note:
-      'What bounds the TCP reset figures: the bare floor is plain amqplib consumers in worker threads through the same proxy, fault, traffic and removal (`recovery_harness_overhead`, medians of alternating pairs); ratio = harness / bare floor, target < 110%. ' +
+      `What bounds the ${floorSubjects()} figures: the bare floor is plain amqplib consumers in worker threads through the same proxy, fault, traffic and removal (${[...FLOORS].map((name) => `\`${name}\``).join(', ')}, medians of alternating pairs); ratio = harness / bare floor, target < 110%. ` +
       `With more threads than cores (${cpuCount} here, shared with the broker and the proxy), the floor is the machine's: each RST wakes a thread that preempts the proxy, so the resets leave over the fault spread, and the woken threads wait their turn to run.`,
   };
 }
