@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { RECEIVED_KINDS } from '../../src/client/faults';
+import { ToxiproxyClient } from '../../src/faults';
+import { createFault, FAULT_KIND_NAMES, faultDefinition, FAULTS, parseFaultArgument } from '../../src/faults/kinds/registry';
+
+const proxy = { client: new ToxiproxyClient('http://127.0.0.1:9'), name: 'p' };
+
+describe('the fault registry', () => {
+  it('lists every fault of src/faults/kinds/ once, network faults first', () => {
+    const files = fs
+      .readdirSync(path.join(__dirname, '../../src/faults/kinds'))
+      .filter((name) => !['registry.ts', 'arguments.ts', 'toxicFault.ts', 'brokerAction.ts', 'nodeAction.ts'].includes(name));
+    expect(FAULT_KIND_NAMES).toHaveLength(files.length);
+    expect(new Set(FAULT_KIND_NAMES).size).toBe(FAULT_KIND_NAMES.length);
+    expect(FAULT_KIND_NAMES.slice(0, 4)).toEqual(['reset_peer', 'partition', 'latency', 'dead_peer']);
+    for (const definition of FAULTS.values()) {
+      expect(definition.label).not.toBe('');
+      expect(definition.description).not.toBe('');
+      // Defaults parse back to themselves for a fault without an argument.
+      if (definition.argument === null) expect(definition.parse(undefined)).toEqual(definition.defaults);
+    }
+  });
+
+  it('reads `KIND[:ARG]` as on a command line, with durations in their units', () => {
+    expect(parseFaultArgument('latency:200ms')).toEqual({ kind: 'latency', options: { latency_ms: 200, jitter_ms: 0, armed: false } });
+    expect(parseFaultArgument('latency:1s~50ms')).toEqual({ kind: 'latency', options: { latency_ms: 1000, jitter_ms: 50, armed: false } });
+    expect(parseFaultArgument('reset_peer')).toEqual({ kind: 'reset_peer', options: { timeout_ms: 0, armed: true } });
+    expect(parseFaultArgument('partition:0')).toEqual({ kind: 'partition', options: { timeout_ms: 0 } });
+    expect(parseFaultArgument('broker_close')).toEqual({ kind: 'broker_close', options: {} });
+  });
+
+  it('says what is wrong with a kind or an argument, and what it takes', () => {
+    expect(() => parseFaultArgument('lag:200ms')).toThrow(/fault kind must be one of reset_peer, partition, latency/);
+    expect(() => parseFaultArgument('latency:soon')).toThrow(/--fault latency:<delay> must be a duration such as 200ms, 5s or 1m/);
+    expect(() => parseFaultArgument('broker_close:now')).toThrow(/--fault broker_close must be given without an argument/);
+  });
+
+  it('builds a fault against what the suite gives, and names what is missing', () => {
+    const fault = createFault({ kind: 'partition', options: { timeout_ms: 0 } }, { proxy });
+    expect(fault.target).toEqual({ type: 'proxy_entry', name: 'p' });
+    expect(fault.parameters).toEqual({ timeout_ms: 0 });
+    expect(() => createFault({ kind: 'broker_close' }, { proxy })).toThrow(/fault broker_close must be given actions on the broker/);
+    expect(() => createFault({ kind: 'node_pause' }, { proxy })).toThrow(/a broker node of the harness/);
+    expect(faultDefinition('consumer_cancel').expected).toBe('consumer_cancelled');
+  });
+
+  it('knows what a client may receive once: the raw result schema lists the same kinds', () => {
+    const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/raw-result.schema.json'), 'utf8'));
+    expect([...schema.$defs.faultKind.enum].sort()).toEqual([...RECEIVED_KINDS].sort());
+  });
+});
