@@ -68,6 +68,8 @@ export interface ClientInfo {
   readonly multipleHosts: boolean;
   /** Recovers by itself (the library reconnects and re-consumes) or through the harness's loop. */
   readonly recovery: 'library' | 'harness';
+  /** How the library gives each typed signal (or that it does not). */
+  readonly signals: SignalSupport;
 }
 
 export interface ConnectOptions {
@@ -140,6 +142,37 @@ export interface ClientFault {
 
 export type ConnectionState = 'up' | 'down' | 'closed';
 
+/**
+ * What a library tells about a connection that stays up, when it tells it: the broker closed one
+ * of its channels (`channel_closed`, e.g. 404 NOT_FOUND), cancelled one of its consumers
+ * (`consumer_cancelled`, basic.cancel), or blocked / unblocked its publishers (a resource alarm).
+ */
+export const SIGNAL_KINDS = ['channel_closed', 'consumer_cancelled', 'blocked', 'unblocked'] as const;
+export type SignalKind = (typeof SIGNAL_KINDS)[number];
+
+/** A typed signal as the client learned it, timed in the library's own event. */
+export interface ClientSignal {
+  readonly kind: SignalKind;
+  /** The library's words (`NOT_FOUND - no exchange ...`, the blocked reason). */
+  readonly message: string;
+  /** `process.hrtime.bigint()` when the library told us. */
+  readonly detectedNs: bigint;
+}
+
+/**
+ * How a library gives each signal, in words (`connection 'blocked' event`), or `none: ...` saying
+ * what it does instead: an adapter maps the library's own signals and never invents one.
+ */
+export type SignalSupport = Readonly<Record<SignalKind, string>>;
+
+/** What an adapter says before its library's signals are mapped: nothing is claimed. */
+export const PENDING_SIGNALS: SignalSupport = Object.freeze({
+  channel_closed: 'none: not mapped by the adapter yet',
+  consumer_cancelled: 'none: not mapped by the adapter yet',
+  blocked: 'none: not mapped by the adapter yet',
+  unblocked: 'none: not mapped by the adapter yet',
+});
+
 export interface ClientConnection {
   readonly info: ClientInfo;
   readonly state: ConnectionState;
@@ -147,6 +180,8 @@ export interface ClientConnection {
   readonly localPort: number | undefined;
   /** Called once per failed connection, synchronously in the library's event; returns an unsubscribe function. */
   onFault(listener: (fault: ClientFault) => void): () => void;
+  /** Called on every typed signal the library gives (channel closed, consumer cancelled, blocked, unblocked); returns an unsubscribe function. */
+  onSignal(listener: (signal: ClientSignal) => void): () => void;
   /** A channel for publishing; re-created by the client after recovery. */
   publisher(options: { readonly confirms: boolean }): Promise<Publisher>;
   /** Consumes `queue` (declared by the harness); re-established by the client after recovery. */
@@ -170,6 +205,8 @@ export interface ClientAdapter {
   readonly library: string;
   readonly multipleHosts: boolean;
   readonly recovery: 'library' | 'harness';
+  /** How the library gives each typed signal (or that it does not). */
+  readonly signals: SignalSupport;
   /** The settings a profile gives this library (reported as `ClientInfo.settings`). */
   settings(profile: ClientProfile): Readonly<Record<string, string | number | boolean>>;
   /**

@@ -9,6 +9,8 @@ import { nowNs } from '../measure/clock';
 import type {
   ClientConnection,
   ClientFault,
+  ClientSignal,
+  SignalKind,
   ClientInfo,
   ConnectionState,
   ConsumeOptions,
@@ -34,6 +36,7 @@ export abstract class ConnectionBase implements ClientConnection {
   /** Reconnection attempts since the last fault (library events or the harness loop count them). */
   protected attemptsSinceFault = 0;
   private readonly listeners = new Set<(fault: ClientFault) => void>();
+  private readonly signalListeners = new Set<(signal: ClientSignal) => void>();
   private backWaiters: (() => void)[] = [];
 
   get state(): ConnectionState {
@@ -48,6 +51,27 @@ export abstract class ConnectionBase implements ClientConnection {
   onFault(listener: (fault: ClientFault) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  onSignal(listener: (signal: ClientSignal) => void): () => void {
+    this.signalListeners.add(listener);
+    return () => this.signalListeners.delete(listener);
+  }
+
+  /** A typed signal from the library's own event (timed here, in its handler); every one is told, none is merged. */
+  protected reportSignal(kind: SignalKind, cause: unknown): void {
+    const signal: ClientSignal = {
+      kind,
+      message: cause === undefined || cause === null ? kind : faultMessage(cause).slice(0, 500),
+      detectedNs: nowNs(),
+    };
+    for (const listener of [...this.signalListeners]) {
+      try {
+        listener(signal);
+      } catch {
+        // A listener's own failure must not stop the others or the client.
+      }
+    }
   }
 
   /**

@@ -89,6 +89,9 @@ export function classifyFault(error: unknown): FaultKind {
   if (code === 'SOCKET_TIMEOUT' || /heartbeat/i.test(message)) return 'heartbeat';
   if (code === 320 || code === 'CONNECTION_FORCED' || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message))
     return 'broker_closed';
+  // A connection taken down by a channel error the library did not contain (404 NOT_FOUND, 406 PRECONDITION_FAILED).
+  if (code === 404 || code === 406 || /\b(?:NOT[_-]FOUND|PRECONDITION[_-]FAILED)\b|channel closed by server/i.test(message))
+    return 'channel_closed';
   if (code === 'CONN_CLOSE' || /unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message))
     return 'closed';
   return 'error';

@@ -56,6 +56,7 @@ export function clientInfo(spec: ClientSpec): ClientInfo {
     settings: adapter.settings(spec.profile),
     multipleHosts: adapter.multipleHosts,
     recovery: adapter.recovery,
+    signals: adapter.signals,
   };
 }
 

@@ -41,6 +41,16 @@ export class ClientFaultError extends BenchError {
   }
 }
 
+/** The broker refused a publish it was asked to confirm (basic.nack): the library told us so. */
+export class PublishNackedError extends BenchError {
+  readonly detectedNs: bigint;
+
+  constructor(message: string, detectedNs: bigint, options?: { cause?: unknown }) {
+    super('CLIENT_FAULT', message, options);
+    this.detectedNs = detectedNs;
+  }
+}
+
 /** Nothing arrived within the drain deadline. */
 export class DrainTimeoutError extends BenchError {
   readonly detectedNs: bigint;

@@ -17,7 +17,7 @@
  *   close"), a broker's forced close `broker_closed` (320).
  * - `localPort` is the port of the amqplib socket under `manager.connection` (the last one while down).
  */
-import type { ClientAdapter, ClientProfile, ConnectOptions } from '../api';
+import { PENDING_SIGNALS, type ClientAdapter, type ClientProfile, type ConnectOptions } from '../api';
 import { packageVersion } from '../amqplib/common';
 import { AcmConnection } from './connection';
 import { acmSettingsOf, managerOptionsOf } from './settings';
@@ -30,6 +30,7 @@ export const amqpConnectionManagerAdapter: ClientAdapter = {
   // The library round-robins over the URL list on every (re)connection.
   multipleHosts: true,
   recovery: 'library',
+  signals: PENDING_SIGNALS,
   settings: acmSettingsOf,
   bareOptions: (profile) => ({ ...managerOptionsOf(profile, undefined) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
@@ -42,6 +43,7 @@ export const amqpConnectionManagerAdapter: ClientAdapter = {
         settings: acmSettingsOf(profile),
         multipleHosts: true,
         recovery: 'library',
+        signals: PENDING_SIGNALS,
       },
       options.urls,
       managerOptionsOf(profile, options.connectionName),

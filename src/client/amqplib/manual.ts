@@ -7,7 +7,7 @@
 import amqp from 'amqplib';
 import { TimeoutError, describeError } from '../../errors';
 import { elapsedMs, nowNs, sleep } from '../../measure/clock';
-import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, EnsureResult } from '../api';
+import { PENDING_SIGNALS, type ClientAdapter, type ClientInfo, type ClientProfile, type ConnectOptions, type EnsureResult } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
 import { backoffDelayMs } from '../backoff';
 import { AmqplibConnectionBase } from './connection';
@@ -122,6 +122,7 @@ export const amqplibManualAdapter: ClientAdapter = {
   library: 'amqplib',
   multipleHosts: true,
   recovery: 'harness',
+  signals: PENDING_SIGNALS,
   settings: (profile) => {
     const settings = settingsOf(profile);
     return {
@@ -152,6 +153,7 @@ export const amqplibManualAdapter: ClientAdapter = {
       settings: amqplibManualAdapter.settings(profile),
       multipleHosts: true,
       recovery: 'harness',
+      signals: PENDING_SIGNALS,
     });
     await bounded(connection.connectOnce(), options.startBoundMs ?? 10_000, 'first connection took too long').catch(
       async (error: unknown) => {

@@ -6,7 +6,7 @@
  * One URL only: amqplib's recovery reconnects to the URL it was given.
  */
 import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
-import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, EnsureResult } from '../api';
+import { PENDING_SIGNALS, type ClientAdapter, type ClientInfo, type ClientProfile, type ConnectOptions, type EnsureResult } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
 import { AmqplibConnectionBase } from './connection';
 import { bounded } from '../bounded';
@@ -94,6 +94,7 @@ export const amqplibRecoveryAdapter: ClientAdapter = {
   library: 'amqplib',
   multipleHosts: false,
   recovery: 'library',
+  signals: PENDING_SIGNALS,
   settings: (profile) => {
     const options = recoveryOptionsOf(profile);
     return {
@@ -123,6 +124,7 @@ export const amqplibRecoveryAdapter: ClientAdapter = {
       settings: amqplibRecoveryAdapter.settings(profile),
       multipleHosts: false,
       recovery: 'library',
+      signals: PENDING_SIGNALS,
     });
     await bounded(
       connection.start(options.urls[0]!, profile, options.connectionName),

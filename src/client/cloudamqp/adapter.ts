@@ -14,7 +14,7 @@
  * - `multipleHosts` false: the session takes one URL (the first of `ConnectOptions.urls`);
  * - `localPort` is the socket of the session's `AMQPClient` (reached through a private field).
  */
-import type { ClientAdapter, ClientProfile, ConnectOptions } from '../api';
+import { PENDING_SIGNALS, type ClientAdapter, type ClientProfile, type ConnectOptions } from '../api';
 import { bounded } from '../bounded';
 import { packageVersion } from '../amqplib/common';
 import { CloudamqpConnection } from './connection';
@@ -27,6 +27,7 @@ export const cloudamqpAdapter: ClientAdapter = {
   library: LIBRARY,
   multipleHosts: false,
   recovery: 'library',
+  signals: PENDING_SIGNALS,
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...sessionTuningOf(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
@@ -40,6 +41,7 @@ export const cloudamqpAdapter: ClientAdapter = {
       settings: reportedSettings(profile),
       multipleHosts: false,
       recovery: 'library',
+      signals: PENDING_SIGNALS,
     });
     await bounded(
       connection.start(url, profile, options.connectionName),

@@ -12,7 +12,7 @@
  * @example
  * const connection = await rabbitmqClientAdapter.connect('defaults', { urls: [url], connectionName: 'bench-1' });
  */
-import type { ClientAdapter, ClientProfile, ConnectOptions } from '../api';
+import { PENDING_SIGNALS, type ClientAdapter, type ClientProfile, type ConnectOptions } from '../api';
 import { packageVersion } from '../amqplib/common';
 import { redactUrl } from '../../redact';
 import { RabbitmqClientConnection } from './connection';
@@ -27,6 +27,7 @@ export const rabbitmqClientAdapter: ClientAdapter = {
   // The library goes round `hosts`, one per connection attempt: every URL is used.
   multipleHosts: true,
   recovery: 'library',
+  signals: PENDING_SIGNALS,
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...profileOptions(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
@@ -39,6 +40,7 @@ export const rabbitmqClientAdapter: ClientAdapter = {
         settings: reportedSettings(profile),
         multipleHosts: true,
         recovery: 'library',
+        signals: PENDING_SIGNALS,
       },
       {
         ...connectionTarget(options.urls),
