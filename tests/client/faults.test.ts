@@ -43,7 +43,9 @@ describe('fault kinds', () => {
     ],
     ['a FIN told by code alone', Object.assign(new Error('gone'), { code: 'CONN_CLOSE' }), 'closed'],
     ['missed heartbeats told by code alone', Object.assign(new Error('gone'), { code: 'SOCKET_TIMEOUT' }), 'heartbeat'],
-    ['anything else', new Error('Channel closed by server: 404 (NOT-FOUND)'), 'error'],
+    ['a connection taken down by a channel error', new Error('Channel closed by server: 404 (NOT-FOUND)'), 'channel_closed'],
+    ['a precondition failure told by code', Object.assign(new Error('gone'), { code: 406 }), 'channel_closed'],
+    ['anything else', new Error('socket hang up somewhere'), 'error'],
     ['not even an error', undefined, 'error'],
   ])('names %s', (_label, error, kind) => {
     expect(classifyFault(error)).toBe(kind);
