@@ -83,7 +83,8 @@ export abstract class ConnectionBase implements ClientConnection {
     if (this.current !== 'up') return;
     this.current = 'down';
     this.attemptsSinceFault = 0;
-    const message = error === undefined || error === null ? 'connection lost' : faultMessage(error);
+    // Bounded: rabbitmq-client appends to one error's message for every ack queued on a dead channel (30 KB seen).
+    const message = error === undefined || error === null ? 'connection lost' : faultMessage(error).slice(0, 500);
     this.outage = { kind, message, detectedNs };
     for (const listener of [...this.listeners]) {
       try {
