@@ -89,8 +89,8 @@ export interface FaultContext {
   readonly connectionNamePrefix?: string;
   /** The exchange the clients publish to. */
   readonly exchange?: string;
-  /** The queue the clients consume. */
-  readonly queue?: string;
+  /** The queues the clients consume. */
+  readonly queues?: readonly string[];
   /** A node of the harness's own (a cluster node, or the node started for alarms and pauses). */
   readonly node?: NodeActions;
   /** Every node, in restart order (a rolling restart). */
@@ -162,6 +162,12 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
   readonly expected: ReceivedKind | null;
   /** Acts on the next data in its direction: a scenario sends traffic right after injecting. */
   readonly actsOnData: boolean;
+  /**
+   * Messages the fault itself destroys, in words (`the queue is deleted with its messages`): a
+   * confirmed message published before the fault was undone and never delivered is the fault's
+   * loss, not the client's. Absent: the fault destroys none.
+   */
+  readonly destroysMessages?: string;
   /** @throws ConfigError naming what the context lacks */
   create(context: FaultContext, options: Options): Fault;
 }

@@ -13,6 +13,7 @@ import { escapeCell, formatBytes, formatDate, formatDuration, formatValue } from
 import { buildCategorySections, type CategorySection } from './resultTables';
 import { buildComparisonView, type ComparisonView } from './comparisonView';
 import { buildClientsSection, type ClientsSection } from './clientsSection';
+import { buildFaultMatrix, type FaultMatrixSection } from './faultMatrix';
 import { buildGlance, statusLabel, type Glance } from './glance';
 import { shortParameters } from './labels';
 import { markdownTable } from './markdown';
@@ -85,6 +86,8 @@ export interface ReportView {
   readonly key_metrics: { readonly rows: readonly KeyMetricRow[]; readonly table: string };
   /** The first screen: verdict, peaks, recovery figures with their targets. */
   readonly glance: Glance;
+  /** Fault × client configuration: each cell's verdict, the findings with their evidence (null without matrix results). */
+  readonly fault_matrix: FaultMatrixSection | null;
   /** Every client configuration of the run side by side, with its findings (null with fewer than two). */
   readonly clients: (ClientsSection & { readonly chart: ChartLink | null }) | null;
   readonly categories: readonly CategorySection[];
@@ -205,6 +208,7 @@ export function buildReportView(input: ReportInput): ReportView {
             ),
     },
     glance,
+    fault_matrix: buildFaultMatrix(archive.results),
     clients: withChart(buildClientsSection(archive.results, archive.tests), input.charts),
     categories: buildCategorySections(archive.results, archive.tests),
     comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,

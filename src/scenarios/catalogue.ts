@@ -4,6 +4,7 @@
  * older name) gets a descriptor made from its name and category, so it still renders.
  */
 import { CLUSTER_SCENARIOS } from './cluster';
+import { MATRIX_SCENARIOS } from './matrix';
 import { PROXY_SCENARIOS, RESILIENCE_SCENARIOS, STABILITY_SCENARIOS } from './others';
 import { REALISTIC_SCENARIOS } from './realistic';
 import { RECOVERY_SCENARIOS } from './recovery';
@@ -15,6 +16,7 @@ export const SCENARIOS: readonly ScenarioDescriptor[] = [
   ...THROUGHPUT_SCENARIOS,
   ...REALISTIC_SCENARIOS,
   ...RECOVERY_SCENARIOS,
+  ...MATRIX_SCENARIOS,
   ...RESILIENCE_SCENARIOS,
   ...STABILITY_SCENARIOS,
   ...CLUSTER_SCENARIOS,

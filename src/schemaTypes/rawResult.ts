@@ -127,6 +127,12 @@ export interface Client {
    * Whether the client uses every URL of a list (failover across cluster nodes); false: only the first, and a cluster result says so in its notes.
    */
   multiple_hosts?: boolean;
+  /**
+   * How the library gives each typed signal (channel_closed, consumer_cancelled, blocked, unblocked), in words, or `none: ...` where it does not (src/client/api.ts SignalSupport).
+   */
+  signals?: {
+    [k: string]: string;
+  };
 }
 /**
  * The RabbitMQ cluster a result ran against (the failover benchmarks' local cluster, `npm run cluster:up`).

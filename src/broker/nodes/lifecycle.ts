@@ -168,7 +168,7 @@ async function preflight(layout: ClusterLayout): Promise<void> {
 }
 
 /** The cluster's own cookie, created once (random, readable by its owner only). */
-function ensureCookie(layout: ClusterLayout): void {
+export function ensureCookie(layout: ClusterLayout): void {
   fs.mkdirSync(layout.homeDir, { recursive: true, mode: 0o700 });
   if (fs.existsSync(layout.cookieFile)) return;
   const cookie = [...randomBytes(20)].map((byte) => String.fromCharCode(65 + (byte % 26))).join('');

@@ -27,11 +27,9 @@ export const channelError: FaultDefinition<Record<string, never>> = {
     const exchange = required(context.exchange, this.kind, 'the exchange the clients publish to');
     return brokerActionFault(this, options, {
       target: { type: 'exchange', name: exchange, node: broker.node },
-      action: 'delete_and_redeclare_exchange',
-      act: async () => {
-        await broker.deleteExchange(exchange);
-        await broker.restoreExchange(exchange);
-      },
+      action: 'delete_exchange',
+      act: () => broker.deleteExchange(exchange),
+      undo: () => broker.restoreExchange(exchange),
     });
   },
 };

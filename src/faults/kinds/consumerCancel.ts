@@ -21,15 +21,17 @@ export const consumerCancel: FaultDefinition<Record<string, never>> = {
   actedWords: 'first basic.cancel from the broker',
   expected: 'consumer_cancelled',
   actsOnData: false,
+  destroysMessages: 'the queue was deleted with its messages, and publishes until it was declared again went nowhere',
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
-    const queue = required(context.queue, this.kind, 'the queue the clients consume');
+    const queues = required(context.queues, this.kind, 'the queues the clients consume');
     return brokerActionFault(this, options, {
-      target: { type: 'queue', name: queue, node: broker.node },
+      target: { type: 'queue', name: queues.join(','), node: broker.node },
       action: 'delete_and_redeclare_queue',
+      // Every queue at once, then each declared again: the clients' consumers are cancelled together.
       act: async () => {
-        await broker.deleteQueue(queue);
-        await broker.restoreQueue(queue);
+        await Promise.all(queues.map((queue) => broker.deleteQueue(queue)));
+        await Promise.all(queues.map((queue) => broker.restoreQueue(queue)));
       },
     });
   },

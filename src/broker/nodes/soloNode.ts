@@ -1,0 +1,119 @@
+/**
+ * A RabbitMQ node of the harness's own, for the faults that affect every client of a node (a
+ * resource alarm, a paused VM): never the shared broker on 5672. Started from empty data by the
+ * suite that needs it, beside the system broker and the benchmark cluster (its own name
+ * `bench-solo@<host>`, ports, config, data, logs and cookie, under the cluster folder), and always
+ * stopped again — also when the suite fails: `stop()` is safe twice and kills what does not stop.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { TimeoutError } from '../../errors';
+import type { BrokerActions, NodeActions } from '../../faults/model';
+import type { ProxyTarget } from '../../faults/toxics';
+import { brokerActions, type ClosableBrokerActions, type Topology } from '../actions';
+import { nodeAmqpUrl, type ClusterLayout, type ClusterNode } from './layout';
+import { ensureCookie } from './lifecycle';
+import { nodeActions } from './nodeActions';
+import { startNode, stopNode, waitForNode } from './nodeControl';
+import { runningPid } from './processes';
+import { runCli } from './rabbitmqctl';
+import type { ClusterSettings } from './settings';
+
+/** AMQP and distribution ports of the solo node: clear of the system broker's and the cluster's (5681-5683). */
+export const SOLO_PORTS = { amqp: 5690, dist: 25690 } as const;
+
+/** Bound on the solo node's boot (one Erlang VM on two shared cores). */
+const BOOT_BOUND_MS = 90_000;
+
+export function soloLayout(settings: ClusterSettings): ClusterLayout {
+  const dir = path.join(settings.dir, 'solo');
+  const short = 'bench-solo';
+  const nodeDir = path.join(dir, 'nodes', short);
+  const node: ClusterNode = {
+    letter: 'solo',
+    index: 0,
+    name: `${short}@${settings.nodeHost}`,
+    amqpPort: SOLO_PORTS.amqp,
+    distPort: SOLO_PORTS.dist,
+    nodeDir,
+    configFile: path.join(nodeDir, 'rabbitmq.conf'),
+    envFile: path.join(nodeDir, 'rabbitmq-env.conf'),
+    advancedConfigFile: path.join(nodeDir, 'advanced.config'),
+    enabledPluginsFile: path.join(nodeDir, 'enabled_plugins'),
+    pidFile: path.join(nodeDir, `${short}.pid`),
+    mnesiaBase: path.join(nodeDir, 'data'),
+    mnesiaDir: path.join(nodeDir, 'data', short),
+    logDir: path.join(nodeDir, 'log'),
+    consoleLog: path.join(nodeDir, 'log', 'console.log'),
+  };
+  const homeDir = path.join(dir, 'home');
+  return {
+    dir,
+    homeDir,
+    cookieFile: path.join(homeDir, '.erlang.cookie'),
+    stateFile: path.join(dir, 'solo.json'),
+    nodes: [node],
+    rabbitmqBinDir: settings.rabbitmqBinDir,
+  };
+}
+
+export interface SoloNode {
+  readonly node: ClusterNode;
+  /** Direct AMQP URL (not through the proxy). */
+  readonly url: string;
+  /** The node's actions for faults (pause, resume, ...), with the proxy entry its clients use when given. */
+  actions(proxy?: ProxyTarget): NodeActions;
+  /** Broker actions on this node: alarms allowed (it is the harness's own). */
+  brokerActions(topology: Topology): ClosableBrokerActions & BrokerActions;
+  /** Stops the node (resumed first if paused) and removes its data; safe twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the solo node from empty data and waits until it serves (bounded).
+ * @throws TimeoutError with the node's last console lines, after stopping what it started
+ */
+export async function startSoloNode(settings: ClusterSettings, log: (line: string) => void = () => undefined): Promise<SoloNode> {
+  const layout = soloLayout(settings);
+  const node = layout.nodes[0]!;
+  // A node left by a killed run is stopped first: it would hold the ports.
+  if (runningPid(node) !== undefined) await stopNode(layout, node);
+  fs.rmSync(node.mnesiaBase, { recursive: true, force: true });
+  fs.rmSync(node.consoleLog, { force: true });
+  ensureCookie(layout);
+  log(`solo node: starting ${node.name} (AMQP ${node.amqpPort}) for faults that affect every client of a node`);
+  const { launcherPid } = startNode(layout, node);
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= (async () => {
+      const pid = runningPid(node);
+      // A paused VM cannot stop itself: continue it first.
+      if (pid !== undefined) process.kill(pid, 'SIGCONT');
+      await stopNode(layout, node, 30_000);
+      fs.rmSync(node.mnesiaBase, { recursive: true, force: true });
+      log(`solo node: ${node.name} stopped`);
+    })();
+    return stopped;
+  };
+  try {
+    await waitForNode(node, BOOT_BOUND_MS, launcherPid);
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error instanceof TimeoutError ? error : new TimeoutError(`solo node ${node.name} did not start: ${(error as Error).message}`);
+  }
+  const url = nodeAmqpUrl(node, settings);
+  return {
+    node,
+    url,
+    actions: (proxy) => nodeActions(layout, node, proxy),
+    brokerActions: (topology) =>
+      brokerActions({
+        node: node.name,
+        adminUrl: url,
+        topology,
+        alarms: true,
+        rabbitmqctl: async (args, boundMs) => (await runCli(layout, node, 'rabbitmqctl', args, boundMs)).stdout,
+      }),
+    stop,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Shared memory between the main thread and the threads of one fault-matrix cell: flags the main
+ * thread raises (go, injected, removed, settle, stop, close-check), counters the threads bump
+ * (ready, detected, recovered, finished), and per thread its moments (`process.hrtime.bigint()`)
+ * and running counts. Both sides wait with `Atomics.waitAsync`: no event loop is ever blocked
+ * while a connection is open.
+ */
+import { ControlWords } from '../workers/controlWords';
+
+export const MatrixControl = {
+  READY: 0,
+  GO: 1,
+  INJECTED: 2,
+  REMOVED: 3,
+  /** Stop publishing; wait for what is in flight. */
+  SETTLE: 4,
+  STOP: 5,
+  DETECTED: 6,
+  RECOVERED: 7,
+  FINISHED: 8,
+  /** Thread 0 checks that close() returns while its connection is blocked (an alarm). */
+  CLOSE_CHECK: 9,
+  CLOSE_CHECKED: 10,
+} as const;
+const CONTROL_WORDS = 11;
+
+/** Per-thread moments (BigInt64, ns; 0 = not yet). */
+export const MatrixTime = {
+  READY: 0,
+  /** The first fault or signal the client gave after the injection. */
+  DETECTED: 1,
+  /** A message it published after the removal was delivered to its own consumer: publisher and consumer both work. */
+  RECOVERED: 2,
+  /** First confirm of a publish made after the removal. */
+  PUBLISHER_BACK: 3,
+  /** First delivery (its own message or the harness's probe) after the removal. */
+  CONSUMER_BACK: 4,
+} as const;
+const TIME_SLOTS = 5;
+
+export const MatrixInt = {
+  /** What it received first (RECEIVED_KIND_CODES). */
+  DETECTED_KIND: 0,
+  LOCAL_PORT: 1,
+  PUBLISHED: 2,
+  CONFIRMED: 3,
+  REJECTED: 4,
+  NACKED: 5,
+  /** Deliveries of its own messages (duplicates included). */
+  DELIVERED: 6,
+  PROBES: 7,
+  /** Publishes waiting for their confirm now. */
+  OUTSTANDING: 8,
+  FAILED: 9,
+} as const;
+const INT_SLOTS = 10;
+
+export class MatrixBoard extends ControlWords {
+  readonly threads: number;
+  private readonly times: BigInt64Array;
+  private readonly ints: Int32Array;
+
+  constructor(threadsOrBuffer: number | SharedArrayBuffer, threads?: number) {
+    const count = typeof threadsOrBuffer === 'number' ? threadsOrBuffer : (threads ?? 0);
+    super(typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(MatrixBoard.byteLength(count)) : threadsOrBuffer, CONTROL_WORDS);
+    this.threads = count;
+    const timesOffset = CONTROL_WORDS * 4 + 4; // 8-byte aligned
+    this.times = new BigInt64Array(this.buffer, timesOffset, count * TIME_SLOTS);
+    this.ints = new Int32Array(this.buffer, timesOffset + count * TIME_SLOTS * 8, count * INT_SLOTS);
+  }
+
+  static byteLength(threads: number): number {
+    return CONTROL_WORDS * 4 + 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
+  }
+
+  time(thread: number, slot: number): bigint {
+    return Atomics.load(this.times, thread * TIME_SLOTS + slot);
+  }
+
+  /** Sets a moment once: the first one wins. Returns true when this call set it. */
+  setTimeOnce(thread: number, slot: number, ns: bigint): boolean {
+    return Atomics.compareExchange(this.times, thread * TIME_SLOTS + slot, 0n, ns) === 0n;
+  }
+
+  int(thread: number, slot: number): number {
+    return Atomics.load(this.ints, thread * INT_SLOTS + slot);
+  }
+
+  setInt(thread: number, slot: number, value: number): void {
+    Atomics.store(this.ints, thread * INT_SLOTS + slot, value);
+  }
+
+  addInt(thread: number, slot: number, delta = 1): void {
+    Atomics.add(this.ints, thread * INT_SLOTS + slot, delta);
+  }
+}

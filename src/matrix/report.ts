@@ -1,0 +1,42 @@
+/** What a fault-matrix thread hands back (plain data: typed arrays and strings cross the thread boundary as they are). */
+
+/** A publish's fate, per sequence number. */
+export const PublishState = { PENDING: 0, CONFIRMED: 1, NACKED: 2, REJECTED: 3 } as const;
+/** When a publish was made: before the injection, while the fault was in place, after its removal. */
+export const PublishPhase = { BEFORE: 0, DURING_FAULT: 1, AFTER_REMOVAL: 2 } as const;
+/** The `round` header field of the harness's probe messages (a thread's own messages are round 0). */
+export const PROBE_ROUND = 1;
+
+/** A fault or typed signal the library gave, or a step of the harness's loop: the evidence of a finding. */
+export interface MatrixEvent {
+  readonly source: 'fault' | 'signal' | 'harness';
+  /** A received kind (`broker_closed`, `channel_closed`, `blocked`, `unblocked`, ...). */
+  readonly kind: string;
+  readonly message: string;
+  /** `process.hrtime.bigint()`, as a decimal string. */
+  readonly atNs: string;
+}
+
+export interface MatrixThreadReport {
+  readonly threadIndex: number;
+  /** Why the thread could not do its part (could not connect, a wait that never ended). */
+  readonly error?: string;
+  /** Per sequence number: PublishState. */
+  readonly state: Uint8Array;
+  /** Per sequence number: PublishPhase. */
+  readonly phase: Uint8Array;
+  readonly publishedAtNs: BigInt64Array;
+  /** 0 while pending. */
+  readonly settledAtNs: BigInt64Array;
+  /** Deliveries of each of its messages to its own consumer. */
+  readonly deliveries: Uint16Array;
+  /** Each distinct rejection, with how often and when first. */
+  readonly rejections: readonly { readonly message: string; readonly count: number; readonly firstNs: string }[];
+  readonly events: readonly MatrixEvent[];
+  /** Errors nobody handled inside the client (it would have crashed an application on Node's defaults). */
+  readonly unhandled: readonly string[];
+  /** How long its close() took; null when it did not return within the bound. */
+  readonly closeMs: number | null;
+  /** Thread 0 under an alarm: close() of a blocked connection (null: it did not return within `boundMs`). */
+  readonly closeCheck?: { readonly closeMs: number | null; readonly boundMs: number; readonly error?: string };
+}
