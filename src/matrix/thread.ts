@@ -138,7 +138,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
           settledAtNs[seq] = nowNs();
           board.addInt(me, MatrixInt.CONFIRMED);
           board.addInt(me, MatrixInt.OUTSTANDING, -1);
-          if (phase[seq] === PublishPhase.AFTER_REMOVAL) board.setTimeOnce(me, MatrixTime.PUBLISHER_BACK, settledAtNs[seq]!);
+          if (phase[seq] === PublishPhase.AFTER_REMOVAL) board.setTimeOnce(me, MatrixTime.PUBLISHER_BACK, settledAtNs[seq]);
         },
         (reason: unknown) => {
           const nacked = reason instanceof PublishNackedError;
@@ -149,7 +149,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
           const message = redactText(describeError(reason)).slice(0, 200);
           const known = rejections.get(message);
           if (known) known.count += 1;
-          else if (rejections.size < 10) rejections.set(message, { count: 1, firstNs: settledAtNs[seq]! });
+          else if (rejections.size < 10) rejections.set(message, { count: 1, firstNs: settledAtNs[seq] });
         },
       );
     };
