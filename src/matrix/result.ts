@@ -155,7 +155,7 @@ export function computeMatrixResult(outcome: MatrixOutcome): MatrixResult {
   const metrics: Record<string, Metric> = {
     error_detection_latency_ms: ms(detections.length > 0 ? Math.min(...detections) : null),
     error_propagation_latency_ms: ms(detections.length === threads.length && threads.length > 0 ? Math.max(...detections) : null),
-    full_recovery_latency_ms: ms(allRecovered ? Math.max(...(recoveries)) : null),
+    full_recovery_latency_ms: ms(allRecovered ? Math.max(...recoveries) : null),
     recovery_after_removal_ms: ms(allRecovered ? Math.max(...(afterRemoval as number[])) : null),
     threads_total: count(threads.length),
     threads_detected: count(detections.length),
