@@ -58,7 +58,6 @@ const ROWS: readonly MatrixRow[] = [
   { fault: 'node_pause', broker: 'solo', bounds: heartbeatBounds, slow: heartbeatDefaults },
 ];
 
-const FAIL_ON_FINDINGS = process.env.BENCH_FAIL_ON_FINDINGS === 'true';
 
 async function brokerFor(row: MatrixRow): Promise<MatrixBroker> {
   if (row.broker === 'solo') {
@@ -102,7 +101,7 @@ async function measureCell(client: ClientSpec, row: MatrixRow): Promise<void> {
   );
   // The harness's own soundness is asserted; the client's findings are the result (unless asked to fail on them).
   expect(outcome.harnessProblems).toEqual([]);
-  if (FAIL_ON_FINDINGS) expect(computed.verdict.findings).toEqual([]);
+  if (getConfig().failOnFindings) expect(computed.verdict.findings).toEqual([]);
 }
 
 afterAll(() => stopSoloNode(), 120_000);

@@ -37,6 +37,12 @@ export interface BenchConfig {
   /** BENCH_STRICT_TARGETS: a missed target (e.g. RST detection < 10 ms) fails the test. @default false */
   readonly strictTargets: boolean;
   /**
+   * BENCH_FAIL_ON_FINDINGS: a client's finding (a fault-matrix cell that failed: not noticed,
+   * stopped consuming, publishes hung, ...) fails its test, for those who gate on a client's
+   * behaviour; otherwise findings are results and the run passes. @default false
+   */
+  readonly failOnFindings: boolean;
+  /**
    * BENCH_CLIENTS: the clients under test, each benchmark runs once per entry: `all`, or a list
    * of `name` (both profiles) / `name:profile` (`defaults` | `normalised`).
    * @default amqplib:defaults
@@ -98,6 +104,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     reportsDir: path.resolve(PROJECT_ROOT, value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
+    failOnFindings: parseBoolean('BENCH_FAIL_ON_FINDINGS', value('BENCH_FAIL_ON_FINDINGS') ?? 'false'),
     ...refuseRetired(
       'BENCH_CLIENT_MODE',
       value('BENCH_CLIENT_MODE'),

@@ -72,6 +72,10 @@ export function registerRunCommand(program: Command): void {
       "replicates of every replicated measurement, replacing each benchmark's own (6 publish, 5 recovery); fewer is faster, but a comparison needs 5-6 to judge a change (default BENCH_REPLICATES)",
     )
     .option(
+      '--fail-on-findings',
+      "a client's finding (a fault-matrix cell that failed: not noticed, stopped consuming, publishes hung, ...) fails the run; by default findings are results and the run passes (BENCH_FAIL_ON_FINDINGS)",
+    )
+    .option(
       '--shard <i/n>',
       'run only shard i of n of the benchmark files (Jest --shard); leaves the raw results and a shard manifest for `bench merge`, no archive or report',
     )
@@ -90,6 +94,7 @@ Examples:
   npm run bench -- -t test_recovery_after_reset_peer
   npm run bench:compare -- --threshold 10         fail on a metric judged worse by more than 10%
   npm run bench:clients                           every client side by side (--quick --clients all --replicates 1)
+  npm run bench:faults                            the fault matrix: every fault for every client (-m "faults and not slow" --clients all)
   npm run bench:quick -- --clients amqplib,rabbitmq-client:normalised`,
     )
     .action(async (input: RunCommandInput) => {
@@ -190,6 +195,7 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
         BENCH_CLIENTS: clientSelectionText(options.clients),
         // Empty reads as unset: each benchmark's own count.
         BENCH_REPLICATES: options.replicates === null ? '' : String(options.replicates),
+        BENCH_FAIL_ON_FINDINGS: String(options.failOnFindings),
       },
       onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
     });

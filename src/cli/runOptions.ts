@@ -34,6 +34,7 @@ export interface RunCommandInput {
   readonly shard?: string;
   readonly clients?: string;
   readonly replicates?: string;
+  readonly failOnFindings?: boolean;
 }
 
 export interface RunOptions {
@@ -61,6 +62,8 @@ export interface RunOptions {
   readonly clients: readonly ClientSpec[];
   /** Replicates of every replicated measurement (--replicates, else BENCH_REPLICATES); null = each benchmark's own. */
   readonly replicates: number | null;
+  /** A client's finding fails its test (--fail-on-findings, else BENCH_FAIL_ON_FINDINGS). */
+  readonly failOnFindings: boolean;
 }
 
 export function resolveRunOptions(
@@ -95,6 +98,7 @@ export function resolveRunOptions(
     shard: resolveShardOption(input.shard),
     clients: input.clients === undefined ? config.clients : resolveClientSelection('--clients', input.clients),
     replicates: input.replicates === undefined ? config.replicates : parseReplicates('--replicates', input.replicates.trim()),
+    failOnFindings: input.failOnFindings === true || config.failOnFindings,
   });
 }
 

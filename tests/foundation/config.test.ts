@@ -17,6 +17,7 @@ describe('resolveConfig', () => {
       reportsDir: path.join(PROJECT_ROOT, DEFAULTS.reportsDir),
       markerExpression: undefined,
       strictTargets: false,
+      failOnFindings: false,
       clients: [{ name: 'amqplib', profile: 'defaults' }],
       replicates: null,
       minimumEffects: DEFAULT_MINIMUM_EFFECTS,
