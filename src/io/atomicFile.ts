@@ -83,7 +83,7 @@ export function removeAbandonedTempFiles(dir: string, minAgeMs = 0, nowMs: numbe
     const filePath = path.join(dir, name);
     try {
       const stat = fs.statSync(filePath);
-      if (!stat.isFile() || nowMs - stat.mtimeMs < minAgeMs) continue;
+      if (!stat.isFile() || (minAgeMs > 0 && nowMs - stat.mtimeMs < minAgeMs)) continue;
       fs.rmSync(filePath, { force: true });
       removed.push(name);
     } catch {

@@ -47,7 +47,12 @@ export interface Glance {
   readonly targets_text: string;
 }
 
-const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
+const STATUS_LABELS: Readonly<Record<string, string>> = {
+  passed: '✅ passed',
+  failed: '❌ failed',
+  interrupted: '⏹️ interrupted',
+  killed: '💀 killed',
+};
 /** Parameters that say what a configuration is, for a family run in one configuration only. */
 const IDENTITY_PARAMETERS = ['threads', 'consumers', 'message_size_bytes', 'message_bytes', 'publish_mode', 'mode'];
 const SCENARIO_ORDER = ['recovery_after_reset_peer', 'recovery_after_network_partition', 'recovery_with_latency_before_failure'];

@@ -17,8 +17,12 @@ import { upgradeRun } from './legacyParameters';
 
 export const RUN_ARCHIVE_SCHEMA_VERSION = 1;
 
-/** `passed`: every test that ran passed; `failed`: a test or a suite failed, or Jest failed; `interrupted`: stopped before the end. */
-export type RunStatus = 'passed' | 'failed' | 'interrupted';
+/**
+ * `passed`: every test that ran passed; `failed`: a test or a suite failed, or Jest failed;
+ * `interrupted`: stopped before the end (Ctrl-C), and saved itself; `killed`: stopped without a
+ * word (SIGKILL, a cancelled CI job), and archived by the next run from what it left.
+ */
+export type RunStatus = 'passed' | 'failed' | 'interrupted' | 'killed';
 
 export interface RunArchive {
   readonly schema_version: number;
@@ -57,6 +61,8 @@ export interface RunArchiveInput {
   readonly jestExitCode: number | null;
   /** Jest never reached the end of the run (Ctrl-C, killed). */
   readonly interrupted: boolean;
+  /** The run was killed and is archived by the next run (src/cli/killedRun.ts). @default false */
+  readonly killed?: boolean;
   readonly tests: readonly TestOutcome[];
   readonly suiteErrors: readonly SuiteError[];
   readonly results: readonly RawResult[];
@@ -68,7 +74,7 @@ export interface RunArchiveInput {
 export function buildRunArchive(input: RunArchiveInput): RunArchive {
   const counts = countTests(input.tests, input.suiteErrors);
   const failed = counts.failed > 0 || counts.failed_suites > 0 || (input.jestExitCode !== null && input.jestExitCode !== 0);
-  const status: RunStatus = input.interrupted ? 'interrupted' : failed ? 'failed' : 'passed';
+  const status: RunStatus = input.killed ? 'killed' : input.interrupted ? 'interrupted' : failed ? 'failed' : 'passed';
   const warnings = [...input.warnings];
   const foreign = input.results.filter((result) => result.fingerprint !== input.environment.fingerprint);
   if (foreign.length > 0) {

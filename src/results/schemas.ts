@@ -13,7 +13,11 @@ export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');
 const SCHEMA_ID_BASE = 'https://amqp-bench.schemas/';
 
 export type SchemaFile =
-  'raw-result.schema.json' | 'run-archive.schema.json' | 'benchmark-history.schema.json' | 'jest-outcome.schema.json';
+  | 'raw-result.schema.json'
+  | 'run-archive.schema.json'
+  | 'benchmark-history.schema.json'
+  | 'jest-outcome.schema.json'
+  | 'run-manifest.schema.json';
 
 let ajv: Ajv2020 | undefined;
 
