@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { killGroup, seededRandom, sleep, startBench, waitForEntry, waitForOutput, type BenchProcess } from './benchProcess';
-import { archivesIn, phaseReached, rawFilesIn, readCheckedHistory, readManifest } from './crashLedger';
+import { archivesIn, partialFiles, phaseReached, rawFilesIn, readCheckedHistory, readManifest } from './crashLedger';
 
 const CONFIG = path.resolve(__dirname, '../cli/fixtures/crash-bench/jest.config.js');
 /** Any one run, killed or not, is over well within this. */
@@ -64,6 +64,8 @@ export class CrashChain {
     else this.missed += 1;
     // Killed while it archived the run killed before it: it had started, by itself.
     if (target === 'recovery' && killedNow.length === 2) this.startedAfterKill += 1;
+    // As the kill left them: every raw result, archive, history, report, chart whole, old or new.
+    expect(partialFiles(this.raw, this.reports)).toEqual([]);
     const leftBehind = rawFilesIn(this.raw).filter((file) => killedNow.some((killed) => killed.tag === file.tag));
     const manifest = readManifest(this.raw);
 

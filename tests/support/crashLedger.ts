@@ -98,3 +98,37 @@ function readOutcome(rawDir: string): { complete: boolean } | undefined {
     return undefined;
   }
 }
+
+/**
+ * Every file the killed run may have been writing is whole (each is written through a temp file
+ * and a rename): JSON parses (archives and the history follow their schemas), charts and junit.xml
+ * end with their closing tag, the report with its last line. Returns the files that are not, with why.
+ */
+export function partialFiles(rawDir: string, reportsDir: string): string[] {
+  const problems: string[] = [];
+  const check = (file: string, problem: (text: string) => string | undefined) => {
+    const found = problem(fs.readFileSync(file, 'utf8'));
+    if (found) problems.push(`${file}: ${found}`);
+  };
+  const json = (text: string) => {
+    try {
+      JSON.parse(text);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  for (const name of fs.readdirSync(rawDir).filter((entry) => entry.endsWith('.json'))) check(path.join(rawDir, name), json);
+  for (const name of fs.existsSync(reportsDir) ? fs.readdirSync(reportsDir) : []) {
+    const file = path.join(reportsDir, name);
+    if (/^run_.*\.json$/.test(name))
+      check(file, (text) => json(text) ?? schemaProblem('run-archive.schema.json', JSON.parse(text) as unknown));
+    else if (name === 'benchmark_history.json')
+      check(file, (text) => json(text) ?? schemaProblem('benchmark-history.schema.json', JSON.parse(text) as unknown));
+    else if (name.endsWith('.svg')) check(file, (text) => (/<\/svg>\s*$/.test(text) ? undefined : 'no closing </svg>'));
+    else if (name === 'junit.xml') check(file, (text) => (/<\/testsuites>\s*$/.test(text) ? undefined : 'no closing </testsuites>'));
+    else if (name === 'LATEST_REPORT.md')
+      check(file, (text) => (/\nGenerated .* in the history\)\.\s*$/.test(text) ? undefined : 'no last line'));
+  }
+  return problems;
+}
