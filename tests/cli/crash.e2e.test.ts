@@ -53,12 +53,16 @@ describe('a run killed at any moment costs nothing (issue 26)', () => {
     const byPhase = new Map<string, number>();
     for (const kill of kills) byPhase.set(kill.reached, (byPhase.get(kill.reached) ?? 0) + 1);
     const statuses = chains.flatMap((chain) => readCheckedHistory(chain.reports).runs.map((entry) => entry.status));
+    const accounted = new Map<string, number>();
+    for (const chain of chains) for (const [how, count] of chain.accounted) accounted.set(how, (accounted.get(how) ?? 0) + count);
     const sum = (count: (chain: CrashChain) => number) => chains.reduce((total, chain) => total + count(chain), 0);
     process.stdout.write(
       `crash test: seed ${SEED}, ${CHAINS} chains, ${kills.length} kills; ${sum((chain) => chain.startedAfterKill)} of ${kills.length} runs after a kill started without a hand ` +
         `(${sum((chain) => chain.nextRunsFinished)} ran to the end and were checked, the others were killed in turn while they archived the run before); ` +
         `${sum((chain) => chain.missed)} runs finished before their kill moment (not counted); ${((Date.now() - startedAt) / 1000).toFixed(1)} s; ` +
         `killed in: ${[...byPhase].map(([phase, count]) => `${phase} ${count}`).join(', ')}; ` +
+        `accounted for: ${[...accounted].map(([how, count]) => `${how} ${count}`).join(', ')}, ` +
+        `killed before writing its manifest (nothing left to recover) ${kills.length - [...accounted.values()].reduce((a, b) => a + b, 0)}; ` +
         `histories: ${statuses.length} runs, ${statuses.filter((status) => status === 'killed').length} archived as killed\n`,
     );
     expect(kills.length).toBeGreaterThanOrEqual(KILLS);

@@ -17,6 +17,17 @@ const RUN_BOUND_MS = 30_000;
 export type Target = 'start-up' | 'jest' | 'benchmarks' | 'archive' | 'history' | 'report' | 'recovery';
 export const TARGETS: readonly Target[] = ['start-up', 'jest', 'benchmarks', 'archive', 'history', 'report', 'recovery'];
 
+/** The recovery lines of src/cli/killedRun.ts, by what they say became of the killed run. */
+const RECOVERY_LINES: readonly [string, string][] = [
+  ['archived as killed', '^bench: the run started .* was killed; what it finished is archived as'],
+  [
+    'had archived itself (killed in its history, report or clean-up)',
+    '^bench: the run started .* was killed after it (wrote its archive|was saved)',
+  ],
+  ['had finished no benchmark (nothing to archive)', '^bench: the run started .* was killed (before any benchmark finished|while it put)'],
+  ['files moved to a named folder', '^bench: (the run started .* could not be archived|a run was killed and left raw results)'],
+];
+
 export interface Kill {
   readonly target: Target;
   readonly tag: string;
@@ -33,6 +44,8 @@ export class CrashChain {
   nextRunsFinished = 0;
   /** Runs that started (took the lock, recovered) right after a kill: the next run, or the next kill's run. */
   startedAfterKill = 0;
+  /** How the next runs said they accounted for the killed runs (one recovery line each). */
+  readonly accounted = new Map<string, number>();
   private readonly random: () => number;
   private runs = 0;
 
@@ -82,6 +95,8 @@ export class CrashChain {
     for (const file of leftBehind)
       expect({ file: file.file, accounted: this.accountedFor(file.file, file.tag) }).toEqual({ file: file.file, accounted: true });
     if (manifest) expect(output).toContain(`bench: the run started ${manifest.started_at}`);
+    for (const [how, pattern] of RECOVERY_LINES)
+      this.accounted.set(how, (this.accounted.get(how) ?? 0) + (output.match(new RegExp(pattern, 'gm')) ?? []).length);
     // Nothing of the killed run's bookkeeping is left: no manifest, no set-aside folder, no lock.
     expect(fs.readdirSync(this.raw).filter((name) => name.startsWith('.'))).toEqual(['.jest-outcome.json']);
     this.kills.push(...killedNow);
