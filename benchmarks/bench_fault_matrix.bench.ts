@@ -58,7 +58,6 @@ const ROWS: readonly MatrixRow[] = [
   { fault: 'node_pause', broker: 'solo', bounds: heartbeatBounds, slow: heartbeatDefaults },
 ];
 
-
 async function brokerFor(row: MatrixRow): Promise<MatrixBroker> {
   if (row.broker === 'solo') {
     const solo = await soloBroker();

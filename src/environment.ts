@@ -43,7 +43,9 @@ export function readGitState(cwd: string = PROJECT_ROOT): GitState {
     execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
   try {
     const commit = git(['rev-parse', '--verify', 'HEAD']);
-    const dirty = git(['status', '--porcelain']) !== '';
+    // --no-optional-locks: status must not rewrite the index (taking .git/index.lock). A run killed
+    // in that instant would leave the lock behind, and the user's next commit would fail.
+    const dirty = git(['--no-optional-locks', 'status', '--porcelain']) !== '';
     return { commit, dirty };
   } catch {
     // Not a checkout, no commit yet, or no git binary: still a valid environment.

@@ -8,8 +8,6 @@
  * regression beyond --threshold; 2 bad option; 130 interrupted (what was produced is archived
  * all the same).
  */
-import { BenchError, describeError } from '../errors';
-import { acquireFileLock } from '../results/fileLock';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
@@ -18,11 +16,14 @@ import { clientLabel, CLIENT_NAMES, type ClientSpec } from '../client/api';
 import { captureEnvironment } from '../environment';
 import { runPreflight } from '../preflight';
 import { outcomePath, testsRun } from '../results/outcome';
+import { HISTORY_FILE_NAME } from '../results/history';
 import { completeRun } from '../run/pipeline';
+import { REPORT_FILE_NAME } from '../report/render';
 import { redactUrl, secretsOf } from '../redact';
 import { runJest } from './jestProcess';
-import { setAsidePreviousResults } from './previousResults';
+import { openRunSession, type RunSession } from './runSession';
 import { finishShardRun, shardArguments } from './shard';
+import { formatShard } from '../results/shardManifest';
 import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
 import { formatNothingRan } from '../run/nothingRan';
 import { formatComparison, formatSummary } from './summary';
@@ -104,7 +105,8 @@ Examples:
 
 /**
  * Runs everything; resolves with the exit code. One run at a time per raw-results folder: a
- * second run would delete the first one's results mid-run, so it is refused with who holds it.
+ * second run would set the first one's results aside mid-run, so it is refused with who holds it;
+ * a run that was killed is recovered first (src/cli/runSession.ts).
  */
 export async function runBenchmarks(
   options: RunOptions,
@@ -115,7 +117,8 @@ export async function runBenchmarks(
   const preflight = await runPreflight({
     folders: [
       { path: options.rawResultsDir, setting: 'BENCH_RAW_DIR' },
-      { path: options.reportsDir, setting: options.reportsDirSetting },
+      // Archives and the history live in the reports folder; these files there are replaced.
+      { path: options.reportsDir, setting: options.reportsDirSetting, replaces: [HISTORY_FILE_NAME, REPORT_FILE_NAME, 'junit.xml'] },
     ],
     // Another Jest config brings its own globalSetup, which checks what its benchmarks need.
     services: options.jestConfigPath ? null : config,
@@ -128,25 +131,15 @@ export async function runBenchmarks(
           : `nothing listens at ${config.proxyApiUrl}, the embedded proxy will start there`),
     );
   }
-  fs.mkdirSync(options.rawResultsDir, { recursive: true });
-  let release: () => void;
+  const session = openRunSession({ rawResultsDir: options.rawResultsDir, secrets: secretsOf(config.amqpUrl), log });
   try {
-    // A run lasts long: only a dead holder makes the lock stale, never its age alone.
-    release = acquireFileLock(path.join(options.rawResultsDir, '.bench-run.lock'), { timeoutMs: 0, staleAfterMs: 7 * 24 * 3600_000 });
-  } catch (error) {
-    throw new BenchError(
-      'RESULT_INVALID',
-      `another bench run is using ${shown(options.rawResultsDir)} (${describeError(error)}); wait for it to finish, or give this run its own folders with BENCH_RAW_DIR and BENCH_REPORTS_DIR`,
-    );
-  }
-  try {
-    return await runBenchmarksUnlocked(options, log);
+    return await runBenchmarksUnlocked(options, session, log);
   } finally {
-    release();
+    session.close();
   }
 }
 
-async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) => void): Promise<number> {
+async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, log: (line: string) => void): Promise<number> {
   const config = getConfig();
   const secrets = secretsOf(config.amqpUrl);
   const startedAt = new Date();
@@ -160,10 +153,18 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
   );
   // Old results may be kept, an old test outcome never: it would be taken for this run's.
   if (options.keepResults) fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
-  const previous = options.keepResults ? null : setAsidePreviousResults(options.rawResultsDir);
-  if (previous && previous.count > 0)
+  const setAside = session.begin({
+    started_at: startedAt.toISOString(),
+    environment,
+    marker_expression: options.markerExpression,
+    test_name_filter: options.testNameFilter,
+    reports_dir: path.resolve(options.reportsDir),
+    shard: options.shard ? formatShard(options.shard) : null,
+    keepResults: options.keepResults,
+  });
+  if (setAside > 0)
     log(
-      `bench: set ${previous.count} old raw result file(s) aside in ${shown(options.rawResultsDir)} (deleted once a benchmark has run, put back if none does)`,
+      `bench: set ${setAside} old raw result file(s) aside in ${shown(options.rawResultsDir)} (deleted once a benchmark has run, put back if none does)`,
     );
 
   const args = [
@@ -200,15 +201,17 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
       onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
     });
   } catch (error) {
-    previous?.restore();
+    session.putBack();
     throw error;
   }
   const finishedAt = new Date();
   if (options.shard) {
-    return finishShardRun(
+    const exitCode = finishShardRun(
       { ...options, shard: options.shard, environment, startedAt, finishedAt, jestExitCode: jest.exitCode, interrupted: jest.interrupted },
       log,
     );
+    session.finish();
+    return exitCode;
   }
 
   // From here on the run is being saved: a Ctrl-C must not cut that short.
@@ -232,7 +235,7 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
       warn: (message) => log(`bench: warning: ${message}`),
     });
     if (completion.kind === 'nothing-ran') {
-      previous?.restore();
+      const restoredResults = session.putBack();
       log(
         formatNothingRan({
           nothingRan: completion.nothingRan,
@@ -243,13 +246,13 @@ async function runBenchmarksUnlocked(options: RunOptions, log: (line: string) =>
           testNameFilter: options.testNameFilter,
           reportsDir: options.reportsDir,
           rawResultsDir: options.rawResultsDir,
-          restoredResults: previous?.count ?? 0,
+          restoredResults,
           cwd: process.cwd(),
         }).trimEnd(),
       );
       return jest.interrupted ? 130 : 1;
     }
-    previous?.discard();
+    session.finish();
     const { finalized } = completion;
     const { archive } = finalized;
     if (options.compare && finalized.comparison) log(formatComparison(finalized.comparison));

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from './processes';
 
 /** A fresh temp path next to `filePath` (same folder, so the final rename or link is atomic). */
 export function tempPathFor(filePath: string): string {
@@ -57,4 +58,37 @@ function writeThroughTemp(filePath: string, content: string, mode: 'replace' | '
     throw error;
   }
   return commitTempFile(temp, filePath, mode);
+}
+
+/** `<target>.<pid>.<8 hex>.tmp`, as `tempPathFor` names them. */
+const TEMP_FILE_PATTERN = /\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Removes the temp files in `dir` whose writer is gone from this host (a process killed between
+ * writing and renaming; its target was never replaced, so nothing of value is in them) and that
+ * are at least `minAgeMs` old (where other hosts may write, a pid gone here says nothing: a real
+ * writer holds a temp file for milliseconds). Returns the names removed.
+ */
+export function removeAbandonedTempFiles(dir: string, minAgeMs = 0, nowMs: number = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(TEMP_FILE_PATTERN.exec(name)?.[1]);
+    if (!pid || isProcessAlive(pid)) continue;
+    const filePath = path.join(dir, name);
+    try {
+      const stat = fs.statSync(filePath);
+      if (!stat.isFile() || (minAgeMs > 0 && nowMs - stat.mtimeMs < minAgeMs)) continue;
+      fs.rmSync(filePath, { force: true });
+      removed.push(name);
+    } catch {
+      // Gone meanwhile: nothing to do.
+    }
+  }
+  return removed;
 }

@@ -48,7 +48,12 @@ export interface Glance {
   readonly targets_text: string;
 }
 
-const STATUS_LABELS: Readonly<Record<string, string>> = { passed: '✅ passed', failed: '❌ failed', interrupted: '⏹️ interrupted' };
+const STATUS_LABELS: Readonly<Record<string, string>> = {
+  passed: '✅ passed',
+  failed: '❌ failed',
+  interrupted: '⏹️ interrupted',
+  killed: '💀 killed',
+};
 /** Parameters that say what a configuration is, for a family run in one configuration only. */
 const IDENTITY_PARAMETERS = ['threads', 'consumers', 'message_size_bytes', 'message_bytes', 'publish_mode', 'mode'];
 

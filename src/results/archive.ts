@@ -34,6 +34,8 @@ export interface RunArchiveInput {
   readonly jestExitCode: number | null;
   /** Jest never reached the end of the run (Ctrl-C, killed). */
   readonly interrupted: boolean;
+  /** The run was killed and is archived by the next run (src/cli/killedRun.ts). @default false */
+  readonly killed?: boolean;
   readonly tests: readonly TestOutcome[];
   readonly suiteErrors: readonly SuiteError[];
   readonly results: readonly RawResult[];
@@ -45,7 +47,7 @@ export interface RunArchiveInput {
 export function buildRunArchive(input: RunArchiveInput): RunArchive {
   const counts = countTests(input.tests, input.suiteErrors);
   const failed = counts.failed > 0 || counts.failed_suites > 0 || (input.jestExitCode !== null && input.jestExitCode !== 0);
-  const status: Schema.RunStatus = input.interrupted ? 'interrupted' : failed ? 'failed' : 'passed';
+  const status: Schema.RunStatus = input.killed ? 'killed' : input.interrupted ? 'interrupted' : failed ? 'failed' : 'passed';
   const warnings = [...input.warnings];
   const foreign = input.results.filter((result) => result.fingerprint !== input.environment.fingerprint);
   if (foreign.length > 0) {

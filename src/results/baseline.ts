@@ -21,7 +21,7 @@ export interface BaselineChoice {
  */
 export function unusableBaselineReason(entry: HistoryEntry): string | undefined {
   const extra = entry as unknown as { readonly failed?: unknown; readonly tests_run?: unknown };
-  if (entry.status !== 'passed') return `the run ${entry.status === 'interrupted' ? 'was interrupted' : 'failed'}`;
+  if (entry.status !== 'passed') return `the run ${entry.status === 'failed' ? 'failed' : `was ${entry.status}`}`;
   if (extra.failed === true) return 'the run is marked failed';
   if (extra.tests_run === 0) return 'the run ran no test';
   if (entry.results.length === 0) return 'the run has no results';

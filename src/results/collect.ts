@@ -25,6 +25,8 @@ export interface CollectedResults {
 export interface CollectOptions {
   /** Only files modified at or after this time (ms since epoch); used when old results were not cleared. */
   readonly modifiedSinceMs?: number;
+  /** File names to leave out (raw results an earlier run left and this one kept: not its own). */
+  readonly excludeFiles?: ReadonlySet<string>;
 }
 
 /** Is this file name one a benchmark could have written (not a temp file, not our own bookkeeping)? */
@@ -36,7 +38,10 @@ export function isRawResultFileName(name: string): boolean {
 export function collectRawResults(dir: string, options: CollectOptions = {}): CollectedResults {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter(isRawResultFileName).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((name) => isRawResultFileName(name) && !options.excludeFiles?.has(name))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { results: [], files: [], invalid: [] };
     throw error;

@@ -1,35 +1,44 @@
 /**
- * A small cross-process lock for files several runs may update at once (the history).
+ * A small cross-process lock for files several runs may update at once (the history, a run's
+ * raw-results folder).
  *
- * The lock is a file created with O_EXCL holding `{pid, hostname, acquired_at}`. A lock whose
- * process is gone (same host, pid not alive) or that is older than `staleAfterMs` is stale and
- * may be broken. Breaking is itself guarded by a second O_EXCL file, so two waiters cannot both
- * decide a lock is stale and then delete a fresh lock the other one just took.
+ * The lock is a file created with O_EXCL (through a temp file and a link, so it is never seen
+ * half written) holding who took it (src/results/lockHolder.ts). A stale lock (its holder gone
+ * from this host, or not refreshed within `staleAfterMs`) is taken over at once, and the caller
+ * is told whose it was. A holder that keeps a lock for long (a benchmark run) refreshes it every
+ * `refreshEveryMs`, so "old and not refreshed" tells a dead holder on another host from a long
+ * run. Breaking and refreshing are guarded by a second O_EXCL file (the breaker), so two waiters
+ * cannot both decide a lock is stale and then delete a fresh lock the other one just took.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { BenchError } from '../errors';
-import { createFileExclusively } from '../io/atomicFile';
+import { createFileExclusively, writeFileAtomic } from '../io/atomicFile';
+import { describeHolder, readLockFile, staleReason, type LockRecord, type StaleLock } from './lockHolder';
+
+export { describeHolder, holderName, isProcessAlive, type LockRecord, type StaleLock } from './lockHolder';
 
 export interface FileLockOptions {
-  /** Give up after waiting this long. @default 30000 */
+  /** Give up after waiting this long (0: one attempt, after taking over a stale lock). @default 30000 */
   readonly timeoutMs?: number;
-  /** A lock older than this is stale even if its pid is alive (pid reuse, another host). @default 600000 */
+  /** A lock not refreshed for this long is stale even if its pid is alive (pid reuse, another host). @default 600000 */
   readonly staleAfterMs?: number;
   /** Pause between attempts. @default 25 */
   readonly retryDelayMs?: number;
+  /** Refresh the lock this often while it is held; 0 never (short holders). @default 0 */
+  readonly refreshEveryMs?: number;
+  /** Told once the lock is ours after a stale one was taken over: whose it was and why it was stale. */
+  readonly onTakeOver?: (stale: StaleLock) => void;
 }
 
-const LOCK_DEFAULTS = { timeoutMs: 30_000, staleAfterMs: 600_000, retryDelayMs: 25 } as const;
+const LOCK_DEFAULTS = { timeoutMs: 30_000, staleAfterMs: 600_000, retryDelayMs: 25, refreshEveryMs: 0 } as const;
 
-interface LockRecord {
-  readonly pid: number;
-  readonly hostname: string;
-  readonly acquired_at: string;
-  /** Tells two acquisitions by one process apart. */
-  readonly token?: string;
-}
+/** A breaker is held for microseconds: one older than this belongs to a process that died holding it. */
+const BREAKER_ABANDONED_AFTER_MS = 10_000;
+
+/** Takeovers in a row before waiting like any other attempt (someone keeps leaving stale locks). */
+const MAX_TAKEOVERS_PER_ATTEMPT = 5;
 
 /**
  * Runs `action` while holding the lock `lockPath`; the lock is released even when it throws.
@@ -45,9 +54,13 @@ export function withFileLock<T>(lockPath: string, action: () => T, options: File
   }
 }
 
-/** Takes the lock (waiting synchronously); returns the function that releases it. */
+/**
+ * Takes the lock (waiting synchronously, taking over a stale one at once); returns the function
+ * that releases it (safe to call twice; it also stops the refreshing).
+ * @throws BenchError (code TIMEOUT) with the holder described in full when a live holder keeps it.
+ */
 export function acquireFileLock(lockPath: string, options: FileLockOptions = {}): () => void {
-  const { timeoutMs, staleAfterMs, retryDelayMs } = { ...LOCK_DEFAULTS, ...options };
+  const { timeoutMs, staleAfterMs, retryDelayMs, refreshEveryMs } = { ...LOCK_DEFAULTS, ...options };
   const record: LockRecord = {
     pid: process.pid,
     hostname: os.hostname(),
@@ -55,89 +68,112 @@ export function acquireFileLock(lockPath: string, options: FileLockOptions = {})
     token: randomBytes(6).toString('hex'),
   };
   const deadline = Date.now() + timeoutMs;
+  let takenOver: StaleLock | undefined;
   for (;;) {
-    if (tryCreate(lockPath, JSON.stringify(record))) {
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        // Remove only our own lock: if it was broken as stale meanwhile, the file is someone else's.
-        const current = readLock(lockPath);
-        if (current?.pid === record.pid && current.token === record.token) fs.rmSync(lockPath, { force: true });
-      };
+    for (let attempt = 0; attempt <= MAX_TAKEOVERS_PER_ATTEMPT; attempt += 1) {
+      if (createFileExclusively(lockPath, JSON.stringify(record))) {
+        if (takenOver) options.onTakeOver?.(takenOver);
+        return holdLock(lockPath, record, refreshEveryMs);
+      }
+      const cleared = clearIfStale(lockPath, staleAfterMs);
+      if (cleared === 'live') break;
+      if (cleared === 'retry') sleepSync(1);
+      else takenOver = cleared;
     }
-    breakIfStale(lockPath, staleAfterMs);
     if (Date.now() >= deadline) {
-      const holder = readLock(lockPath);
+      const holder = readLockFile(lockPath);
       throw new BenchError(
         'TIMEOUT',
-        `could not lock ${lockPath} within ${timeoutMs} ms; held by pid ${holder?.pid ?? '?'} on ${holder?.hostname ?? '?'} since ${holder?.acquired_at ?? '?'}. ` +
-          'If no other benchmark run is active, delete the lock file.',
+        `could not lock ${lockPath} within ${timeoutMs} ms; held by ${holder ? describeHolder(holder, staleAfterMs) : 'a holder that just let go (try again)'}`,
       );
     }
     sleepSync(retryDelayMs);
   }
 }
 
-function tryCreate(filePath: string, content: string): boolean {
-  return createFileExclusively(filePath, content);
+/** The lock is ours: the release function, and the refreshing timer when asked for one. */
+function holdLock(lockPath: string, record: LockRecord, refreshEveryMs: number): () => void {
+  const timer =
+    refreshEveryMs > 0
+      ? setInterval(() => {
+          try {
+            refreshLock(lockPath, record);
+          } catch {
+            // A full disk or a vanished folder: the next round tries again; age is judged generously.
+          }
+        }, refreshEveryMs)
+      : undefined;
+  timer?.unref();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (timer) clearInterval(timer);
+    // Remove only our own lock: if it was taken over as stale meanwhile, the file is someone else's.
+    if (isOurs(lockPath, record)) fs.rmSync(lockPath, { force: true });
+  };
 }
 
-function readLock(lockPath: string): LockRecord | undefined {
-  try {
-    const parsed = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as Partial<LockRecord>;
-    if (typeof parsed.pid === 'number' && typeof parsed.hostname === 'string' && typeof parsed.acquired_at === 'string')
-      return parsed as LockRecord;
-  } catch {
-    // Missing, or removed by its holder since: not known to be stale.
-  }
-  return undefined;
+/**
+ * Rewrites our lock with a new `refreshed_at`, under the breaker (so nobody deletes it as stale
+ * between our check and our write). Returns false when the lock is no longer ours, or the
+ * breaker was busy (the next round tries again).
+ */
+export function refreshLock(lockPath: string, record: LockRecord): boolean {
+  return (
+    underBreaker(lockPath, () => {
+      if (!isOurs(lockPath, record)) return false;
+      writeFileAtomic(lockPath, JSON.stringify({ ...record, refreshed_at: new Date().toISOString() }));
+      return true;
+    }) === true
+  );
 }
 
-function isStale(lock: LockRecord, staleAfterMs: number): boolean {
-  const ageMs = Date.now() - Date.parse(lock.acquired_at);
-  if (!(ageMs < staleAfterMs)) return true;
-  return lock.hostname === os.hostname() && !isProcessAlive(lock.pid);
+function isOurs(lockPath: string, record: LockRecord): boolean {
+  const current = readLockFile(lockPath);
+  return current?.kind === 'record' && current.record.pid === record.pid && current.record.token === record.token;
 }
 
-function breakIfStale(lockPath: string, staleAfterMs: number): void {
-  const breaker = `${lockPath}.breaker`;
-  const first = readLock(lockPath);
-  if (!first || !isStale(first, staleAfterMs)) {
-    removeAbandonedBreaker(breaker);
-    return;
-  }
-  if (!tryCreate(breaker, JSON.stringify({ pid: process.pid, hostname: os.hostname(), acquired_at: new Date().toISOString() }))) {
-    removeAbandonedBreaker(breaker);
-    return;
-  }
-  try {
+/**
+ * Removes the lock if it is stale. `live`: a holder keeps it; `retry`: try to take it again now
+ * (it was released meanwhile, or an abandoned breaker was cleared); otherwise the stale lock removed.
+ */
+function clearIfStale(lockPath: string, staleAfterMs: number): StaleLock | 'live' | 'retry' {
+  const first = readLockFile(lockPath);
+  if (!first) return 'retry';
+  const reason = staleReason(first, staleAfterMs);
+  if (reason === undefined) return 'live';
+  const outcome = underBreaker(lockPath, () => {
     // Re-read under the breaker: the stale lock may already have been replaced by a live one.
-    const again = readLock(lockPath);
-    if (again && again.pid === first.pid && again.acquired_at === first.acquired_at && again.token === first.token)
+    const again = readLockFile(lockPath);
+    if (again && JSON.stringify(again) === JSON.stringify(first)) {
       fs.rmSync(lockPath, { force: true });
+      return { found: first, reason } satisfies StaleLock;
+    }
+    return 'retry' as const;
+  });
+  return outcome ?? 'retry';
+}
+
+/** Runs `action` holding `<lock>.breaker`; undefined when another process holds it (an abandoned one is cleared). */
+function underBreaker<T>(lockPath: string, action: () => T): T | undefined {
+  const breaker = `${lockPath}.breaker`;
+  const mine: LockRecord = { pid: process.pid, hostname: os.hostname(), acquired_at: new Date().toISOString() };
+  if (!createFileExclusively(breaker, JSON.stringify(mine))) {
+    removeAbandonedBreaker(breaker);
+    return undefined;
+  }
+  try {
+    return action();
   } finally {
     fs.rmSync(breaker, { force: true });
   }
 }
 
-/** A breaker is held for microseconds; one older than 10 s belongs to a process that died holding it. */
+/** A breaker whose holder is gone from this host, or older than a breaker can be, is removed. */
 function removeAbandonedBreaker(breaker: string): void {
-  try {
-    if (Date.now() - fs.statSync(breaker).mtimeMs > 10_000) fs.rmSync(breaker, { force: true });
-  } catch {
-    // Not there: nothing to do.
-  }
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const found = readLockFile(breaker);
+  if (found && staleReason(found, BREAKER_ABANDONED_AFTER_MS) !== undefined) fs.rmSync(breaker, { force: true });
 }
 
 function sleepSync(ms: number): void {

@@ -18,7 +18,8 @@ export type SchemaFile =
   | 'run-archive.schema.json'
   | 'benchmark-history.schema.json'
   | 'jest-outcome.schema.json'
-  | 'shard-manifest.schema.json';
+  | 'shard-manifest.schema.json'
+  | 'run-manifest.schema.json';
 
 let ajv: Ajv2020 | undefined;
 

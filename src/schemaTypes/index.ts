@@ -31,4 +31,5 @@ export type {
   InvalidResultFile,
   ShardSummary,
 } from './runArchive';
+export type { RunManifest } from './runManifest';
 export type { ShardManifest, Shard } from './shardManifest';

@@ -6,9 +6,9 @@
 import type { Direction, RawResult, ResultParameters } from './rawResult';
 
 /**
- * `passed`: every test that ran passed; `failed`: a test or a suite failed, or Jest failed; `interrupted`: stopped before the end.
+ * `passed`: every test that ran passed; `failed`: a test or a suite failed, or Jest failed; `interrupted`: stopped before the end (Ctrl-C), and saved itself; `killed`: stopped without a word (SIGKILL, a cancelled CI job), and archived by the next run from what it left.
  */
-export type RunStatus = 'passed' | 'failed' | 'interrupted';
+export type RunStatus = 'passed' | 'failed' | 'interrupted' | 'killed';
 /**
  * What Jest said of a test; any status Jest has besides these (pending, disabled, focused away) is `skipped`.
  */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SET_ASIDE_FOLDER, setAsidePreviousResults } from '../../src/cli/previousResults';
+import { discardSetAside, restoreSetAside, SET_ASIDE_FOLDER, setAsidePreviousResults } from '../../src/cli/previousResults';
+import { RUN_MANIFEST_FILE_NAME } from '../../src/results/runManifest';
 import { collectRawResults } from '../../src/results/collect';
 import { tempDir } from '../results/helpers';
 
@@ -16,30 +17,33 @@ describe('old raw results set aside during a run', () => {
 
   const listing = () => fs.readdirSync(raw).sort();
 
-  it('are out of sight of collection while the run goes', () => {
-    const aside = setAsidePreviousResults(raw);
-    expect(aside.count).toBe(2);
-    expect(listing()).toEqual([SET_ASIDE_FOLDER, 'notes.txt']);
+  it('are out of sight of collection while the run goes; the run manifest stays where it is', () => {
+    fs.writeFileSync(path.join(raw, RUN_MANIFEST_FILE_NAME), '{}');
+    expect(setAsidePreviousResults(raw)).toBe(2);
+    expect(listing()).toEqual([RUN_MANIFEST_FILE_NAME, SET_ASIDE_FOLDER, 'notes.txt']);
     expect(collectRawResults(raw)).toEqual({ results: [], files: [], invalid: [] });
   });
 
-  it('come back byte for byte when the run ran nothing (over the outcome it wrote)', () => {
-    const aside = setAsidePreviousResults(raw);
+  it('come back byte for byte when the run ran nothing (over the outcome it wrote); a second restore finds nothing', () => {
+    setAsidePreviousResults(raw);
     fs.writeFileSync(path.join(raw, '.jest-outcome.json'), '{"new":true}');
-    aside.restore();
-    aside.restore();
+    expect(restoreSetAside(raw)).toBe(2);
+    expect(restoreSetAside(raw)).toBe(0);
     expect(listing()).toEqual(['.jest-outcome.json', 'notes.txt', 'publish_throughput_1.json']);
     expect(fs.readFileSync(path.join(raw, '.jest-outcome.json'), 'utf8')).toBe('{"old":true}');
     expect(fs.readFileSync(path.join(raw, 'publish_throughput_1.json'), 'utf8')).toBe('{"a":1}');
   });
 
-  it('are deleted once the run has run a test; a set-aside folder left by a killed run goes first', () => {
-    setAsidePreviousResults(raw); // "killed": neither restored nor discarded
+  it('are deleted once the run is archived; a set-aside folder already there is never deleted unseen', () => {
+    setAsidePreviousResults(raw); // as a run killed while it set them aside: neither restored nor discarded
     fs.writeFileSync(path.join(raw, 'recovery_2.json'), '{}');
-    const aside = setAsidePreviousResults(raw);
-    expect(aside.count).toBe(1);
-    expect(fs.readdirSync(path.join(raw, SET_ASIDE_FOLDER))).toEqual(['recovery_2.json']);
-    aside.discard();
+    expect(setAsidePreviousResults(raw)).toBe(1);
+    expect(fs.readdirSync(path.join(raw, SET_ASIDE_FOLDER)).sort()).toEqual([
+      '.jest-outcome.json',
+      'publish_throughput_1.json',
+      'recovery_2.json',
+    ]);
+    expect(discardSetAside(raw)).toBe(3);
     expect(listing()).toEqual(['notes.txt']);
   });
 });

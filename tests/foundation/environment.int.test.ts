@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { captureEnvironment, computeFingerprint, readGitState } from '../../src/environment';
@@ -42,6 +42,20 @@ describe('environment capture', () => {
     expect(record.amqplib_version).toMatch(/^2\.\d+\.\d+/);
     expect(record.fingerprint).toMatch(/^[0-9a-f]{8}$/);
     expect(record.fingerprint).toBe(computeFingerprint(record));
+  });
+
+  it("never writes git's index, so a run killed while it reads the state leaves no .git/index.lock behind", () => {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+    git('init', '-q');
+    writeFileSync(path.join(dir, 'a.txt'), 'one');
+    git('add', 'a.txt');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'first');
+    // Same content, newer time: a plain `git status` would refresh the index and rewrite it.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path.join(dir, 'a.txt'), later, later);
+    const index = readFileSync(path.join(dir, '.git', 'index'));
+    expect(readGitState(dir).dirty).toBe(false);
+    expect(readFileSync(path.join(dir, '.git', 'index')).equals(index)).toBe(true);
   });
 
   it('asks the real broker its version and never stores the password', async () => {

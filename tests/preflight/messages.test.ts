@@ -93,6 +93,61 @@ describe('output folders', () => {
       );
     }
   });
+
+  const messageOf = (check: () => void) => {
+    try {
+      check();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('the folder was accepted');
+  };
+
+  it('refuses a path whose nearest existing ancestor looks writable but where nothing can be created (/proc)', () => {
+    // As root, access(2) says /proc is writable; only creating something there tells the truth.
+    expect(messageOf(() => checkOutputFolder({ path: '/proc/amqp-bench/reports', setting: '-o/--output' }))).toMatch(
+      /^-o\/--output must be a folder this user can write \((nothing can be created in \/proc: ENOENT|\/proc is not writable: EACCES)\); got "\/proc\/amqp-bench\/reports"$/,
+    );
+  });
+
+  it('refuses a path the file system cannot create (a name too long), and leaves nothing behind', () => {
+    const target = path.join(root, 'reports', 'x'.repeat(300));
+    expect(messageOf(() => checkOutputFolder({ path: target, setting: 'BENCH_RAW_DIR' }))).toBe(
+      `BENCH_RAW_DIR must be a folder this user can write (${target} cannot be created: ENAMETOOLONG); got ${JSON.stringify(target)}`,
+    );
+    expect(fs.readdirSync(root)).toEqual([]);
+  });
+
+  it('refuses a file system without room for a run, saying how much it has and needs', () => {
+    expect(messageOf(() => checkOutputFolder({ path: root, setting: 'BENCH_REPORTS_DIR' }, Number.MAX_SAFE_INTEGER))).toMatch(
+      new RegExp(
+        `^BENCH_REPORTS_DIR must be a folder this user can write \\(${root} has \\d+ (KiB|MiB) free on its file system; a run needs at least \\d+ MiB\\); got "${root}"$`,
+      ),
+    );
+  });
+
+  it('names a file the run replaces when it stands in the way, and opens none for writing that it could change', () => {
+    fs.mkdirSync(path.join(root, 'benchmark_history.json'));
+    fs.writeFileSync(path.join(root, 'LATEST_REPORT.md'), 'old');
+    expect(
+      messageOf(() =>
+        checkOutputFolder({ path: root, setting: 'BENCH_REPORTS_DIR', replaces: ['LATEST_REPORT.md', 'benchmark_history.json'] }),
+      ),
+    ).toBe(
+      `BENCH_REPORTS_DIR must be a folder this user can write (${path.join(root, 'benchmark_history.json')} is a folder, not a file); got ${JSON.stringify(root)}`,
+    );
+    expect(fs.readFileSync(path.join(root, 'LATEST_REPORT.md'), 'utf8')).toBe('old');
+  });
+
+  it('removes a probe left by a preflight that was killed (its pid gone), and only that one', () => {
+    const abandoned = path.join(root, `.bench-preflight-${2 ** 22 + 1}-0a0b0c0d`);
+    const live = path.join(root, `.bench-preflight-${process.pid}-0a0b0c0d`);
+    fs.mkdirSync(abandoned);
+    fs.mkdirSync(live);
+    checkOutputFolder({ path: root, setting: 'BENCH_RAW_DIR' });
+    expect(fs.readdirSync(root)).toEqual([path.basename(live)]);
+  });
 });
 
 describe('runPreflight without services', () => {

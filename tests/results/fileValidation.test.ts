@@ -86,7 +86,7 @@ describe('the run archive', () => {
     const text = JSON.parse(fs.readFileSync(filePath, 'utf8')) as Record<string, unknown>;
     fs.writeFileSync(filePath, JSON.stringify({ ...text, status: 'done' }));
     expect(() => readRunArchive(filePath)).toThrow(
-      `${filePath} is not a run archive (/status must be equal to one of the allowed values (passed, failed, interrupted))`,
+      `${filePath} is not a run archive (/status must be equal to one of the allowed values (passed, failed, interrupted, killed))`,
     );
     fs.writeFileSync(filePath, JSON.stringify({ ...text, schema_version: 2, status: 'done' }));
     expect(() => readRunArchive(filePath)).toThrow(
@@ -122,7 +122,7 @@ describe('the history', () => {
     const edited = JSON.stringify({ ...history, runs: [{ ...history.runs[0], status: 'green' }] });
     fs.writeFileSync(historyPath(dir), edited);
     const reason =
-      'it does not follow schemas/benchmark-history.schema.json: /runs/0/status must be equal to one of the allowed values (passed, failed, interrupted)';
+      'it does not follow schemas/benchmark-history.schema.json: /runs/0/status must be equal to one of the allowed values (passed, failed, interrupted, killed)';
     expect(readHistory(dir).corrupt).toEqual({ reason, movedTo: null });
     const appended = appendToHistory(dir, entry('run_20250131_130000_abcd1234'), { now: () => new Date('2025-02-01T08:09:10.123Z') });
     expect(appended.corrupt).toEqual({ reason, movedTo: path.join(dir, 'benchmark_history.corrupt-20250201T080910_123Z.json') });

@@ -4,7 +4,7 @@ import { buildRunArchive } from '../../src/results/archive';
 import { acquireFileLock, withFileLock } from '../../src/results/fileLock';
 import { appendToHistory, historyEntryOf, historyPath, previousRunWithResults, readHistory, type History } from '../../src/results/history';
 import { resultKey } from '../../src/results/compare';
-import { writeFileAtomic } from '../../src/io/atomicFile';
+import { removeAbandonedTempFiles, writeFileAtomic } from '../../src/io/atomicFile';
 import { environment, realisticResults, tempDir } from './helpers';
 
 function entry(runId: string) {
@@ -117,6 +117,18 @@ describe('atomic writes', () => {
     fs.mkdirSync(path.join(dir, 'blocked.json'));
     expect(() => writeFileAtomic(path.join(dir, 'blocked.json'), 'new')).toThrow();
     expect(fs.readdirSync(dir).sort()).toEqual(['blocked.json', 'data.json']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('removes the temp files of writers that are gone (killed before their rename), once old enough, and no other file', () => {
+    const dir = tempDir('atomic-leftovers');
+    const gone = `benchmark_history.json.${2 ** 22 + 1}.0a0b0c0d.tmp`;
+    const live = `LATEST_REPORT.md.${process.pid}.0a0b0c0d.tmp`;
+    for (const name of [gone, live, 'benchmark_history.json', 'notes.tmp']) fs.writeFileSync(path.join(dir, name), 'x');
+    const nowMs = fs.statSync(path.join(dir, gone)).mtimeMs;
+    expect(removeAbandonedTempFiles(dir, 60_000, nowMs + 1_000)).toEqual([]);
+    expect(removeAbandonedTempFiles(dir, 60_000, nowMs + 61_000)).toEqual([gone]);
+    expect(fs.readdirSync(dir).sort()).toEqual([live, 'benchmark_history.json', 'notes.tmp'].sort());
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
