@@ -1,5 +1,5 @@
 /**
- * @benchmark
+ * @benchmark @witness
  *
  * What the fault proxy costs with no toxic, side by side in one run against the same broker:
  * amqplib publishing 256-byte messages directly and through the proxy in alternating rounds

@@ -152,7 +152,8 @@ forEachClient((client) =>
 
 forEachClient((client) =>
   describe('TestHarnessOverhead', () => {
-    test('test_harness_overhead', async () => {
+    // A witness of the harness (bench verify), not a measurement of the client.
+    markedTest(['witness'])('test_harness_overhead', async () => {
       const messages = OVERHEAD_MESSAGES;
       const outcomes = await runReplicates(REPLICATES, () =>
         measureHarnessOverhead({ url: benchContext().directUrl, client, messages, messageSizeBytes: 256, pairs: OVERHEAD_PAIRS }),
@@ -270,7 +271,7 @@ forEachClient((client) =>
 
     // The bare module of the client's library (amqplib-recovery is amqplib's own recovery: same library).
     const bareClient = client.name === 'amqplib-recovery' ? 'amqplib' : client.name;
-    (hasBareConsume(bareClient) ? markedTest() : test.skip)(
+    (hasBareConsume(bareClient) ? markedTest(['witness']) : test.skip)(
       'test_consume_harness_overhead',
       async () => {
         const outcome = await measureConsumeOverhead({

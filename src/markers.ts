@@ -8,11 +8,13 @@
  *   binding in that order (`not` tightest), e.g. `benchmark and not slow and not stress`.
  *   It comes from BENCH_MARKERS (the run script's `-m` sets it: Jest rejects unknown flags);
  *   absent or blank selects everything. A deselected test is reported as skipped.
- * - Only the known markers (`benchmark`, `stress`, `slow`, `cluster`, `faults`) may be named in an
+ * - Only the known markers (`benchmark`, `stress`, `slow`, `cluster`, `faults`, `witness`) may be named in an
  *   expression: a typo such as `-m stres` would otherwise select nothing, or with `not`,
  *   everything. `cluster` marks tests that need the local benchmark cluster (`npm run
  *   cluster:up`); they are skipped, with the reason, while it is down (fixtures/cluster.ts).
  *   `faults` marks the fault matrix (`npm run bench:faults`), outside the `benchmark` runs.
+ *   `witness` marks the harness checking itself (harness/bare ratios, the proxy's overhead):
+ *   `bench verify` runs them, the quick run leaves them out.
  *
  * Less parallelism (the seed's `--numprocesses=1`): the benchmark project already runs one test
  * file at a time (`maxWorkers: 1` in jest.config.ts); `--runInBand` (`-i`) also keeps that file
@@ -24,7 +26,7 @@ import { extract, parse } from 'jest-docblock';
 import { MarkerExpressionError } from './errors';
 
 /** The markers the harness knows, in the order they are listed in messages. */
-export const MARKERS = ['benchmark', 'stress', 'slow', 'cluster', 'faults'] as const;
+export const MARKERS = ['benchmark', 'stress', 'slow', 'cluster', 'faults', 'witness'] as const;
 export type Marker = (typeof MARKERS)[number];
 
 /** A parsed marker expression. `position` is the 0-based offset of the name in the source. */

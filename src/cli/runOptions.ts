@@ -13,7 +13,7 @@ import type { Shard } from '../results/shardManifest';
 import { resolveShardOption } from './shard';
 
 /** Marker expression of `--quick` (and `npm run bench:quick`). */
-export const QUICK_MARKERS = 'benchmark and not slow and not stress';
+export const QUICK_MARKERS = 'benchmark and not slow and not stress and not witness';
 /** Marker expression of a full run. */
 export const FULL_MARKERS = 'benchmark';
 

@@ -110,7 +110,7 @@ describe('bench aa options', () => {
       expect(options.run).toMatchObject({
         reportsDir: path.join(root, 'reports'),
         rawResultsDir: path.join(root, 'raw'),
-        markerExpression: 'benchmark and not slow and not stress',
+        markerExpression: 'benchmark and not slow and not stress and not witness',
         testNameFilter: 'TestPublishThroughput',
         thresholdPercent: null,
       });

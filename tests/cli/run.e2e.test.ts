@@ -291,7 +291,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     ]) {
       expect(help.stdout).toContain(option);
     }
-    expect(help.stdout).toContain('benchmark and not slow and not stress');
+    expect(help.stdout).toContain('benchmark and not slow and not stress and not witness');
     const report = await bench(['report', '--help'], env);
     expect(report.stdout).toContain('--run <run_id>');
   }, 30_000);

@@ -12,7 +12,7 @@ const config = resolveConfig({});
 describe('the marker expression of a run', () => {
   it.each([
     [{}, {}, 'benchmark'],
-    [{ quick: true }, {}, 'benchmark and not slow and not stress'],
+    [{ quick: true }, {}, 'benchmark and not slow and not stress and not witness'],
     [{}, { BENCH_MARKERS: 'benchmark and slow' }, 'benchmark and slow'],
     [{ quick: true }, { BENCH_MARKERS: 'benchmark and not stress' }, 'benchmark and not stress'],
     [{ markers: 'stress' }, { BENCH_MARKERS: 'slow' }, 'stress'],
