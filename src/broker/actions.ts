@@ -39,8 +39,13 @@ const SAFE_PREFIX = /^[A-Za-z0-9._:-]+$/;
 export const systemRabbitmqctl: RabbitmqctlRunner = (args, boundMs) =>
   new Promise((resolve, reject) => {
     execFile('rabbitmqctl', ['-q', ...args], { timeout: boundMs, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error) reject(new BrokerError(`rabbitmqctl ${args[0]} failed: ${(stderr || stdout || error.message).trim().split('\n')[0]}`));
-      else resolve(stdout);
+      if (!error) {
+        resolve(stdout);
+        return;
+      }
+      // The tool's own words, a few lines (its first line alone is often just "Error:").
+      const said = (stderr || stdout || error.message).trim().split('\n').filter(Boolean).slice(0, 4).join(' ');
+      reject(new BrokerError(`rabbitmqctl ${args[0]} failed: ${said}`));
     });
   });
 
@@ -90,10 +95,14 @@ export function brokerActions(options: BrokerActionsOptions): ClosableBrokerActi
       if (!SAFE_PREFIX.test(prefix))
         throw new BrokerError(`refusing to close connections named ${JSON.stringify(prefix)}*: not a harness prefix`);
       // One CLI call closes every matching connection at once (close_connection takes one pid per call, 0.3 s each).
+      // A connection may close between the listing and the questions (other clients come and go):
+      // each step is guarded, so one vanished connection never fails the whole call.
       const expression =
         `Prefix = <<"${prefix}">>, ` +
-        `[begin rabbit_networking:close_connection(Pid, "${reason.replace(/[^A-Za-z0-9 _:.-]/g, '')}"), binary_to_list(Name) end ` +
-        '|| Pid <- rabbit_networking:connections(), {client_properties, Props} <- rabbit_reader:info(Pid, [client_properties]), ' +
+        'Info = fun(Pid) -> try rabbit_reader:info(Pid, [client_properties]) catch _:_ -> [] end end, ' +
+        `Close = fun(Pid) -> try rabbit_networking:close_connection(Pid, "${reason.replace(/[^A-Za-z0-9 _:.-]/g, '')}") catch _:_ -> ok end end, ` +
+        '[begin Close(Pid), binary_to_list(Name) end ' +
+        '|| Pid <- rabbit_networking:connections(), {client_properties, Props} <- Info(Pid), ' +
         '{<<"connection_name">>, longstr, Name} <- Props, binary:longest_common_prefix([Name, Prefix]) =:= byte_size(Prefix)].';
       const output = await options.rabbitmqctl(['eval', expression], CLI_BOUND_MS);
       return [...output.matchAll(/"([^"]*)"/g)].map((match) => match[1]!);
