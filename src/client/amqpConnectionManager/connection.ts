@@ -42,6 +42,9 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
       this.lastConnectError = err;
       if (this.outage) this.attemptsSinceFault += 1;
     });
+    // The manager's own connection.blocked / unblocked events (forwarded from each amqplib connection).
+    this.manager.on('blocked', ({ reason }: { reason: string }) => this.current !== 'closed' && this.reportSignal('blocked', reason));
+    this.manager.on('unblocked', () => this.current !== 'closed' && this.reportSignal('unblocked', undefined));
   }
 
   get localPort(): number | undefined {
