@@ -106,6 +106,23 @@ describe.each(cases)('%s: amqplib signals (real broker)', (_label, name, profile
     expect(signals).toHaveLength(1);
   }, 30_000);
 
+  it('a plain publisher: its publish to a deleted exchange is written, and its flush rejects with the channel_closed that follows', async () => {
+    const connection = await connect();
+    const { signals } = recordOf(connection);
+    const publisher = await connection.publisher({ confirms: false });
+    await broker.deleteExchange();
+    await publisher.publish(broker.exchange, broker.queue, Buffer.from('to nowhere'));
+    const flushed = await publisher.flush(5000).catch((error: unknown) => error);
+    expect(flushed).toBeInstanceOf(ClientFaultError);
+    expect((flushed as ClientFaultError).kind).toBe('channel_closed');
+    expect((flushed as ClientFaultError).message).toMatch(NO_EXCHANGE);
+    expect(signals.map((signal) => signal.kind)).toEqual(['channel_closed']);
+    if (!harnessRecovers) {
+      const later = await publisher.publish(broker.exchange, broker.queue, Buffer.from('later')).catch((error: unknown) => error);
+      expect((later as ClientFaultError).kind).toBe('channel_closed');
+    }
+  }, 30_000);
+
   it("a consumer's channel closed by the broker (a second ack of one delivery: 406): channel_closed", async () => {
     const connection = await connect();
     const { signals, faults } = recordOf(connection);

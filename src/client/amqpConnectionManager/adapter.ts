@@ -37,7 +37,7 @@ const SIGNALS: SignalSupport = Object.freeze({
     "none: the ChannelWrapper never listens for its channel's 'error', so amqplib takes the whole connection down (connection 'error' with the channel's 'Channel closed by server: 404 ...', then the manager's 'disconnect'): a connection fault of kind channel_closed, then a reconnection after reconnectTimeInSeconds",
   consumer_cancelled:
     "none: the ChannelWrapper swallows the null of a basic.cancel and consumes again at once, without declaring the queue; with the queue deleted that consume's 404 takes the connection down (a fault of kind channel_closed) and every reconnection fails the same way (wrapper 'error' 'Operation failed: BasicConsume; 404 ...') until the queue exists again",
-  blocked: "the manager's 'blocked' event ({ reason })",
+  blocked: "the manager's 'blocked' event ({ reason }); the library itself does not hold publishes back",
   unblocked: "the manager's 'unblocked' event",
 });
 

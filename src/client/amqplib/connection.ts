@@ -128,8 +128,8 @@ export abstract class AmqplibConnectionBase extends ConnectionBase implements Ch
     }
   }
 
-  /** Resolves on the next change of a binding or of the connection, or after `boundMs`. */
-  private waitForBindings(boundMs: number): Promise<void> {
+  /** Resolves on the next change of a binding or of the connection (its close too), or after `boundMs`. */
+  protected waitForBindings(boundMs: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);

@@ -160,7 +160,10 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
         } catch (error) {
           this.repairs.set(binding, error);
         }
-        await sleep(backoffDelayMs(this.settings.backoff, attempt));
+        // The loop's backoff, cut short only by a close or a fault (no timer outlives `close()`).
+        const untilMs = performance.now() + backoffDelayMs(this.settings.backoff, attempt);
+        while (performance.now() < untilMs && generation === this.generation && this.current === 'up')
+          await this.waitForBindings(untilMs - performance.now());
       }
     } finally {
       this.repairs.delete(binding);
@@ -180,7 +183,7 @@ const SIGNALS: SignalSupport = Object.freeze({
     "the channel's 'error' event (code, classId, methodId; 'Channel closed by server: 404 (NOT-FOUND) ...') on a publisher's or consumer's channel, the connection staying up; amqplib does not re-open the channel: the harness loop re-opens channels (its own recovery)",
   consumer_cancelled:
     "the consume callback called with null (basic.cancel, then the channel's 'cancel' event), the channel staying open; amqplib does not consume again: the harness loop re-consumes on a new channel, with its backoff until the queue exists again (its own recovery)",
-  blocked: "the connection's 'blocked' event (reason); amqplib does not hold publishes back (confirms wait)",
+  blocked: "the connection's 'blocked' event (reason); amqplib itself does not hold publishes back",
   unblocked: "the connection's 'unblocked' event",
 });
 

@@ -113,7 +113,7 @@ const SIGNALS: SignalSupport = Object.freeze({
     "the channel's 'error' event (code, classId, methodId; 'Channel closed by server: 404 (NOT-FOUND) ...') on a publisher's or consumer's channel, the connection staying up; amqplib's recovery does not re-open it (setup runs only on a reconnection): that publisher or consumer stays dead until the next reconnection",
   consumer_cancelled:
     "the consume callback called with null (basic.cancel, then the channel's 'cancel' event); amqplib's recovery does not consume again while the connection is up: the consumer stays silent until the next reconnection",
-  blocked: "the recovering model's 'blocked' event (reason), forwarded from the connection's",
+  blocked: "the recovering model's 'blocked' event (reason), forwarded from the connection's; amqplib itself does not hold publishes back",
   unblocked: "the recovering model's 'unblocked' event, forwarded from the connection's",
 });
 
