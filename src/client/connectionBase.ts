@@ -58,8 +58,8 @@ export abstract class ConnectionBase implements ClientConnection {
     return () => this.signalListeners.delete(listener);
   }
 
-  /** A typed signal from the library's own event (timed here, in its handler); every one is told, none is merged. */
-  protected reportSignal(kind: SignalKind, cause: unknown): void {
+  /** A typed signal from the library's own event (timed here, in its handler); every one is told, none is merged. @returns it, so the adapter can reuse its time */
+  protected reportSignal(kind: SignalKind, cause: unknown): ClientSignal {
     const signal: ClientSignal = {
       kind,
       message: cause === undefined || cause === null ? kind : faultMessage(cause).slice(0, 500),
@@ -72,6 +72,7 @@ export abstract class ConnectionBase implements ClientConnection {
         // A listener's own failure must not stop the others or the client.
       }
     }
+    return signal;
   }
 
   /**

@@ -3,11 +3,11 @@
  * against the real broker and the embedded proxy over real sockets: connect, consume (auto and
  * manual ack with prefetch), publish plain and with confirms, several publishers and consumers on
  * one connection, a network fault reported as a typed fault, recovery (publishers and consumers
- * work again), and a close that leaves nothing behind.
+ * work again), a close that leaves nothing behind, and a word for every typed signal.
  */
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import type { ClientConnection, ClientFault, ClientSpec, Delivery } from '../../src/client/api';
+import { SIGNAL_KINDS, type ClientConnection, type ClientFault, type ClientSpec, type Delivery } from '../../src/client/api';
 import { FAULT_KINDS } from '../../src/client/faults';
 import { allClientSpecs, clientInfo, connectClient } from '../../src/client/registry';
 import { getConfig, proxiedAmqpUrl } from '../../src/config';
@@ -84,8 +84,15 @@ describe.each(specs)('client %s (real broker, embedded proxy)', (_label, spec) =
     expect(Object.keys(info.settings).length).toBeGreaterThan(0);
   });
 
+  it('says, for every typed signal, how its library gives it (or `none: ...`)', () => {
+    const { signals } = clientInfo(spec);
+    expect(Object.keys(signals).sort()).toEqual([...SIGNAL_KINDS].sort());
+    for (const kind of SIGNAL_KINDS) expect(signals[kind].trim()).not.toBe('');
+  });
+
   it('publishes plain and with confirms, and consumes with automatic ack', async () => {
     const connection = await connect(directUrl);
+    expect(connection.info.signals).toEqual(clientInfo(spec).signals);
     const received: string[] = [];
     await connection.consume(queue, { ack: 'auto' }, (delivery) => received.push(delivery.body.toString()));
     const plain = await connection.publisher({ confirms: false });

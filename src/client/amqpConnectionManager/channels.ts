@@ -11,7 +11,7 @@ import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { bounded } from '../bounded';
 import { classifyFault } from '../faults';
-import { ClientFaultError } from '../types';
+import { ClientFaultError, PublishNackedError } from '../types';
 
 /** What a publisher or consumer needs from its connection. */
 export interface WrapperOwner {
@@ -36,6 +36,9 @@ export interface WrapperBinding {
 const ALWAYS_THERE = 'amq.direct';
 /** Bound on closing one wrapper's channel (a dead peer never answers). */
 const CHANNEL_CLOSE_BOUND_MS = 1000;
+
+/** amqplib's confirm callback error for a basic.nack, which the wrapper passes on: the only way to tell a nack apart. */
+const NACKED = 'message nacked';
 
 /** `error` as the ClientFaultError a caller gets: the outage's kind and time when the connection is down. */
 function faultError(owner: WrapperOwner, what: string, error: unknown): ClientFaultError {
@@ -86,6 +89,8 @@ export class AcmPublisher implements Publisher, WrapperBinding {
     const sent = this.wrapper.publish(exchange, routingKey, body, { persistent: options.persistent ?? false }).then(
       () => undefined,
       (error: unknown) => {
+        if (error instanceof Error && error.message === NACKED && !this.owner.currentFault)
+          throw new PublishNackedError('publish not confirmed: the broker nacked it (basic.nack)', nowNs(), { cause: error });
         throw faultError(this.owner, this.confirms ? 'publish not confirmed' : 'publish failed', error);
       },
     );

@@ -42,6 +42,9 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
       this.lastConnectError = err;
       if (this.outage) this.attemptsSinceFault += 1;
     });
+    // The manager's own connection.blocked / unblocked events (forwarded from each amqplib connection).
+    this.manager.on('blocked', ({ reason }: { reason: string }) => this.current !== 'closed' && this.reportSignal('blocked', reason));
+    this.manager.on('unblocked', () => this.current !== 'closed' && this.reportSignal('unblocked', undefined));
   }
 
   get localPort(): number | undefined {
@@ -143,7 +146,7 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
     // comes before the library's 'disconnect', which it emits from amqplib's 'close' after
     // every channel has closed: the earliest moment the fault is known, so it is timed here.
     model?.on('error', (error: Error) => {
-      if (this.model === model) this.reportFault(error);
+      if (this.model === model) this.reportFault(unwrapUnhandled(error));
     });
     if (this.outage) this.attemptsSinceFault += 1;
     this.managerUp = true;
@@ -155,7 +158,7 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
     this.managerUp = false;
     for (const binding of this.bindings) binding.ready = false;
     // A clean close by the broker (200) or a FIN without an 'error' reaches us only here.
-    this.reportFault(error ?? new Error('connection closed'), error ? undefined : 'closed');
+    this.reportFault(error ? unwrapUnhandled(error) : new Error('connection closed'), error ? undefined : 'closed');
   }
 
   /** Waits (bounded) until a new wrapper has its channel, as `publisher()`/`consume()` promise. */
@@ -182,6 +185,17 @@ async function withinMs(promise: Promise<unknown>, boundMs: number): Promise<boo
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The library's error inside Node's ERR_UNHANDLED_ERROR. A channel 'error' nobody listens to (the
+ * ChannelWrapper never does) is re-thrown by Node's EventEmitter, and amqplib turns that throw
+ * into the connection's 'error': as is, or, when the Error comes from another realm than Node's
+ * own (Jest's sandbox), wrapped as "Unhandled error. (...)" with the original as `context`.
+ */
+function unwrapUnhandled(error: Error): unknown {
+  const wrapped = error as Error & { code?: unknown; context?: unknown };
+  return wrapped.code === 'ERR_UNHANDLED_ERROR' && wrapped.context instanceof Object ? wrapped.context : error;
 }
 
 function destroyWithError(model: ChannelModel | undefined, reason: string): void {

@@ -3,16 +3,23 @@
  * `ensureConnected` reconnects with bounded exponential backoff (over every URL given, in
  * turn) and re-opens every publisher and consumer. The loop is ours, so its settings are ours:
  * `defaults` are the harness's (10 ms first retry), `normalised` the shared ones.
+ *
+ * This is the one place the harness recovers, and it is labelled so: amqplib itself never
+ * re-opens a channel the broker closed nor consumes again after a broker's basic.cancel. The
+ * harness loop does both while the connection stays up (a new channel, retried with the loop's
+ * backoff until it works, e.g. until the deleted queue exists again), and `ensureConnected`
+ * waits for them; amqplib's own signals are reported as they come.
  */
 import amqp from 'amqplib';
 import { TimeoutError, describeError } from '../../errors';
 import { elapsedMs, nowNs, sleep } from '../../measure/clock';
-import { PENDING_SIGNALS, type ClientAdapter, type ClientInfo, type ClientProfile, type ConnectOptions, type EnsureResult } from '../api';
+import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, EnsureResult, SignalSupport } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
 import { backoffDelayMs } from '../backoff';
 import { AmqplibConnectionBase } from './connection';
 import { DEFAULT_BACKOFF, type BackoffOptions } from '../types';
 import { bounded } from '../bounded';
+import type { ChannelBinding } from './binding';
 import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
 
 interface ManualSettings {
@@ -42,6 +49,8 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
   /** Bumped on every connection; events of an older one are ignored. */
   private generation = 0;
   private urlIndex = 0;
+  /** Bindings the harness loop is re-opening while the connection stays up, with the last attempt's error. */
+  private readonly repairs = new Map<ChannelBinding, unknown>();
 
   constructor(
     private readonly urls: readonly string[],
@@ -54,8 +63,16 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
     this.current = 'down';
   }
 
-  async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    if (this.current === 'up') return { attempts: 0, connectedNs: nowNs() };
+  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+    return this.everythingBack(
+      deadlineMs,
+      (remainingMs) => this.reconnect(remainingMs),
+      (lost) => `the harness loop is still re-opening ${lost.map((binding) => this.describeRepair(binding)).join('; ')}`,
+    );
+  }
+
+  /** The harness loop: reconnect (bounded backoff, URLs in turn) and re-open every binding. */
+  private async reconnect(deadlineMs: number): Promise<EnsureResult> {
     const startedNs = nowNs();
     let lastError: unknown;
     for (let attempt = 1; this.current !== 'closed'; attempt += 1) {
@@ -100,6 +117,7 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
     });
     // Times are taken inside these listeners: that is the moment the client learned of the fault.
     model.on('error', (error: Error) => generation === this.generation && this.reportFault(error));
+    this.mapBlocking(model, () => generation === this.generation);
     model.on(
       'close',
       (error?: Error) =>
@@ -114,19 +132,72 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
     }
     this.model = model;
     this.reportBack();
+    // A binding the broker took away while this connection was being set up.
+    for (const binding of this.bindings) if (!binding.ready) this.afterLoss(binding);
+  }
+
+  /** The harness loop's part that amqplib lacks: re-open what the broker took away, the connection staying up. */
+  protected afterLoss(binding: ChannelBinding): void {
+    if (!this.repairs.has(binding)) void this.repair(binding);
+  }
+
+  /**
+   * Re-opens `binding` (a new channel; a consumer consumes again) on the current connection,
+   * retrying with the loop's backoff until it works (a deleted queue declared again); stops when
+   * the connection goes (a reconnection re-opens everything) or the binding is closed.
+   */
+  private async repair(binding: ChannelBinding): Promise<void> {
+    this.repairs.set(binding, undefined);
+    const generation = this.generation;
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        const model = this.model;
+        if (generation !== this.generation || this.current !== 'up' || !model || !this.bindings.has(binding) || binding.ready) return;
+        try {
+          await binding.attach(model);
+          this.notifyBindings();
+          return;
+        } catch (error) {
+          this.repairs.set(binding, error);
+        }
+        // The loop's backoff, cut short only by a close or a fault (no timer outlives `close()`).
+        const untilMs = performance.now() + backoffDelayMs(this.settings.backoff, attempt);
+        while (performance.now() < untilMs && generation === this.generation && this.current === 'up')
+          await this.waitForBindings(untilMs - performance.now());
+      }
+    } finally {
+      this.repairs.delete(binding);
+    }
+  }
+
+  private describeRepair(binding: ChannelBinding): string {
+    const lastError = this.repairs.get(binding);
+    const lastAttempt = lastError === undefined ? '' : `; last attempt: ${describeError(lastError)}`;
+    return `the ${binding.label} (${binding.loss?.message ?? 'no channel'}${lastAttempt})`;
   }
 }
+
+/** amqplib's own signals, and what the harness loop (not amqplib) does after each. */
+const SIGNALS: SignalSupport = Object.freeze({
+  channel_closed:
+    "the channel's 'error' event (code, classId, methodId; 'Channel closed by server: 404 (NOT-FOUND) ...') on a publisher's or consumer's channel, the connection staying up; amqplib does not re-open the channel: the harness loop re-opens channels (its own recovery)",
+  consumer_cancelled:
+    "the consume callback called with null (basic.cancel, then the channel's 'cancel' event), the channel staying open; amqplib does not consume again: the harness loop re-consumes on a new channel, with its backoff until the queue exists again (its own recovery)",
+  blocked: "the connection's 'blocked' event (reason); amqplib itself does not hold publishes back",
+  unblocked: "the connection's 'unblocked' event",
+});
 
 export const amqplibManualAdapter: ClientAdapter = {
   name: 'amqplib',
   library: 'amqplib',
   multipleHosts: true,
   recovery: 'harness',
-  signals: PENDING_SIGNALS,
+  signals: SIGNALS,
   settings: (profile) => {
     const settings = settingsOf(profile);
     return {
-      recovery: 'harness loop (ensureConnected)',
+      recovery:
+        'harness loop (ensureConnected reconnects; the harness loop re-opens channels the broker closes / re-consumes after a broker cancel)',
       heartbeat: settings.heartbeatSeconds ?? 'default (the broker proposes 60 s)',
       first_retry_ms: settings.backoff.initialDelayMs,
       max_retry_ms: settings.backoff.maxDelayMs,
@@ -153,7 +224,7 @@ export const amqplibManualAdapter: ClientAdapter = {
       settings: amqplibManualAdapter.settings(profile),
       multipleHosts: true,
       recovery: 'harness',
-      signals: PENDING_SIGNALS,
+      signals: SIGNALS,
     });
     await bounded(connection.connectOnce(), options.startBoundMs ?? 10_000, 'first connection took too long').catch(
       async (error: unknown) => {

@@ -4,10 +4,16 @@
  * drops; amqplib restores only the connection, so our `setup` re-opens every publisher's and
  * consumer's channel (as an application must). `ensureConnected` waits for that.
  * One URL only: amqplib's recovery reconnects to the URL it was given.
+ *
+ * The adapter maps amqplib's own signals and adds no recovery amqplib lacks: `setup` runs only
+ * on a reconnection, so a channel the broker closes (404, 406) or a consumer it cancels (queue
+ * deleted) while the connection stays up stays dead — the signal is reported, publishing fails
+ * with it, and `ensureConnected` says so at its deadline (a finding, not something to repair).
  */
 import amqp, { type ChannelModel, type RecoveringChannelModel } from 'amqplib';
-import { PENDING_SIGNALS, type ClientAdapter, type ClientInfo, type ClientProfile, type ConnectOptions, type EnsureResult } from '../api';
+import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, EnsureResult, SignalSupport } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
+import type { ChannelBinding } from './binding';
 import { AmqplibConnectionBase } from './connection';
 import { bounded } from '../bounded';
 import { closeBounded, packageVersion, socketOf, withHeartbeat } from './common';
@@ -59,6 +65,8 @@ class AmqplibRecoveryConnection extends AmqplibConnectionBase {
       this.attemptsSinceFault += 1;
     });
     recovering.on('connect', () => this.reportBack());
+    // Forwarded by the recovering model from each connection it opens.
+    this.mapBlocking(recovering, () => this.recovering === recovering);
     // Errors are also told through 'disconnect'; without a listener an 'error' would be thrown.
     recovering.on('error', () => undefined);
     recovering.on('reconnect-failed', () => undefined);
@@ -66,7 +74,14 @@ class AmqplibRecoveryConnection extends AmqplibConnectionBase {
   }
 
   ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    return this.waitForLibraryRecovery(deadlineMs);
+    return this.everythingBack(
+      deadlineMs,
+      (remainingMs) => this.waitForLibraryRecovery(remainingMs),
+      (lost) =>
+        `amqplib's recovery re-opens channels and consumers only in setup, on a reconnection, and the connection stayed up: ${lost
+          .map((binding) => `the ${binding.label} stays dead (${binding.loss?.message ?? 'no channel'})`)
+          .join('; ')}`,
+    );
   }
 
   async close(): Promise<void> {
@@ -79,6 +94,9 @@ class AmqplibRecoveryConnection extends AmqplibConnectionBase {
     await closeBounded(recovering, socket);
   }
 
+  /** Nothing: amqplib's recovery leaves it dead while the connection is up (what the library does, reported as it is). */
+  protected afterLoss(_binding: ChannelBinding): void {}
+
   /** Called by amqplib after every successful (re)connection, before it counts as connected. */
   private async setup(model: ChannelModel): Promise<void> {
     for (const binding of this.bindings) binding.detach();
@@ -89,12 +107,22 @@ class AmqplibRecoveryConnection extends AmqplibConnectionBase {
   }
 }
 
+/** amqplib's own signals (the recovering model forwards the connection's), and that its recovery does nothing after the channel-level ones. */
+const SIGNALS: SignalSupport = Object.freeze({
+  channel_closed:
+    "the channel's 'error' event (code, classId, methodId; 'Channel closed by server: 404 (NOT-FOUND) ...') on a publisher's or consumer's channel, the connection staying up; amqplib's recovery does not re-open it (setup runs only on a reconnection): that publisher or consumer stays dead until the next reconnection",
+  consumer_cancelled:
+    "the consume callback called with null (basic.cancel, then the channel's 'cancel' event); amqplib's recovery does not consume again while the connection is up: the consumer stays silent until the next reconnection",
+  blocked: "the recovering model's 'blocked' event (reason), forwarded from the connection's; amqplib itself does not hold publishes back",
+  unblocked: "the recovering model's 'unblocked' event, forwarded from the connection's",
+});
+
 export const amqplibRecoveryAdapter: ClientAdapter = {
   name: 'amqplib-recovery',
   library: 'amqplib',
   multipleHosts: false,
   recovery: 'library',
-  signals: PENDING_SIGNALS,
+  signals: SIGNALS,
   settings: (profile) => {
     const options = recoveryOptionsOf(profile);
     return {
@@ -124,7 +152,7 @@ export const amqplibRecoveryAdapter: ClientAdapter = {
       settings: amqplibRecoveryAdapter.settings(profile),
       multipleHosts: false,
       recovery: 'library',
-      signals: PENDING_SIGNALS,
+      signals: SIGNALS,
     });
     await bounded(
       connection.start(options.urls[0]!, profile, options.connectionName),
