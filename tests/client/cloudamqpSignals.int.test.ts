@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientSignal } from '../../src/client/api';
 import { SIGNAL_KINDS } from '../../src/client/api';
+import { CloudamqpConsumer, type HandleOwner } from '../../src/client/cloudamqp/handles';
+import { AMQPSession } from '../../src/client/cloudamqp/library';
 import { CLOUDAMQP_SIGNALS } from '../../src/client/cloudamqp/signals';
 import { clientInfo, connectClient } from '../../src/client/registry';
 import { ClientFaultError, PublishNackedError } from '../../src/client/types';
@@ -138,7 +140,27 @@ describe('cloudamqp adapter: the library its own signals (real broker)', () => {
     await eventually(() => received.includes('while cancelled'), 5000, 'the delivery after the re-consume');
     expect((await channel.checkQueue(queue)).consumerCount).toBe(1);
     expect(faults).toMatchObject([{ kind: 'deadline' }]);
-    expect(signals).toHaveLength(1);
+    // The re-consumed subscription is a new library consumer: its cancel is told too.
+    await channel.deleteQueue(queue);
+    await eventually(() => signals.length > 1, 5000, 'the second consumer_cancelled signal');
+    expect(signals.map((signal) => signal.kind)).toEqual(['consumer_cancelled', 'consumer_cancelled']);
+  }, 30_000);
+
+  it('a subscription the broker cancelled is no longer healthy (its channel stays open)', async () => {
+    const session = await AMQPSession.connect(directUrl, { logger: null });
+    try {
+      const told: string[] = [];
+      const owner: HandleOwner = { currentFault: undefined, signal: (kind) => told.push(kind), forget: () => undefined };
+      const consumer = new CloudamqpConsumer(await session.queue(queue, { passive: true }), { ack: 'auto' }, () => undefined, owner);
+      await consumer.subscribe();
+      expect(consumer.healthy).toBe(true);
+      await channel.deleteQueue(queue);
+      await eventually(() => told.length > 0, 5000, 'the cancel');
+      expect(told).toEqual(['consumer_cancelled']);
+      expect(consumer.healthy).toBe(false);
+    } finally {
+      await session.stop();
+    }
   }, 30_000);
 
   it('a cancelled subscription whose queue is still missing keeps the connection down after a reconnection; nothing re-consumes it', async () => {
