@@ -178,6 +178,22 @@ describe('cloudamqp adapter: the library its own signals (real broker)', () => {
     expect((await channel.checkQueue(queue)).consumerCount).toBe(0);
   }, 30_000);
 
+  it("channel_closed: the broker closes a consumer's channel (403: another connection consumes the queue exclusively)", async () => {
+    const { connection, signals, faults } = await connect();
+    await channel.consume(queue, () => undefined, { exclusive: true });
+    await expect(connection.consume(queue, { ack: 'auto' }, () => undefined)).rejects.toThrow(/ACCESS_REFUSED/);
+    // The subscription's own channel (not one the session silences): the client's onerror tells it.
+    await eventually(() => signals.length > 0, 5000, 'the channel_closed signal');
+    expect(signals).toMatchObject([
+      {
+        kind: 'channel_closed',
+        message: expect.stringMatching(/^Channel \d+ closed: channel \d+ closed: ACCESS_REFUSED - .*exclusive use.*\(403\)$/) as unknown,
+      },
+    ]);
+    expect(faults).toEqual([]);
+    expect(connection.state).toBe('up');
+  }, 30_000);
+
   it('a nacked publish rejects with PublishNackedError and is no signal', async () => {
     const { connection, signals } = await connect();
     const full = `test.cloudamqp.signals.full.${randomUUID()}`;

@@ -189,6 +189,22 @@ describe('rabbitmq-client adapter: the library its own signals (real broker)', (
     );
   }, 30_000);
 
+  it("channel_closed: the broker closes a consumer's channel (403: another connection consumes the queue exclusively)", async () => {
+    const { connection, signals, faults } = await connect();
+    await channel.consume(queue, () => undefined, { exclusive: true });
+    await expect(connection.consume(queue, { ack: 'auto' }, () => undefined)).rejects.toThrow(/ACCESS_REFUSED/);
+    // The Consumer's setup fails on its channel: the library emits it (the first failure of a series only).
+    await eventually(() => signals.length > 0, 5000, 'the channel_closed signal');
+    expect(signals).toMatchObject([
+      {
+        kind: 'channel_closed',
+        message: expect.stringMatching(/^consumer setup failed; BasicConsume: ACCESS_REFUSED - .*exclusive use/) as unknown,
+      },
+    ]);
+    expect(faults).toEqual([]);
+    expect(connection.state).toBe('up');
+  }, 30_000);
+
   it('a nacked publish rejects with PublishNackedError and is no signal', async () => {
     const { connection, signals } = await connect();
     const full = `test.rabbitmq-client.signals.full.${randomUUID()}`;
