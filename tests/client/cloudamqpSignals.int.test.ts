@@ -187,7 +187,7 @@ describe('cloudamqp adapter: the library its own signals (real broker)', () => {
     expect(signals).toMatchObject([
       {
         kind: 'channel_closed',
-        message: expect.stringMatching(/^Channel \d+ closed: channel \d+ closed: ACCESS_REFUSED - .*exclusive use.*\(403\)$/) as unknown,
+        message: expect.stringMatching(/^Channel \d+ closed: channel \d+ closed: ACCESS_REFUSED - .*exclusive use.*\(403\)$/),
       },
     ]);
     expect(faults).toEqual([]);

@@ -198,7 +198,7 @@ describe('rabbitmq-client adapter: the library its own signals (real broker)', (
     expect(signals).toMatchObject([
       {
         kind: 'channel_closed',
-        message: expect.stringMatching(/^consumer setup failed; BasicConsume: ACCESS_REFUSED - .*exclusive use/) as unknown,
+        message: expect.stringMatching(/^consumer setup failed; BasicConsume: ACCESS_REFUSED - .*exclusive use/),
       },
     ]);
     expect(faults).toEqual([]);
