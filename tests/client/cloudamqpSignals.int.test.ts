@@ -29,7 +29,7 @@ async function eventually(predicate: () => boolean, boundMs: number, what: strin
   }
 }
 
-describe('cloudamqp adapter: the library its own signals (real broker)', () => {
+describe("cloudamqp adapter: the library's own signals (real broker)", () => {
   let admin: ChannelModel;
   let channel: Channel;
   let queue: string;
@@ -251,7 +251,8 @@ describe('cloudamqp adapter: the library its own signals (real broker)', () => {
       kind: 'blocked',
       message: expect.stringMatching(/blocked before the reconnection/),
     });
-    // Until the broker says unblocked on this connection.
+    // Until a connection.unblocked on this connection, which a broker sends only to a connection it
+    // blocked: had the alarm cleared before the reconnection, nothing would lift it (injected here).
     relay.inject(connectionUnblockedFrame());
     await eventually(() => signals.length > 1, 5000, 'the unblocked signal');
     await publisher.publish('', queue, Buffer.from('after'));

@@ -36,7 +36,7 @@ function track(promise: Promise<unknown>): { state: 'pending' | 'resolved' | 're
   return outcome;
 }
 
-describe('rabbitmq-client adapter: the library its own signals (real broker)', () => {
+describe("rabbitmq-client adapter: the library's own signals (real broker)", () => {
   let admin: ChannelModel;
   let channel: Channel;
   let queue: string;

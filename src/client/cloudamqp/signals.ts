@@ -21,7 +21,8 @@ export const CLOUDAMQP_SIGNALS: SignalSupport = Object.freeze({
     'the channel stays open and the session does not consume again until its next reconnection',
   blocked:
     "AMQPSession option onblocked(reason); meanwhile every publish rejects at once with 'Connection blocked by server: " +
-    "<reason>' (nothing corked, other calls work); the client keeps that state until connection.unblocked, even across a reconnection",
+    "<reason>' (nothing corked, other calls work); the client keeps that state until a connection.unblocked, even across a " +
+    'reconnection (a broker sends unblocked only on a connection it blocked)',
   unblocked: 'AMQPSession option onunblocked()',
 });
 

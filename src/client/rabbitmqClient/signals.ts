@@ -14,7 +14,8 @@ export const RABBITMQ_CLIENT_SIGNALS: SignalSupport = Object.freeze({
     "the close's AMQPChannelError (code NOT_FOUND, PRECONDITION_FAILED, ...; '<Method>: <reply text>'): confirmed Publisher: " +
     'the rejection of the OLDEST unconfirmed send of the channel, not necessarily the send that caused it, every other pending ' +
     "send rejected with CH_CLOSE 'channel is closed'; plain Publisher: Connection 'error' (its send resolved once written); " +
-    "Consumer: Consumer 'error'. The next send, or the Consumer's own re-setup, opens a new channel",
+    "Consumer: Consumer 'error' (of a series of failed setups, the first only). The next send, or the Consumer's own " +
+    're-setup, opens a new channel',
   consumer_cancelled:
     "Consumer 'error' with AMQPError CANCEL_FORCED 'cancelled by server' (basic.cancel); the Consumer then sets itself up " +
     'again with its backoff; its passive queue declare fails, silently, until the queue exists again',
