@@ -12,13 +12,16 @@
  *   channel (plain), where plain publishes are serialised with the session's other operations;
  * - heartbeats are off unless asked for (`heartbeat` 0 by default);
  * - `multipleHosts` false: the session takes one URL (the first of `ConnectOptions.urls`);
- * - `localPort` is the socket of the session's `AMQPClient` (reached through a private field).
+ * - `localPort` is the socket of the session's `AMQPClient` (reached through a private field);
+ * - its typed signals, and how the library gives each one, are in ./signals.ts; a nacked publish
+ *   rejects with `PublishNackedError`.
  */
-import { PENDING_SIGNALS, type ClientAdapter, type ClientProfile, type ConnectOptions } from '../api';
+import type { ClientAdapter, ClientProfile, ConnectOptions } from '../api';
 import { bounded } from '../bounded';
 import { packageVersion } from '../amqplib/common';
 import { CloudamqpConnection } from './connection';
 import { reportedSettings, sessionTuningOf } from './settings';
+import { CLOUDAMQP_SIGNALS } from './signals';
 
 const LIBRARY = '@cloudamqp/amqp-client';
 
@@ -27,7 +30,7 @@ export const cloudamqpAdapter: ClientAdapter = {
   library: LIBRARY,
   multipleHosts: false,
   recovery: 'library',
-  signals: PENDING_SIGNALS,
+  signals: CLOUDAMQP_SIGNALS,
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...sessionTuningOf(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
@@ -41,7 +44,7 @@ export const cloudamqpAdapter: ClientAdapter = {
       settings: reportedSettings(profile),
       multipleHosts: false,
       recovery: 'library',
-      signals: PENDING_SIGNALS,
+      signals: CLOUDAMQP_SIGNALS,
     });
     await bounded(
       connection.start(url, profile, options.connectionName),

@@ -9,8 +9,12 @@
  *   session's `ondisconnect` reports too (a no-op once the outage is known). The library words
  *   a reset `read ECONNRESET`, a FIN `Socket closed` and a broker close
  *   `connection closed: CONNECTION_FORCED - … (320)`.
- * - Back: the session calls `onconnect` after re-consuming; a subscription it could not
- *   re-consume is subscribed again there (the library's advice); then `reportBack`.
+ * - Back: the session calls `onconnect` after re-consuming; `reportBack` once every consumer
+ *   consumes again. A subscription the session could not re-consume (its queue is gone: the
+ *   session calls `onrecoverfailed` and tries again only at its next reconnection) keeps the
+ *   connection down, and `ensureConnected` says why: the adapter re-consumes nothing itself.
+ * - Signals (./signals.ts): `onblocked` / `onunblocked` of the session; a subscription's channel
+ *   closed by the broker through the client's `onerror`; the rest through the handles (./handles.ts).
  * - Publishing while down fails at once with the outage's `ClientFaultError`: the library does
  *   not queue publishes (its client is closed until reconnected), and neither does the adapter.
  * - One URL: `AMQPSession.connect` takes one and reconnects to it.
@@ -18,11 +22,12 @@
 import { AMQPSession, type AMQPClient } from './library';
 import type { Socket } from 'node:net';
 import { TimeoutError } from '../../errors';
-import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
+import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher, SignalKind } from '../api';
 import { bounded } from '../bounded';
 import { ConnectionBase } from '../connectionBase';
 import { CloudamqpConsumer, CloudamqpPublisher, type HandleOwner } from './handles';
 import { sessionTuningOf } from './settings';
+import { isServerChannelClose } from './signals';
 import { isChannelOnlyError, socketOf, transportOf } from './transport';
 
 /** Bound on `session.stop()`: cancels every subscription, then Connection.Close; a dead peer answers neither. */
@@ -35,10 +40,12 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
   private readonly consumers = new Set<CloudamqpConsumer>();
   /** Every socket the transport used, so `close` can destroy any the library left open. */
   private readonly sockets = new Set<Socket>();
-  /** Bumped by every `onconnect`: an older one's follow-up work must not report the connection back. */
-  private connectGeneration = 0;
-  /** Why the last reconnection is not complete (a consumer that could not be re-established), for ensureConnected's error. */
+  /** What the session's `onrecoverfailed` said since the last disconnect. */
+  private recoverFailures: string[] = [];
+  /** Why the last reconnection is not complete (a consumer not consuming), for ensureConnected's error. */
   private recoveryProblem: string | undefined;
+  /** Library errors already told as a signal: the library rejects every call pending on a closed channel with one error. */
+  private readonly toldErrors = new WeakSet<object>();
 
   constructor(info: ClientInfo) {
     super();
@@ -54,6 +61,14 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
     this.consumers.delete(consumer);
   }
 
+  signal(kind: SignalKind, cause: unknown): void {
+    if (typeof cause === 'object' && cause !== null) {
+      if (this.toldErrors.has(cause)) return;
+      this.toldErrors.add(cause);
+    }
+    this.reportSignal(kind, cause);
+  }
+
   async start(url: string, profile: ClientProfile, connectionName: string | undefined): Promise<void> {
     const session = await AMQPSession.connect(url, {
       ...sessionTuningOf(profile),
@@ -66,11 +81,17 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
         if (this.current === 'closed') throw new Error('connection closed by the harness');
         if (this.current === 'down') this.attemptsSinceFault += 1;
       },
-      ondisconnect: (error?: Error) => this.reportFault(error ?? new Error('connection lost'), error ? undefined : 'closed'),
+      ondisconnect: (error?: Error) => {
+        this.reportFault(error ?? new Error('connection lost'), error ? undefined : 'closed');
+        this.recoverFailures = [];
+        this.recoveryProblem = undefined;
+      },
       onconnect: () => this.onLibraryConnected(),
       onrecoverfailed: (queue: string, error: Error) => {
-        this.recoveryProblem = `consumer of ${JSON.stringify(queue)} not re-established by the session: ${error.message}`;
+        this.recoverFailures.push(`consumer of ${JSON.stringify(queue)} not re-established by the session: ${error.message}`);
       },
+      onblocked: (reason: string) => this.reportSignal('blocked', reason),
+      onunblocked: () => this.reportSignal('unblocked', undefined),
     });
     let transport: AMQPClient;
     try {
@@ -90,8 +111,10 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
     this.rememberSocket();
     const libraryOnError = transport.onerror;
     transport.onerror = (error) => {
-      // Timed here, in the library's handler: on a reset this is the socket's 'error'.
+      // Timed here, in the library's handler: on a reset this is the socket's 'error'. A
+      // subscription's channel closed by the broker comes here too (the session silences its own channels').
       if (!isChannelOnlyError(transport, error)) this.reportFault(error);
+      else if (isServerChannelClose(error)) this.signal('channel_closed', error);
       libraryOnError.call(transport, error);
     };
     this.reportBack();
@@ -154,29 +177,23 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
     return this.session;
   }
 
-  /** The session reconnected and re-consumed (the first connect is reported by `start`). */
+  /**
+   * The session reconnected and re-consumed what it could (the first connect is reported by
+   * `start`). Back once every consumer consumes; otherwise down, saying which the session did not
+   * re-establish: the session tries again at its next reconnection, the adapter never does.
+   */
   private onLibraryConnected(): void {
     if (!this.session) return;
-    const generation = ++this.connectGeneration;
-    this.completeRecovery(generation).catch((error: unknown) => {
-      this.recoveryProblem = `could not complete the recovery: ${error instanceof Error ? error.message : String(error)}`;
-    });
-  }
-
-  private async completeRecovery(generation: number): Promise<void> {
     this.rememberSocket();
-    const problems: string[] = [];
-    for (const consumer of [...this.consumers].filter((candidate) => !candidate.healthy)) {
-      try {
-        await consumer.resubscribe();
-      } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
-      }
-    }
-    // Another disconnect (and onconnect) may have happened meanwhile: only the latest, still open, counts.
-    if (generation !== this.connectGeneration || this.current === 'closed' || !this.transport || this.transport.closed) return;
-    if (problems.length > 0) {
-      this.recoveryProblem = `consumer(s) not re-established after the reconnection: ${problems.join('; ')}`;
+    // The session swapped in new library consumers: listen for the broker's cancel of those.
+    for (const consumer of this.consumers) consumer.watch();
+    if (this.current === 'closed' || !this.transport || this.transport.closed) return;
+    const notConsuming = [...this.consumers].filter((consumer) => !consumer.healthy).length;
+    if (notConsuming > 0) {
+      this.recoveryProblem =
+        this.recoverFailures.length > 0
+          ? this.recoverFailures.join('; ')
+          : `${notConsuming} consumer(s) not consuming after the session's reconnection`;
       return;
     }
     this.recoveryProblem = undefined;

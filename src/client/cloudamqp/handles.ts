@@ -9,14 +9,21 @@
  *   Both channels are session-owned: dropped on disconnect and re-opened on the first publish
  *   after it. So every publisher of a connection shares one confirm channel and one ops channel.
  * - a consumer is an `AMQPQueue.subscribe` subscription (own channel, per-consumer prefetch),
- *   re-consumed by the session after a reconnection.
+ *   re-consumed by the session after a reconnection, and only then.
+ *
+ * Signals (./signals.ts): a publish or flush rejected because the broker closed its channel is
+ * the `channel_closed` signal (once per close: the library rejects every pending call with one
+ * error) and fails as such; a nack fails with PublishNackedError; a publish refused while the
+ * broker blocks the connection fails at once as `blocked`, as the library refuses it. The broker's
+ * cancel of a subscription is seen only in its consumer's `wait()`: the `consumer_cancelled`
+ * signal, and the subscription is no longer healthy. The adapter re-consumes nothing.
  */
 import type { AMQPExchange, AMQPMessage, AMQPQueue, AMQPSession, AMQPSubscription } from './library';
 import { nowNs } from '../../measure/clock';
-import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
+import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions, SignalKind } from '../api';
 import { bounded } from '../bounded';
-import { classifyFault } from '../faults';
-import { ClientFaultError } from '../types';
+import { ClientFaultError, PublishNackedError } from '../types';
+import { failureKind, isCancelledByServer, isNack, isServerChannelClose } from './signals';
 
 /** A server-side exchange that always exists: its passive declaration is a cheap synchronous round trip. */
 const ALWAYS_THERE = 'amq.direct';
@@ -27,15 +34,25 @@ const CANCEL_BOUND_MS = 1000;
 export interface HandleOwner {
   /** The fault of the current outage, or undefined when up. */
   readonly currentFault: ClientFault | undefined;
+  /** A typed signal the library gave through a handle; the same library error object is told once. */
+  signal(kind: SignalKind, cause: unknown): void;
   forget(consumer: CloudamqpConsumer): void;
 }
 
-/** The outage's fault as an error (its detection time and kind), or `fallback` worded as a new one. */
+/** The outage's fault as an error (its detection time and kind), or `error` worded as a new one. */
 function faultError(owner: HandleOwner, error: unknown, what: string): ClientFaultError {
   const outage = owner.currentFault;
   if (outage) return new ClientFaultError(`${what}: not connected: ${outage.message}`, outage.detectedNs, outage.kind, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
-  return new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error), { cause: error });
+  return new ClientFaultError(`${what}: ${message}`, nowNs(), failureKind(error), { cause: error });
+}
+
+/** A publish's or flush's rejection as the harness's error; a broker's channel close on a live connection is also the signal. */
+function failure(owner: HandleOwner, error: unknown, what: string): ClientFaultError | PublishNackedError {
+  if (error instanceof ClientFaultError) return error;
+  if (isNack(error)) return new PublishNackedError(`${what}: nacked by the broker (Message rejected)`, nowNs(), { cause: error });
+  if (!owner.currentFault && isServerChannelClose(error)) owner.signal('channel_closed', error);
+  return faultError(owner, error, what);
 }
 
 export class CloudamqpPublisher implements Publisher {
@@ -72,7 +89,7 @@ export class CloudamqpPublisher implements Publisher {
       : // Queued behind every plain publish on the session's ops channel: its answer means the broker has taken them.
         this.session.exchange(ALWAYS_THERE, 'direct', { passive: true }).then(
           () => undefined,
-          (error: unknown) => Promise.reject(faultError(this.owner, error, 'flush')),
+          (error: unknown) => Promise.reject(failure(this.owner, error, 'flush')),
         );
     await bounded(flushed, boundMs, `flush: the broker did not answer within ${boundMs} ms`);
   }
@@ -89,7 +106,7 @@ export class CloudamqpPublisher implements Publisher {
       // deliveryMode explicitly: the library's own default is 2 (persistent), the harness's is transient.
       await handle.publish(body, { routingKey, confirm: this.confirms, deliveryMode: options.persistent ? 2 : 1 });
     } catch (error) {
-      throw error instanceof ClientFaultError ? error : faultError(this.owner, error, this.confirms ? 'publish not confirmed' : 'publish');
+      throw failure(this.owner, error, this.confirms ? 'publish not confirmed' : 'publish');
     }
   }
 
@@ -104,6 +121,8 @@ export class CloudamqpPublisher implements Publisher {
 export class CloudamqpConsumer implements Consumer {
   private subscription: AMQPSubscription | undefined;
   private cancelled = false;
+  /** The library consumers whose `wait()` is listened to (the session swaps in a new one at each reconnection). */
+  private readonly watched = new WeakSet<object>();
 
   constructor(
     private readonly queue: AMQPQueue,
@@ -112,9 +131,15 @@ export class CloudamqpConsumer implements Consumer {
     private readonly owner: HandleOwner,
   ) {}
 
-  /** True while the subscription's channel is open (after a reconnection: the session re-consumed it). */
+  /**
+   * True while the subscription consumes: its channel open and its consumer still on it. The
+   * broker's cancel removes the consumer and leaves the channel open; after a reconnection the
+   * session's re-consume (when it worked) swaps in a new channel and consumer.
+   */
   get healthy(): boolean {
-    return this.cancelled || (this.subscription !== undefined && !this.subscription.channel.closed);
+    if (this.cancelled) return true;
+    const subscription = this.subscription;
+    return subscription !== undefined && !subscription.channel.closed && subscription.channel.consumers.has(subscription.consumerTag);
   }
 
   async subscribe(): Promise<void> {
@@ -123,18 +148,26 @@ export class CloudamqpConsumer implements Consumer {
     // library's third mode, ack when the callback returns, is not what the harness measures).
     const params = noAck ? { noAck: true } : { manualAck: true, ...(this.options.prefetch ? { prefetch: this.options.prefetch } : {}) };
     this.subscription = await this.queue.subscribe(params, (message) => this.deliver(message, noAck));
+    this.watch();
   }
 
   /**
-   * Subscribes again after the session's own re-consume failed (it logs that, calls
-   * `onrecoverfailed` and does not try again): what the library's docs tell an application to do
-   * from `onconnect`. The old subscription is cancelled first so the session stops recovering it.
+   * Listens to the current library consumer's `wait()`: the library's only word of the broker's
+   * basic.cancel (it rejects with 'Consumer cancelled by the server'). A connection or channel
+   * that closes rejects it too; those are told by the connection's own events. The library keeps
+   * one waiter per consumer, and nothing else waits on a callback subscription's consumer.
    */
-  async resubscribe(): Promise<void> {
-    const old = this.subscription;
-    this.subscription = undefined;
-    if (old) await bounded(old.cancel(), CANCEL_BOUND_MS, '').catch(() => undefined);
-    if (!this.cancelled) await this.subscribe();
+  watch(): void {
+    const subscription = this.subscription;
+    const consumer = subscription?.channel.consumers.get(subscription.consumerTag);
+    if (!consumer || this.watched.has(consumer)) return;
+    this.watched.add(consumer);
+    consumer.wait().then(
+      () => undefined,
+      (error: unknown) => {
+        if (!this.cancelled && isCancelledByServer(error)) this.owner.signal('consumer_cancelled', error);
+      },
+    );
   }
 
   async cancel(): Promise<void> {

@@ -6,17 +6,20 @@
  * Publishes while disconnected are queued by the library, not failed: a `publish` made while the
  * connection is `down` waits for the reconnection (up to `acquireTimeout`, 20 s) and then goes
  * out; the harness tells such a publish by the connection's state when it started, and the
- * settings say so (`publishWhileDown`). A publish that fails rejects with `ClientFaultError`
- * (./publisher.ts). Manual acks go through the handler's returned promise (./consumer.ts).
+ * settings say so (`publishWhileDown`). A publish that fails rejects with `ClientFaultError`, a
+ * nacked one with `PublishNackedError` (./publisher.ts). Manual acks go through the handler's
+ * returned promise (./consumer.ts). The library's typed signals, and how it gives each one, are
+ * in ./signals.ts.
  *
  * @example
  * const connection = await rabbitmqClientAdapter.connect('defaults', { urls: [url], connectionName: 'bench-1' });
  */
-import { PENDING_SIGNALS, type ClientAdapter, type ClientProfile, type ConnectOptions } from '../api';
+import type { ClientAdapter, ClientProfile, ConnectOptions } from '../api';
 import { packageVersion } from '../amqplib/common';
 import { redactUrl } from '../../redact';
 import { RabbitmqClientConnection } from './connection';
 import { profileOptions, reportedSettings } from './settings';
+import { RABBITMQ_CLIENT_SIGNALS } from './signals';
 import { connectionTarget } from './target';
 
 const LIBRARY = 'rabbitmq-client';
@@ -27,7 +30,7 @@ export const rabbitmqClientAdapter: ClientAdapter = {
   // The library goes round `hosts`, one per connection attempt: every URL is used.
   multipleHosts: true,
   recovery: 'library',
-  signals: PENDING_SIGNALS,
+  signals: RABBITMQ_CLIENT_SIGNALS,
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...profileOptions(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {
@@ -40,7 +43,7 @@ export const rabbitmqClientAdapter: ClientAdapter = {
         settings: reportedSettings(profile),
         multipleHosts: true,
         recovery: 'library',
-        signals: PENDING_SIGNALS,
+        signals: RABBITMQ_CLIENT_SIGNALS,
       },
       {
         ...connectionTarget(options.urls),

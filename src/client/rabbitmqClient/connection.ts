@@ -12,24 +12,31 @@
  * in the same tick for a reset; for a FIN after the socket's `end`, once Node has closed its side
  * too: 0.2–5 ms later in a local measurement), once per outage: the library mutes it for later
  * failed attempts.
- * It is also the library's "last resort" for channel errors nobody took; those are told apart by
- * the library's own error classes and readiness. `reportBack` comes once the library has
+ * It is also the library's "last resort" for channel errors nobody took (a plain publisher's channel
+ * closed by the broker): those are told apart by the library's own error classes and readiness, and
+ * reported as the `channel_closed` signal (./signals.ts). `reportBack` comes once the library has
  * reconnected and every consumer consumes again (publishers need nothing: they recover on send).
+ *
+ * Signals come from the library's own events (./signals.ts says which): the Connection's
+ * `connection.blocked` / `connection.unblocked`, channel errors of sends and consumers, and the
+ * Consumer's `CANCEL_FORCED`. While blocked the library corks its socket: the adapter lets the
+ * harness see that (sends that hang or resolve unsent); only its own `close` stays bounded.
  *
  * The library does not report its failed attempts, so `EnsureResult.attempts` is 1 after any outage.
  */
 import type { Socket } from 'node:net';
-import { AMQPChannelError, AMQPConnectionError, Connection, type ConnectionOptions } from 'rabbitmq-client';
+import { Connection, type ConnectionOptions } from 'rabbitmq-client';
 import { BrokerError, describeError } from '../../errors';
 import { redactText } from '../../redact';
 import { nowNs } from '../../measure/clock';
-import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
+import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher, SignalKind } from '../api';
 import { bounded } from '../bounded';
 import { ConnectionBase } from '../connectionBase';
 import { classifyFault, type FaultKind } from '../faults';
 import { ClientFaultError } from '../types';
 import { RabbitmqClientConsumer, type ConsumerOwner } from './consumer';
 import { RabbitmqClientPublisher, type PublisherOwner } from './publisher';
+import { isChannelError, isChannelLevel, isServerChannelClose } from './signals';
 
 const CLOSE_BOUND_MS = 1000;
 /** How long `consume` waits for a consumer's first setup (channel open, passive declare, qos, consume: up to four round trips). */
@@ -59,6 +66,8 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
       this.libraryConnected = true;
       this.maybeBack();
     });
+    this.rabbit.on('connection.blocked', (reason: string) => this.reportSignal('blocked', reason));
+    this.rabbit.on('connection.unblocked', () => this.reportSignal('unblocked', undefined));
   }
 
   get localPort(): number | undefined {
@@ -151,10 +160,14 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     return this.closing;
   }
 
-  faultFrom(error: unknown): ClientFaultError {
+  faultFrom(error: unknown, kind: FaultKind = this.kindOf(error)): ClientFaultError {
     const outage = this.outage;
     if (outage) return new ClientFaultError(`not connected: ${outage.message}`, outage.detectedNs, outage.kind, { cause: error });
-    return new ClientFaultError(describeError(error), nowNs(), classifyFault(error), { cause: error });
+    return new ClientFaultError(describeError(error), nowNs(), kind, { cause: error });
+  }
+
+  signal(kind: SignalKind, cause: unknown): void {
+    this.reportSignal(kind, cause);
   }
 
   forget(member: RabbitmqClientPublisher | RabbitmqClientConsumer): void {
@@ -166,9 +179,18 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     this.maybeBack();
   }
 
+  /** On a live connection a channel error is its channel's close, whatever its words (`CH_CLOSE 'channel is closed'` too). */
+  private kindOf(error: unknown): FaultKind {
+    return isChannelError(error) ? 'channel_closed' : classifyFault(error);
+  }
+
   private onLibraryError(error: unknown): void {
-    // A channel error the library had nobody else to tell: the connection is fine.
-    if (error instanceof AMQPChannelError && !(error instanceof AMQPConnectionError)) return;
+    // A channel error the library had nobody else to tell (a plain publisher's channel closed by
+    // the broker): the connection is fine, the channel is gone.
+    if (isChannelLevel(error)) {
+      if (isServerChannelClose(error)) this.reportSignal('channel_closed', error);
+      return;
+    }
     // A connection failure is emitted after the library marked itself reconnecting; a stale
     // write error of an old channel can arrive once it is connected again.
     if (this.rabbit.ready) return;

@@ -16,15 +16,24 @@
  * are released with REQUEUE: on a dead channel the nack cannot be sent (the broker requeues them
  * anyway, and the library reports "failed to ack/nack" as a consumer error, ignored here); on
  * cancel they go back to the queue. A later `ack()` of a released delivery is a no-op.
+ *
+ * Signals: the library's `error` event carries the broker's cancel (`CANCEL_FORCED`: the channel
+ * stays open, so pending deliveries can still be acked and are not released) and its channel
+ * closes. After either the library sets the consumer up again by itself; with the passive queue
+ * declare that fails until the queue exists again, and the library reports only the first failure
+ * of a series (none after a cancel). `consuming` says the truth meanwhile: not consuming.
  */
 import { AMQPChannelError, ConsumerStatus, type AsyncMessage, type Connection, type Consumer as LibraryConsumer } from 'rabbitmq-client';
-import type { ConsumeOptions, Consumer, Delivery } from '../api';
+import type { ConsumeOptions, Consumer, Delivery, SignalKind } from '../api';
 import { bounded } from '../bounded';
+import { isCancelledByServer, isServerChannelClose } from './signals';
 
 /** What a consumer tells its connection. */
 export interface ConsumerOwner {
   /** The consumer is consuming again (or for the first time). */
   consumerReady(): void;
+  /** A typed signal the library gave through this consumer (cancelled, or its channel closed by the broker). */
+  signal(kind: SignalKind, cause: unknown): void;
   forget(consumer: RabbitmqClientConsumer): void;
 }
 
@@ -61,6 +70,8 @@ export class RabbitmqClientConsumer implements Consumer {
     });
     this.library.on('error', (error: unknown) => {
       // Setup failures, forced cancels, acks on a dead channel: the library retries by itself.
+      if (isCancelledByServer(error)) this.owner.signal('consumer_cancelled', error);
+      else if (!this.cancelled && isServerChannelClose(error)) this.owner.signal('channel_closed', error);
       // A channel error means the channel is gone: its pending deliveries cannot be acked.
       if (error instanceof AMQPChannelError) this.release();
       this.firstSetup?.reject(error);

@@ -5,16 +5,27 @@
  * default) and then goes out: the library queues publishes, it does not fail them. The harness
  * tells such a publish by the connection's state (`down`, with `currentFault`) when it started,
  * and by its latency.
+ *
+ * A channel the broker closes (e.g. a confirmed send to a deleted exchange: 404) fails every send
+ * pending on it, as the library rejects them (kind `channel_closed`), and is the `channel_closed`
+ * signal; the library gives the close's own error to the oldest unconfirmed send, which may be
+ * another send than the one that caused it (./signals.ts). A basic.nack rejects with
+ * PublishNackedError. Nothing is re-sent: the library's next send opens a new channel.
  */
 import type { Channel, Connection, Publisher as LibraryPublisher, PublisherProps } from 'rabbitmq-client';
-import type { Publisher, PublishOptions } from '../api';
+import { nowNs } from '../../measure/clock';
+import type { Publisher, PublishOptions, SignalKind } from '../api';
 import { bounded } from '../bounded';
-import type { ClientFaultError } from '../types';
+import type { FaultKind } from '../faults';
+import { PublishNackedError, type ClientFaultError } from '../types';
+import { isNack, isServerChannelClose } from './signals';
 
 /** What a publisher needs of its connection. */
 export interface PublisherOwner {
-  /** The publish failed: a ClientFaultError with the current outage's kind and time, or the error's own. */
-  faultFrom(error: unknown): ClientFaultError;
+  /** The publish failed: a ClientFaultError with the current outage's kind and time, or the error's own (or `kind`). */
+  faultFrom(error: unknown, kind?: FaultKind): ClientFaultError;
+  /** A typed signal the library gave through this publisher (a channel closed by the broker). */
+  signal(kind: SignalKind, cause: unknown): void;
   forget(publisher: RabbitmqClientPublisher): void;
 }
 
@@ -35,13 +46,13 @@ export class RabbitmqClientPublisher implements Publisher {
   private lastSent: Promise<void> | undefined;
   /** Sends settled so far (they settle in order), and the latest that failed, by its place in that order. */
   private settled = 0;
-  private failure: { readonly settledAs: number; readonly fault: ClientFaultError } | undefined;
+  private failure: { readonly settledAs: number; readonly fault: ClientFaultError | PublishNackedError } | undefined;
   private readonly onSent = (): void => {
     this.settled += 1;
   };
   private readonly onFailed = (error: unknown): never => {
     this.settled += 1;
-    const fault = this.owner.faultFrom(error);
+    const fault = this.failureOf(error);
     this.failure = { settledAs: this.settled, fault };
     throw fault;
   };
@@ -82,12 +93,20 @@ export class RabbitmqClientPublisher implements Publisher {
           "rabbitmq-client's createPublisher no longer opens its channel through Connection.acquire(); update createObservedPublisher in src/client/rabbitmqClient/publisher.ts",
         );
       }
-      if (!channel.active) throw this.owner.faultFrom(new Error("the publisher's channel closed after the last publish"));
+      // Inactive on a live connection: the broker closed it (told as the signal when it did).
+      if (!channel.active) throw this.owner.faultFrom(new Error("the publisher's channel closed after the last publish"), 'channel_closed');
       await channel.exchangeDeclare({ exchange: ALWAYS_THERE, passive: true }).catch((error: unknown) => {
-        throw this.owner.faultFrom(error);
+        throw this.failureOf(error);
       });
     };
     await bounded(flushed(), boundMs, `flush: the broker did not answer within ${boundMs} ms`);
+  }
+
+  /** A send's (or the flush's) rejection as the harness's error; a broker's channel close is also the signal. */
+  private failureOf(error: unknown): ClientFaultError | PublishNackedError {
+    if (isNack(error)) return new PublishNackedError(`publish nacked by the broker: ${error.message}`, nowNs(), { cause: error });
+    if (isServerChannelClose(error)) this.owner.signal('channel_closed', error);
+    return this.owner.faultFrom(error);
   }
 
   async close(): Promise<void> {
