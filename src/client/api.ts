@@ -165,13 +165,6 @@ export interface ClientSignal {
  */
 export type SignalSupport = Readonly<Record<SignalKind, string>>;
 
-/** What an adapter says before its library's signals are mapped: nothing is claimed. */
-export const PENDING_SIGNALS: SignalSupport = Object.freeze({
-  channel_closed: 'none: not mapped by the adapter yet',
-  consumer_cancelled: 'none: not mapped by the adapter yet',
-  blocked: 'none: not mapped by the adapter yet',
-  unblocked: 'none: not mapped by the adapter yet',
-});
 
 export interface ClientConnection {
   readonly info: ClientInfo;

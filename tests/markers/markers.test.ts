@@ -156,8 +156,16 @@ describe('marker expressions: malformed', () => {
     ['1slow', 1, 'unexpected character "1"; expected a marker name, "and", "or", "not", "(" or ")"'],
     // unknown markers
     ['stres', 1, 'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness'],
-    ['benchmark and SLOW', 15, 'unknown marker "SLOW" (did you mean "slow"?); known markers: benchmark, stress, slow, cluster, faults, witness'],
-    ['AND slow', 1, 'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow, cluster, faults, witness'],
+    [
+      'benchmark and SLOW',
+      15,
+      'unknown marker "SLOW" (did you mean "slow"?); known markers: benchmark, stress, slow, cluster, faults, witness',
+    ],
+    [
+      'AND slow',
+      1,
+      'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow, cluster, faults, witness',
+    ],
     ['slow AND stress', 6, 'expected "and", "or" or the end of the expression, found marker "AND" (operators are lowercase: "and")'],
     ['integration', 1, 'unknown marker "integration"; known markers: benchmark, stress, slow, cluster, faults, witness'],
   ])(
