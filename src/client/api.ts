@@ -165,7 +165,6 @@ export interface ClientSignal {
  */
 export type SignalSupport = Readonly<Record<SignalKind, string>>;
 
-
 export interface ClientConnection {
   readonly info: ClientInfo;
   readonly state: ConnectionState;
