@@ -16,6 +16,7 @@ import { faultRecord } from '../faults/record';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
+import { judgedTarget } from '../results/targetVerdict';
 import type { Fault, FaultProxy } from '../schemaTypes';
 import { actedConnections, faultMomentsByPort, faultReference, faultSpread, type FaultSpread } from '../faults/moments';
 import { machineBound } from './machineBound';
@@ -236,12 +237,12 @@ export function missedOrUnmeasured(target: Target): boolean {
   return target.met === false || (target.met === null && target.reason === undefined);
 }
 
-/** A `<` target in ms; `notScoredBecause` makes `met` null (with the reason) whatever the value. */
+/**
+ * A `<` target in ms on one measurement (replicates judge it again on their interval);
+ * `notScoredBecause` makes `met` null (with the reason) whatever the value.
+ */
 function target(metric: string, thresholdMs: number, value: number | null, notScoredBecause: string | null = null): Target {
-  const base = { metric, comparator: '<' as const, threshold: thresholdMs, unit: 'ms' };
-  if (value === null) return { ...base, met: null };
-  if (notScoredBecause !== null) return { ...base, met: null, reason: notScoredBecause };
-  return { ...base, met: value < thresholdMs };
+  return judgedTarget({ metric, comparator: '<', threshold: thresholdMs, unit: 'ms' }, [value], notScoredBecause ?? undefined);
 }
 
 /** What one thread went through, in ms: its fault moment, detection and recovery from the run's reference (for the timeline chart). */

@@ -74,7 +74,9 @@ export function buildGlance(archive: RunArchive): Glance {
       .map((check) =>
         check.met !== null
           ? describeCheck(check)
-          : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
+          : check.inconclusive
+            ? `${describeCheck(check)} (${check.reason})`
+            : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
       ),
     peaks: peaksOf(archive),
     recovery: {
@@ -107,14 +109,15 @@ function verdictLine(archive: RunArchive, checks: readonly TargetCheck[]): strin
     ...(counts.skipped + counts.todo > 0 ? [`${counts.skipped + counts.todo} skipped`] : []),
   ].join(', ');
   const missed = checks.filter((check) => check.met === false).length;
-  const unscored = checks.filter((check) => check.met === null && check.reason !== undefined).length;
+  const inconclusive = checks.filter((check) => check.inconclusive).length;
+  const unscored = checks.filter((check) => check.met === null && check.reason !== undefined && !check.inconclusive).length;
   const unknown = checks.filter((check) => check.met === null && check.reason === undefined).length;
   const targets =
     checks.length === 0
       ? 'no target in this selection'
-      : missed === 0 && unknown === 0 && unscored === 0
+      : missed === 0 && unknown === 0 && unscored === 0 && inconclusive === 0
         ? `all ${checks.length} targets met`
-        : `${checks.length - missed - unknown - unscored} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}${unscored > 0 ? `, ${unscored} not scored (upper bounds)` : ''}`;
+        : `${checks.length - missed - unknown - unscored - inconclusive} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${inconclusive > 0 ? `, ${inconclusive} inconclusive (the interval straddles the target)` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}${unscored > 0 ? `, ${unscored} not scored (upper bounds)` : ''}`;
   return `${statusLabel(archive.status)}: ${tests}; ${targets}`;
 }
 

@@ -20,8 +20,10 @@ export interface TargetCheck {
   readonly threshold: number;
   /** null: no value to judge, or not scored on purpose (then `reason` says why). */
   readonly met: boolean | null;
-  /** Why a target was left unscored (e.g. the figure is an upper bound, not the fault it is about). */
+  /** Why a target was left unscored (e.g. the figure is an upper bound, not the fault it is about), or why it is inconclusive. */
   readonly reason?: string;
+  /** Its interval neither within nor beyond the target (noise alone never makes a miss). */
+  readonly inconclusive?: boolean;
 }
 
 /** Who a result is, in a sentence: recovery scenarios by their short name, others by family and distinguishing parameters. */
@@ -46,6 +48,7 @@ export function targetChecks(results: readonly RawResult[], keyMetrics: readonly
         threshold: target.threshold,
         met: targetMet(result, target.metric),
         ...(target.reason === undefined ? {} : { reason: target.reason }),
+        ...(target.verdict === 'inconclusive' ? { inconclusive: true } : {}),
       });
     }
   }
@@ -65,6 +68,7 @@ export function targetChecks(results: readonly RawResult[], keyMetrics: readonly
       threshold: keyMetric.target.threshold,
       met: keyMetric.met,
       ...(keyMetric.met_reason ? { reason: keyMetric.met_reason } : {}),
+      ...(keyMetric.met_reason?.startsWith('inconclusive') ? { inconclusive: true } : {}),
     });
   }
   return checks;

@@ -26,7 +26,7 @@ export function junitPropertiesFor(
         `${Number(metric.value.toPrecision(6))}${metric.unit && metric.unit !== 'count' ? ` ${metric.unit}` : ''}`;
     }
     for (const target of result.targets ?? []) {
-      const verdict = target.met === null ? 'no value' : target.met ? 'met' : 'missed';
+      const verdict = target.verdict === 'inconclusive' ? 'inconclusive' : target.met === null ? 'no value' : target.met ? 'met' : 'missed';
       properties[`${prefix}target.${target.metric}`] = `${target.comparator} ${target.threshold} ${target.unit}: ${verdict}`;
     }
     if (result.samples) {

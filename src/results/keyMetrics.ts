@@ -13,6 +13,7 @@ import { describeReceived, RECEIVED_KIND_WORDS, type ReceivedKind } from '../cli
 import { keyFigures } from '../scenarios/catalogue';
 import type { DeepReadonly } from './deepReadonly';
 import type { RawResult } from './rawResult';
+import { judgedTarget } from './targetVerdict';
 import type * as Schema from '../schemaTypes';
 
 // Generated from schemas/run-archive.schema.json (the history's entries share it), read-only.
@@ -122,17 +123,22 @@ function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMet
   }
   const unscored = declared !== undefined && declared.met === null && declared.reason !== undefined;
   const upperBound = reference === 'upper_bound' && metric.unit === 'ms';
+  // The specification's target, where the result declared none, judged on the replicates' interval.
+  const judged =
+    declared || upperBound || target === null
+      ? undefined
+      : judgedTarget({ metric: definition.metric, ...target }, result.replicates?.[definition.metric] ?? [metric.value]);
   return {
     ...common,
     id: definition.id,
     label: upperBound ? `${definition.label} (upper bound)` : definition.label,
     target,
-    met: declared ? declared.met : upperBound ? null : evaluateTarget(metric.value, target),
+    met: declared ? declared.met : upperBound ? null : (judged?.met ?? null),
     met_reason: unscored
       ? declared.reason
       : upperBound && target !== null && metric.value !== null
         ? 'an upper bound (timed from the injecting API call): not scored against the exact-moment target'
-        : null,
+        : (judged?.reason ?? null),
   };
 }
 

@@ -15,8 +15,8 @@
  */
 import { mergeHistograms, encodeHistogram } from '../measure/histogram';
 import { median, isNonEmpty, type NonEmptyArray } from '../measure/statistics';
-import { evaluateTarget } from './keyMetrics';
-import type { EncodedHistogram, Metric, RawResult, ResultDraft, Target } from './rawResult';
+import { rejudged } from './targetVerdict';
+import type { EncodedHistogram, Metric, RawResult, ResultDraft } from './rawResult';
 
 export interface CombineOptions {
   /**
@@ -95,7 +95,11 @@ export function combineReplicates(drafts: NonEmptyArray<ResultDraft>, options: C
   ];
   const samples = concatenateSamples(drafts);
   const histograms = mergeHistogramsOf(drafts);
-  const targets = first.targets?.map((target) => reevaluate(target, metrics[target.metric]?.value ?? null));
+  // Judged on the replicates' interval, not on their median alone.
+  // A total is judged as the one figure it is.
+  const targets = first.targets?.map((target) =>
+    rejudged(target, totals.has(target.metric) ? [metrics[target.metric]?.value ?? null] : (replicates[target.metric] ?? [])),
+  );
   return {
     // What the replicates share and no rule here combines (the client, the fault proxy, a suite's
     // own record such as a recovery `fault`) comes from the first; a suite may combine it itself.
@@ -149,8 +153,4 @@ function mergeHistogramsOf(drafts: readonly ResultDraft[]): Record<string, Encod
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
-/** A target against the combined value; one left unscored on purpose (it has a reason) stays unscored. */
-function reevaluate(target: Target, value: number | null): Target {
-  if (target.met === null && target.reason !== undefined) return target;
-  return { ...target, met: evaluateTarget(value, target) };
-}
+

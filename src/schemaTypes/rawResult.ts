@@ -176,11 +176,33 @@ export interface Target {
   comparator: '<' | '>';
   threshold: number;
   unit: string;
+  /**
+   * true: met; false: missed (the interval lies beyond the target); null: no value, not scored on purpose (`reason`), or inconclusive (`verdict`).
+   */
   met: boolean | null;
   /**
    * Why `met` is null although there is a value: e.g. the figure is an upper bound (timed from the injecting API call), or the clients did not receive the fault the target is about (FIN instead of RST).
    */
   reason?: string;
+  /**
+   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise. Absent in results written before intervals.
+   */
+  verdict?: 'met' | 'missed' | 'inconclusive';
+  /**
+   * The distribution-free interval of the median of the figure's independent repetitions (src/measure/intervals.ts).
+   */
+  interval?: {
+    low: number;
+    high: number;
+    /**
+     * Coverage of the interval for the median (1 for a single value).
+     */
+    confidence: number;
+    /**
+     * Independent repetitions it was made from (replicates, pairs).
+     */
+    n: number;
+  };
 }
 /**
  * The fault-injection server that produced the figures of this result.

@@ -101,7 +101,15 @@ describe('computeRecoveryMetrics', () => {
       as_expected: true,
       removal: 'deleted',
     });
-    expect(rst.targets[0]).toEqual({ metric: 'error_detection_latency_ms', comparator: '<', threshold: 10, unit: 'ms', met: true });
+    expect(rst.targets[0]).toEqual({
+      metric: 'error_detection_latency_ms',
+      comparator: '<',
+      threshold: 10,
+      unit: 'ms',
+      met: true,
+      verdict: 'met',
+      interval: { low: 1, high: 1, confidence: 1, n: 1 },
+    });
 
     const fin = computeRecoveryMetrics(
       outcome([thread(0, 5, 100, { detectionCause: 'closed' }), thread(1, 6, 100, { detectionCause: 'reset' })], events),

@@ -97,10 +97,14 @@ describe('key metrics', () => {
       ...strict,
       targets: [{ metric: 'error_detection_latency_ms', comparator: '<' as const, threshold: 15, unit: 'ms', met: true }],
     };
+    // One measurement beyond the seed's target is inconclusive: a miss needs an interval of repetitions beyond it.
     expect(extractKeyMetrics([strict]).find((metric) => metric.id === 'rst_detection')).toMatchObject({
-      met: false,
+      met: null,
+      met_reason: expect.stringMatching(/^inconclusive: 12 ms \(one measurement\)/),
       target: { threshold: 10 },
     });
+    const replicated = { ...strict, replicates: { error_detection_latency_ms: [12, 11, 14, 12, 13] as [number, ...number[]] } };
+    expect(extractKeyMetrics([replicated]).find((metric) => metric.id === 'rst_detection')).toMatchObject({ met: false });
     expect(extractKeyMetrics([declared]).find((metric) => metric.id === 'rst_detection')).toMatchObject({
       met: true,
       target: { threshold: 15 },

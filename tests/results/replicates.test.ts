@@ -46,8 +46,10 @@ describe('combineReplicates', () => {
     // Histograms merged: every replicate's latencies.
     expect(combined.histograms?.publish_latency?.count).toBe(8);
     expect(decodeHistogram(combined.histograms!.publish_latency!).getValueAtPercentile(100)).toBeGreaterThanOrEqual(200);
-    // The target is evaluated again on the combined value (each replicate's own verdict differed).
-    expect(combined.targets).toEqual([{ metric: 'throughput_msgs_per_sec', comparator: '>', threshold: 1000, unit: 'msg/s', met: true }]);
+    // The target is judged again on the replicates' interval (each replicate's own verdict differed): [900, 1300] straddles 1000.
+    expect(combined.targets).toEqual([
+      expect.objectContaining({ metric: 'throughput_msgs_per_sec', comparator: '>', threshold: 1000, met: null, verdict: 'inconclusive' }),
+    ]);
     expect(combined.notes?.[0]).toMatch(/^value: the median of 4 replicates \(independent repetitions/);
     expect(combined.notes).toContain('errors: the total over the 4 replicates, not the median');
     expect(combined.notes).toContain('throughput: the median of 2 measured rounds');
