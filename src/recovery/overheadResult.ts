@@ -72,7 +72,10 @@ export function recoveryOverheadResult(outcome: RecoveryOverheadOutcome): Result
 
   // Judged on the pairs' interval: each pair is one independent repetition of the check.
   const targets: Target[] = JUDGED.map((stem) =>
-    judgedTarget({ metric: ratioStem(stem), comparator: '<', threshold: RECOVERY_OVERHEAD_TARGET_PERCENT, unit: '%' }, samples[ratioStem(stem)]),
+    judgedTarget(
+      { metric: ratioStem(stem), comparator: '<', threshold: RECOVERY_OVERHEAD_TARGET_PERCENT, unit: '%' },
+      samples[ratioStem(stem)],
+    ),
   );
   const faster = JUDGED.filter((stem) => (metrics[ratioStem(stem)]!.value ?? 100) < 100);
   return {

@@ -152,5 +152,3 @@ function mergeHistogramsOf(drafts: readonly ResultDraft[]): Record<string, Encod
   }
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
-
-
