@@ -189,6 +189,11 @@ export interface ClientConnection {
   destroy(reason: string): void;
   /** Closes politely, bounded; stops any recovery; safe to call twice. */
   close(): Promise<void>;
+  /**
+   * True once a close() did not end by itself: the adapter's bound cut the library's close short
+   * (e.g. a library that waits for a blocked broker). A finding, where the harness looks for one.
+   */
+  readonly closeHitBound: boolean;
 }
 
 /** A library adapter: what the registry knows of one client name. */

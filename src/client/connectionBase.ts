@@ -43,6 +43,17 @@ export abstract class ConnectionBase implements ClientConnection {
     return this.current;
   }
 
+  private closeBoundHit = false;
+
+  get closeHitBound(): boolean {
+    return this.closeBoundHit;
+  }
+
+  /** The library's close did not end within the adapter's bound (it was cut short). */
+  protected noteCloseBoundHit(): void {
+    this.closeBoundHit = true;
+  }
+
   /** The fault of the current outage; undefined while up. */
   get currentFault(): ClientFault | undefined {
     return this.outage;

@@ -37,6 +37,14 @@ export interface MatrixThreadReport {
   readonly unhandled: readonly string[];
   /** How long its close() took; null when it did not return within the bound. */
   readonly closeMs: number | null;
+  /** Its close() returned only because the adapter's own bound cut the library's close short. */
+  readonly closeHitBound?: boolean;
   /** Thread 0 under an alarm: close() of a blocked connection (null: it did not return within `boundMs`). */
-  readonly closeCheck?: { readonly closeMs: number | null; readonly boundMs: number; readonly error?: string };
+  readonly closeCheck?: {
+    readonly closeMs: number | null;
+    readonly boundMs: number;
+    /** The library's close did not end by itself: the adapter's bound cut it short. */
+    readonly hitAdapterBound: boolean;
+    readonly error?: string;
+  };
 }

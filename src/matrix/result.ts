@@ -70,7 +70,13 @@ export interface MatrixDetails {
   readonly publish_interval_ms: number;
   readonly in_flight_at_fault: PublishAccount['inFlightAtFault'];
   readonly during_fault: PublishAccount['duringFault'];
-  readonly close_while_blocked: { readonly close_ms: number | null; readonly bound_ms: number; readonly error?: string } | null;
+  readonly close_while_blocked: {
+    readonly close_ms: number | null;
+    readonly bound_ms: number;
+    /** The library's close did not end by itself: the adapter's own bound cut it short. */
+    readonly cut_by_adapter_bound: boolean;
+    readonly error?: string;
+  } | null;
   readonly threads: readonly MatrixThreadDetail[];
   readonly harness_problems: readonly string[];
 }
@@ -102,7 +108,10 @@ export function computeMatrixResult(outcome: MatrixOutcome): MatrixResult {
   const { board } = outcome;
   const removedNs = outcome.removedNs;
   const since = (ns: bigint, from: bigint | null) => (ns === 0n || from === null ? null : elapsedMs(from, ns));
-  const faultLossBeforeNs = definition.destroysMessages ? (outcome.injection?.bracket.completedNs ?? null) : null;
+  // Until the fault was undone (within its injection, or at its removal), what it destroyed is its own loss.
+  const faultLossBeforeNs = definition.destroysMessages
+    ? (outcome.removal?.completedNs ?? outcome.injection?.bracket.completedNs ?? null)
+    : null;
 
   const accounts = outcome.threads.map((report, thread) =>
     accountPublishes({
@@ -215,7 +224,12 @@ export function computeMatrixResult(outcome: MatrixOutcome): MatrixResult {
       in_flight_at_fault: total.inFlightAtFault,
       during_fault: total.duringFault,
       close_while_blocked: closeCheck
-        ? { close_ms: closeCheck.closeMs, bound_ms: closeCheck.boundMs, ...(closeCheck.error ? { error: closeCheck.error } : {}) }
+        ? {
+            close_ms: closeCheck.closeMs,
+            bound_ms: closeCheck.boundMs,
+            cut_by_adapter_bound: closeCheck.hitAdapterBound,
+            ...(closeCheck.error ? { error: closeCheck.error } : {}),
+          }
         : null,
       threads,
       harness_problems: [...outcome.harnessProblems],
@@ -285,6 +299,13 @@ function findingsOf(
     findings.push(
       `close() of a blocked connection did not return within ${seconds(closeCheck.boundMs)}${closeCheck.error ? ` (${closeCheck.error})` : ''}`,
     );
+  else if (closeCheck?.hitAdapterBound)
+    findings.push(
+      `close() of a blocked connection hung in the library: it returned after ${Math.round(closeCheck.closeMs ?? 0)} ms only because the adapter's own close bound cut it short (an application without one would wait for the unblock)`,
+    );
+  for (const report of outcome.threads)
+    if (report.closeHitBound)
+      findings.push(`thread ${report.threadIndex}: close() did not end by itself: the adapter's own bound cut the library's close short`);
   return findings;
 }
 

@@ -208,6 +208,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     events,
     unhandled: [...trap.trapped],
     closeMs: closeMs ?? null,
+    ...(connection?.closeHitBound ? { closeHitBound: true } : {}),
     ...(closeCheck ? { closeCheck } : {}),
   };
 }
@@ -232,8 +233,12 @@ async function checkCloseWhileBlocked(task: MatrixTask, _publisher: Publisher): 
       () => true,
       () => false,
     );
-    return { closeMs: closed ? Number(nowNs() - startedNs) / 1e6 : null, boundMs: task.closeBoundMs };
+    return {
+      closeMs: closed ? Number(nowNs() - startedNs) / 1e6 : null,
+      boundMs: task.closeBoundMs,
+      hitAdapterBound: second.closeHitBound,
+    };
   } catch (failure) {
-    return { closeMs: null, boundMs: task.closeBoundMs, error: redactText(describeError(failure)) };
+    return { closeMs: null, boundMs: task.closeBoundMs, hitAdapterBound: false, error: redactText(describeError(failure)) };
   }
 }

@@ -21,8 +21,8 @@ export interface FaultMatrixSection {
   readonly table: string;
   /** `Broker closes the connection × rabbitmq-client (defaults)`, and what failed with its evidence. */
   readonly findings: readonly { readonly cell: string; readonly items: readonly string[] }[];
-  /** How each configuration's library gives each typed signal (`none: ...` where it does not). */
-  readonly signals_table: string;
+  /** How each client's library gives each typed signal (`none: ...` where it does not), one line per client. */
+  readonly signals: readonly string[];
   readonly cells: number;
   readonly failed_cells: number;
   readonly notes: readonly string[];
@@ -59,16 +59,15 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
       return [{ cell: `${descriptorOf({ name: fault }).label} × ${configuration.label}`, items: verdict.findings }];
     }),
   );
-  const signalRows = configurations.flatMap((configuration) => {
-    const client = cells.find((result) => configurationOf(result)?.label === configuration.label)?.client as
-      { readonly signals?: Readonly<Record<string, string>> } | undefined;
-    const signals = client?.signals;
-    if (!signals) return [];
-    return [[configuration.label, ...Object.keys(signals).map((kind) => escapeCell(signals[kind]!))]];
-  });
-  const signalKinds = Object.keys(
-    (cells.find((result) => (result.client as { signals?: object } | undefined)?.signals)?.client as { signals?: object } | undefined)
-      ?.signals ?? {},
+  // Signals are the adapter's, the same in both profiles: one line per client.
+  const signals = [...new Map(configurations.map((configuration) => [configuration.name, configuration])).values()].flatMap(
+    (configuration) => {
+      const client = cells.find((result) => configurationOf(result)?.name === configuration.name)?.client as
+        { readonly signals?: Readonly<Record<string, string>> } | undefined;
+      if (!client?.signals) return [];
+      const said = Object.entries(client.signals).map(([kind, how]) => `${kind.replace(/_/g, ' ')}: ${how}`);
+      return [`**${configuration.name}**: ${said.join('; ')}`];
+    },
   );
   return {
     table: markdownTable(['Fault', ...configurations.map((configuration) => configuration.label)], rows, [
@@ -76,8 +75,7 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
       ...configurations.map(() => false),
     ]),
     findings,
-    signals_table:
-      signalRows.length === 0 ? '' : markdownTable(['Client', ...signalKinds.map((kind) => kind.replace(/_/g, ' '))], signalRows),
+    signals,
     cells: cells.length,
     failed_cells: cells.filter((result) => !verdictOf(result)!.ok).length,
     notes: [

@@ -119,6 +119,7 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
     const model = manager.connection ?? this.model;
     this.model = undefined;
     if (!closedInTime) {
+      this.noteCloseBoundHit();
       // Gave up on the polite close: reject what the wrappers still queue, and keep the
       // library's reconnect handler from scheduling one more (pointless) attempt timer.
       for (const binding of this.bindings) void binding.wrapper.close().catch(() => undefined);

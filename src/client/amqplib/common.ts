@@ -37,15 +37,19 @@ export async function closeBounded(
   model: { close(): Promise<void> } | undefined,
   socket: Socket | undefined,
   boundMs = 1000,
-): Promise<void> {
-  if (!model) return;
+): Promise<boolean> {
+  if (!model) return true;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    model.close().catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, boundMs);
+  const closedInTime = await Promise.race([
+    model.close().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), boundMs);
     }),
   ]);
   clearTimeout(timer);
   socket?.destroy();
+  return closedInTime;
 }

@@ -98,7 +98,7 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
     const model = this.model;
     this.model = undefined;
     for (const binding of this.bindings) binding.detach();
-    await closeBounded(model, socketOf(model));
+    if (!(await closeBounded(model, socketOf(model)))) this.noteCloseBoundHit();
   }
 
   /** One attempt on the next URL: connect, then re-open every publisher and consumer. */

@@ -91,7 +91,7 @@ class AmqplibRecoveryConnection extends AmqplibConnectionBase {
     const recovering = this.recovering;
     this.recovering = undefined;
     this.model = undefined;
-    await closeBounded(recovering, socket);
+    if (!(await closeBounded(recovering, socket))) this.noteCloseBoundHit();
   }
 
   /** Nothing: amqplib's recovery leaves it dead while the connection is up (what the library does, reported as it is). */

@@ -157,7 +157,7 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
     this.session = undefined;
     this.rememberSocket();
     // stop(): no more reconnects, cancels the subscriptions, closes politely; bounded.
-    if (session) await bounded(session.stop(), STOP_BOUND_MS, '').catch(() => undefined);
+    if (session) await bounded(session.stop(), STOP_BOUND_MS, '').catch(() => this.noteCloseBoundHit());
     this.rememberSocket();
     // What the polite close did not end: a dead peer's socket, or a handshake that timed out
     // (the library rejects the attempt but leaves its socket open).

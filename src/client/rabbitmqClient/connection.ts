@@ -222,9 +222,14 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     // Connected: consumers and publishers first (the library's close waits for their channels).
     // Down: there is nothing to tell the broker; stopping the library first fails their pending
     // setups (waiting for a reconnection in acquire()) at once.
-    if (connected) await members();
+    if (connected) {
+      // Each member's close is bounded at CLOSE_BOUND_MS: reaching it means one was cut short.
+      const startedMs = Date.now();
+      await members();
+      if (Date.now() - startedMs >= CLOSE_BOUND_MS) this.noteCloseBoundHit();
+    }
     // Stops the library's recovery; when connected, sends connection.close and waits for the socket to close.
-    await bounded(this.rabbit.close(), CLOSE_BOUND_MS, '').catch(() => undefined);
+    await bounded(this.rabbit.close(), CLOSE_BOUND_MS, '').catch(() => this.noteCloseBoundHit());
     // A dead peer never answers: whatever is left goes now (a no-op once the library is closed).
     this.rabbit.unsafeDestroy();
     if (!connected) await members();
