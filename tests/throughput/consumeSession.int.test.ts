@@ -283,8 +283,8 @@ describe('the consume harness-overhead comparison', () => {
     expect(outcome.report.errors).toEqual([]);
     const result = consumeOverheadResult(outcome);
     expect(result.samples?.harness_msgs_per_sec).toHaveLength(2);
-    expect(result.targets?.[0]?.met).toBe(
-      typeof result.metrics.ratio_percent?.value === 'number' && result.metrics.ratio_percent.value >= 90,
-    );
+    // Judged on the two pairs' interval: met when both are above 90%, else inconclusive (two pairs never make a miss).
+    const ratios = result.samples?.ratio_percent ?? [];
+    expect(result.targets?.[0]?.verdict).toBe(ratios.every((ratio) => ratio > 90) ? 'met' : 'inconclusive');
   }, 90_000);
 });

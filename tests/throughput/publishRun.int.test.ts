@@ -266,8 +266,8 @@ describe('the harness-overhead comparison', () => {
     expect(outcome.errors).toBe(0);
     const result = harnessOverheadResult(outcome);
     expect(result.samples?.ratio_percent).toHaveLength(2);
-    expect(result.targets?.[0]?.met).toBe(
-      typeof result.metrics.ratio_percent?.value === 'number' && result.metrics.ratio_percent.value >= 90,
-    );
+    // Judged on the two pairs' interval: met when both are above 90%, else inconclusive (two pairs never make a miss).
+    const ratios = result.samples?.ratio_percent ?? [];
+    expect(result.targets?.[0]?.verdict).toBe(ratios.every((ratio) => ratio > 90) ? 'met' : 'inconclusive');
   }, 60_000);
 });

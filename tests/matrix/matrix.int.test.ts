@@ -1,0 +1,135 @@
+/**
+ * Every fault of the matrix against the real broker and the embedded proxy, for a client the
+ * harness recovers (amqplib, the control) and one its library recovers (rabbitmq-client), both
+ * with the normalised 5 s heartbeat: each cell reaches its verdict within its bounds, the fault's
+ * moment is the proxy's (a frame, a dropped chunk) where it has one, every publish ends in exactly
+ * one class, and the harness is left clean (fault undone, node stopped).
+ */
+import type { ClientSpec } from '../../src/client/api';
+import { sharedBrokerActions } from '../../src/broker/actions';
+import { resolveClusterSettings } from '../../src/broker/nodes/settings';
+import { startSoloNode, type SoloNode } from '../../src/broker/nodes/soloNode';
+import { getConfig } from '../../src/config';
+import { computeMatrixResult, type MatrixResult } from '../../src/matrix/result';
+import { runMatrixCell, type MatrixBroker, type MatrixCellOptions } from '../../src/matrix/scenario';
+import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
+
+const CONTROL: ClientSpec = { name: 'amqplib', profile: 'normalised' };
+const LIBRARY: ClientSpec = { name: 'rabbitmq-client', profile: 'normalised' };
+
+let shared: EmbeddedProxyEntry;
+let solo: SoloNode;
+let soloBroker: MatrixBroker;
+
+beforeAll(async () => {
+  shared = await startEmbeddedProxyEntry('matrix-shared');
+  solo = await startSoloNode(resolveClusterSettings());
+  const entry = await shared.proxy.client.createProxy({
+    name: 'matrix-solo',
+    listen: '127.0.0.1:0',
+    upstream: `127.0.0.1:${solo.node.amqpPort}`,
+  });
+  const url = new URL(solo.url);
+  url.host = entry.listen;
+  const proxy = { client: shared.proxy.client, name: 'matrix-solo' };
+  soloBroker = {
+    directUrl: solo.url,
+    proxy,
+    proxiedUrl: url.toString().replace(/\/$/, ''),
+    actions: (topology) => solo.brokerActions(topology),
+    node: solo.actions(proxy),
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await solo?.stop();
+  await shared?.close();
+}, 60_000);
+
+const sharedBroker = (): MatrixBroker => ({
+  directUrl: getConfig().amqpUrl,
+  proxy: shared.proxy,
+  proxiedUrl: shared.proxiedUrl,
+  actions: (topology) => sharedBrokerActions(getConfig().amqpUrl, topology),
+});
+
+async function cell(
+  client: ClientSpec,
+  fault: string,
+  broker: MatrixBroker,
+  bounds: Partial<MatrixCellOptions> = {},
+): Promise<MatrixResult> {
+  const outcome = await runMatrixCell({
+    client,
+    fault: { kind: fault },
+    broker,
+    threads: 1,
+    warmupMessages: 10,
+    detectionBoundMs: 5000,
+    recoveryBoundMs: 10_000,
+    settleMs: 2000,
+    ...bounds,
+  });
+  expect(outcome.harnessProblems).toEqual([]);
+  const result = computeMatrixResult(outcome);
+  // Every publish ends in exactly one class.
+  const m = (name: string) => result.metrics[name]?.value ?? 0;
+  expect(m('messages_published')).toBeGreaterThan(0);
+  expect(m('messages_confirmed') + m('publishes_nacked') + m('publishes_rejected') + m('publishes_hung')).toBe(m('messages_published'));
+  return result;
+}
+
+describe.each([
+  ['the harness-recovered control', CONTROL],
+  ['a library-recovered client', LIBRARY],
+])('the fault matrix, %s (real broker, embedded proxy)', (_label, client) => {
+  it('broker_close: timed from the connection.close frame, noticed as a broker close, back', async () => {
+    const result = await cell(client, 'broker_close', sharedBroker());
+    expect(result.fault.reference).toMatchObject({ source: 'proxy_timeline', exact: true });
+    expect(result.fault.received).toEqual({ broker_closed: 1 });
+    expect(result.verdict).toMatchObject({ ok: true, findings: [] });
+  }, 60_000);
+
+  it('channel_error: timed from the channel.close frame, noticed as a closed channel, publishing again once the exchange is back', async () => {
+    const result = await cell(client, 'channel_error', sharedBroker());
+    expect(result.fault.reference).toMatchObject({ exact: true, description: expect.stringMatching(/channel\.close/) });
+    expect(result.fault.received).toEqual({ channel_closed: 1 });
+    expect(result.verdict.ok).toBe(true);
+    expect(result.metrics.publishes_rejected?.value).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('consumer_cancel: timed from the basic.cancel frame, noticed as a cancel, consuming again', async () => {
+    const result = await cell(client, 'consumer_cancel', sharedBroker());
+    expect(result.fault.reference).toMatchObject({ exact: true, description: expect.stringMatching(/basic\.cancel/) });
+    expect(result.fault.received).toEqual({ consumer_cancelled: 1 });
+    expect(result.verdict.ok).toBe(true);
+  }, 60_000);
+
+  it('alarm (a node of its own): blocked, publishes held, back after the unblock; close() of a blocked connection checked', async () => {
+    const result = await cell(client, 'alarm', soloBroker, { holdMs: 1500, closeCheck: true });
+    expect(result.fault.reference).toMatchObject({ exact: true, description: expect.stringMatching(/connection\.blocked/) });
+    expect(result.fault.received).toEqual({ blocked: 1 });
+    expect(result.metrics.threads_recovered?.value).toBe(1);
+    expect(result.details.close_while_blocked).not.toBeNull();
+    // amqplib's close does not wait for the broker; rabbitmq-client's waits, and only the adapter's bound ends it.
+    expect(result.details.close_while_blocked?.cut_by_adapter_bound).toBe(client.name === 'rabbitmq-client');
+  }, 60_000);
+
+  it('dead_peer: only the 5 s heartbeat notices the silence, within two to three intervals', async () => {
+    const result = await cell(client, 'dead_peer', sharedBroker(), { detectionBoundMs: 25_000, recoveryBoundMs: 15_000 });
+    expect(result.fault.received).toEqual({ heartbeat: 1 });
+    const detection = result.metrics.error_detection_latency_ms?.value ?? Infinity;
+    expect(detection).toBeGreaterThanOrEqual(5000);
+    expect(detection).toBeLessThan(20_000);
+    expect(result.verdict.ok).toBe(true);
+  }, 90_000);
+
+  it('node_pause (a node of its own): the frozen node is noticed by heartbeats, and the client is back once it runs again', async () => {
+    const result = await cell(client, 'node_pause', soloBroker, { detectionBoundMs: 25_000, recoveryBoundMs: 15_000 });
+    // Silence leaves no event: an upper bound from the signal, a few µs wide.
+    expect(result.fault.reference).toMatchObject({ source: 'api_call_start', exact: false });
+    expect(result.fault.received).toEqual({ heartbeat: 1 });
+    expect(result.verdict.ok).toBe(true);
+    expect(solo.actions().running()).toBe(true);
+  }, 90_000);
+});
