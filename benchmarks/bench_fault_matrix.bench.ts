@@ -94,6 +94,10 @@ async function measureCell(client: ClientSpec, row: MatrixRow): Promise<void> {
       details: computed.details as unknown as Record<string, unknown>,
       fault: computed.fault,
       fault_proxy: computed.faultProxy,
+      // From the injection to the end of publishing; the rest is threads connecting, warm-up, settling and closing.
+      ...(outcome.injection && outcome.settleStartedNs
+        ? { measured_ms: Math.round(Number(outcome.settleStartedNs - outcome.injection.bracket.startedNs) / 1e6) }
+        : {}),
     },
     `${descriptorOf({ name: matrixResultName(row.fault) }).label}: ${computed.verdict.cell}; published ${m.messages_published?.value}, confirmed ${m.messages_confirmed?.value}, rejected ${m.publishes_rejected?.value}, hung ${m.publishes_hung?.value}, lost ${m.messages_lost?.value}` +
       (computed.verdict.findings.length > 0 ? `\n      ${computed.verdict.findings.join('\n      ')}` : ''),

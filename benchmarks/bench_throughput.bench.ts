@@ -100,7 +100,11 @@ const rate = (value: number | null | undefined): string =>
 async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, roundBoundMs: number): Promise<void> {
   const workload = resolvePublishWorkload({ ...publishCase, rounds: ROUNDS, warmupRounds: 1, roundBoundMs });
   const outcomes = await runReplicates(REPLICATES, () => measurePublishThroughput({ url: benchContext().directUrl, client }, workload));
-  const draft = withClient(publishThroughputReplicatesResult(outcomes), client);
+  const draft = {
+    ...withClient(publishThroughputReplicatesResult(outcomes), client),
+    // The measured rounds of every replicate; the rest of the test is sessions, warm-up rounds and purges.
+    measured_ms: Math.round(outcomes.flatMap((outcome) => measuredRounds(outcome)).reduce((sum, round) => sum + round.durationMs, 0)),
+  };
   const replicateRates = draft.replicates?.throughput_msgs_per_sec ?? [];
   const merged = mergeHistograms(outcomes.map((outcome) => outcome.report.histogram));
   const summary = summarizeMs(merged);
@@ -242,7 +246,11 @@ async function measureConsumeAndRecord(client: ClientSpec, consumeCase: ConsumeC
     warmupMs: CONSUME_WARMUP_MS,
   });
   const outcome = await measureSustainedConsume({ url: benchContext().directUrl, client, workload });
-  const draft = sustainedConsumeResult(outcome);
+  const draft = {
+    ...sustainedConsumeResult(outcome),
+    // The measured windows; the rest is filling the queue, warm-up and draining.
+    measured_ms: Math.round(outcome.phase.windows.reduce((sum, window) => sum + window.durationMs, 0)),
+  };
   const windows = outcome.phase.windows.map((window) => window.consumeRateMsgsPerSec);
   const bound = draft.details?.bound as keyof typeof BOUND_WORDS;
   recordResult(

@@ -163,6 +163,8 @@ export default class BenchmarkReporter implements Reporter {
       full_name: testCase.fullName,
       status: STATUS[testCase.status] ?? 'skipped',
       duration_ms: testCase.duration ?? null,
+      // When it started: with the durations, where a run's time went (src/run/timeBudget.ts).
+      ...(typeof testCase.startAt === 'number' ? { started_at: new Date(testCase.startAt).toISOString() } : {}),
       failure_message: failure ? redactSecrets(stripAnsi(failure), this.secrets).slice(0, 4000) : null,
     };
   }

@@ -3,6 +3,7 @@
  * text out): status, counts, key figures against targets, comparison verdicts, where files are.
  */
 import path from 'node:path';
+import { formatTimeBudget, timeBudget } from '../run/timeBudget';
 import type { RunComparison } from '../results/compare';
 import { countVerdicts, type Regression } from '../results/gate';
 import type { RunArchive } from '../results/archive';
@@ -109,6 +110,8 @@ export function formatSummary(input: SummaryInput): string {
     `results     ${archive.results.length} raw result(s)${archive.invalid_result_files.length ? `, ${archive.invalid_result_files.length} unreadable (see report)` : ''}`,
   ];
   lines.push(...keyFigureLines(archive));
+  const budget = timeBudget(archive);
+  if (budget) lines.push(...formatTimeBudget(budget));
   if (input.comparison) {
     const verdicts = countVerdicts(input.comparison);
     lines.push(

@@ -67,6 +67,8 @@ export function realisticDraft(input: RealisticDraftInput): ResultDraft {
     histograms: input.histograms ?? latencyHistograms(shown),
     notes: input.ownNotesOnly ? [...input.notes] : [...WORKLOAD_NOTES, ...input.notes],
     details: { ...workloadDetails(outcome, figures), ...input.details },
+    // Every round from the first publish to the last delivery (warm-up rounds too: they are measured, then set aside).
+    measured_ms: Math.round(figures.rounds.reduce((sum, round) => sum + (round.drainMs ?? 0), 0)),
   };
 }
 

@@ -81,7 +81,15 @@ export async function measureRecoveryScenario(row: RecoveryScenarioRow, measurem
   const drafts: NonEmptyArray<ResultDraft> = [toDraft(first), ...later.map(toDraft)];
   const combined = drafts.length === 1 ? drafts[0] : combineReplicates(drafts, { totals: ['false_alarms'] });
   const fault = combineFaultRecords([first.fault, ...later.map((one) => one.fault)]);
-  const result = measurement.record({ ...combined, fault }, progressLine(row.scenario, threads, combined, fault, drafts.length, first));
+  // Per replicate, from the injection to the last thread back; the rest is threads connecting, warm-up and teardown.
+  const measuredMs = computed.reduce(
+    (sum, one) => sum + (one.metrics.injection_to_fault_ms?.value ?? 0) + (one.metrics.full_recovery_latency_ms?.value ?? 0),
+    0,
+  );
+  const result = measurement.record(
+    { ...combined, fault, measured_ms: Math.round(measuredMs) },
+    progressLine(row.scenario, threads, combined, fault, drafts.length, first),
+  );
 
   const problems: string[] = [];
   computed.forEach((one, replicate) => {

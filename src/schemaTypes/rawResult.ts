@@ -96,6 +96,10 @@ export interface RawResult {
   fault?: Fault;
   timestamp: string;
   fingerprint: string;
+  /**
+   * Time this result spent inside its measurement windows (every replicate: rounds, windows, fault to recovery); the rest of its test's time was set-up, warm-up and teardown. Absent where a suite does not say.
+   */
+  measured_ms?: number;
 }
 /**
  * What the scenario ran with (threads, publish_mode, client, client_profile, ...): with the name, what identifies a result from run to run.

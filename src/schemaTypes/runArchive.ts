@@ -158,6 +158,10 @@ export interface TestOutcome {
    * First failure message, ANSI codes removed, passwords masked, at most a few KB.
    */
   failure_message: string | null;
+  /**
+   * When the test started (Jest's startAt); absent in outcomes written before it was recorded.
+   */
+  started_at?: string;
 }
 /**
  * A test file that could not run at all (import error, failing hook), and Jest's message.
