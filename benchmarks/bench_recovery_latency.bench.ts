@@ -41,7 +41,8 @@ const SCENARIOS: readonly (RecoveryScenarioRow & {
     fault: { kind: 'reset_peer' },
     parameters: { toxic: 'reset_peer', toxic_timeout_ms: 0 },
     // 100 threads (slow): how propagation grows per thread beyond 50, beside the bare floor at 100.
-    threads: [[10], [50], withMarkers(['slow'], [100])],
+    // 10 threads (capture): `bench verify` checks its fault timeline against a packet capture.
+    threads: [withMarkers(['capture'], [10]), [50], withMarkers(['slow'], [100])],
   },
   {
     test: 'test_recovery_after_network_partition',

@@ -15,6 +15,8 @@
  *   `faults` marks the fault matrix (`npm run bench:faults`), outside the `benchmark` runs.
  *   `witness` marks the harness checking itself (harness/bare ratios, the proxy's overhead):
  *   `bench verify` runs them, the quick run leaves them out.
+ *   `capture` marks the scenario whose fault timeline `bench verify` checks against a packet
+ *   capture (reset_peer at 10 threads; it stays in the quick run too).
  *
  * Less parallelism (the seed's `--numprocesses=1`): the benchmark project already runs one test
  * file at a time (`maxWorkers: 1` in jest.config.ts); `--runInBand` (`-i`) also keeps that file
@@ -26,7 +28,7 @@ import { extract, parse } from 'jest-docblock';
 import { MarkerExpressionError } from './errors';
 
 /** The markers the harness knows, in the order they are listed in messages. */
-export const MARKERS = ['benchmark', 'stress', 'slow', 'cluster', 'faults', 'witness'] as const;
+export const MARKERS = ['benchmark', 'stress', 'slow', 'cluster', 'faults', 'witness', 'capture'] as const;
 export type Marker = (typeof MARKERS)[number];
 
 /** A parsed marker expression. `position` is the 0-based offset of the name in the source. */

@@ -14,7 +14,7 @@ import { ConfigError } from '../errors';
 import { secretsOf } from '../redact';
 import { readHistory } from '../results/history';
 import { rebuildReport } from '../run/reportOnly';
-import { summarizeAaCheck, type AaPair } from './aaSummary';
+import { summarizeAaCheck, type AaPair, type AaVerdict } from './aaSummary';
 import { runBenchmarks } from './runCommand';
 import { resolveRunOptions, type RunOptions } from './runOptions';
 
@@ -93,11 +93,17 @@ export async function runAaCheck(
   options: AaOptions,
   log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<number> {
+  const verdict = await measureAaCheck(options, log);
+  return verdict === 'interrupted' ? 130 : verdict.exitCode;
+}
+
+/** The A/A runs and their verdict (`bench aa`, `bench verify --aa`). */
+export async function measureAaCheck(options: AaOptions, log: (line: string) => void): Promise<AaVerdict | 'interrupted'> {
   log(`bench aa: ${options.runs} runs of markers "${options.run.markerExpression}" into ${options.folder}`);
   for (let run = 1; run <= options.runs; run += 1) {
     log(`bench aa: run ${run} of ${options.runs}`);
     const exitCode = await runBenchmarks(options.run, log);
-    if (exitCode === 130) return 130;
+    if (exitCode === 130) return 'interrupted';
     if (exitCode !== 0)
       log(
         `bench aa: run ${run} did not pass (exit ${exitCode}); it cannot serve as a baseline, the next run is compared with an earlier one`,
@@ -120,5 +126,5 @@ export async function runAaCheck(
   log('');
   log(verdict.text);
   log(`bench aa: runs, reports and history are in ${options.folder}`);
-  return verdict.exitCode;
+  return verdict;
 }

@@ -25,6 +25,10 @@ export interface AaVerdict {
   readonly exitCode: 0 | 1;
   readonly judged: number;
   readonly flagged: number;
+  /** The worst pair's share of its judged metrics flagged. */
+  readonly worstSharePercent: number;
+  /** `--threshold` would have passed every pair. */
+  readonly gatePassed: boolean;
 }
 
 /**
@@ -38,6 +42,7 @@ export function summarizeAaCheck(pairs: readonly AaPair[], thresholdPercent: num
   let judged = 0;
   let flagged = 0;
   let failing = 0;
+  let worstSharePercent = 0;
   pairs.forEach((pair, index) => {
     if (!pair.comparison) {
       rows.push([String(index + 1), pair.run_id, '—', '—', '—', 'no comparison']);
@@ -49,6 +54,7 @@ export function summarizeAaCheck(pairs: readonly AaPair[], thresholdPercent: num
     const pairFlagged = counts.better + counts.worse;
     const share = counts.judged === 0 ? 0 : (pairFlagged / counts.judged) * 100;
     const gate = pair.regressions.length === 0 ? 'exit 0' : `exit 1 (${pair.regressions.length})`;
+    worstSharePercent = Math.max(worstSharePercent, share);
     if (share > maxFalseAlarmPercent || pair.regressions.length > 0 || counts.judged === 0) failing += 1;
     judged += counts.judged;
     flagged += pairFlagged;
@@ -86,5 +92,12 @@ export function summarizeAaCheck(pairs: readonly AaPair[], thresholdPercent: num
       ? 'verdict: this machine is quiet enough to gate on --threshold ' + thresholdPercent
       : `verdict: ${failing} pair(s) failed the check: do not trust the gate on this machine as it is (quiet it, raise BENCH_MIN_EFFECTS, or raise --threshold)`,
   );
-  return { text: `${lines.join('\n')}\n`, exitCode: failing === 0 ? 0 : 1, judged, flagged };
+  return {
+    text: `${lines.join('\n')}\n`,
+    exitCode: failing === 0 ? 0 : 1,
+    judged,
+    flagged,
+    worstSharePercent: Math.round(worstSharePercent * 10) / 10,
+    gatePassed: pairs.every((pair) => pair.comparison !== null && pair.regressions.length === 0),
+  };
 }

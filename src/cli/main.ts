@@ -12,6 +12,7 @@ import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
 import type * as RunCommand from './runCommand';
+import type * as VerifyCommand from './verifyCommand';
 
 type Registrar = (program: Command) => void;
 
@@ -27,6 +28,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
+  verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };

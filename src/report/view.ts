@@ -17,6 +17,8 @@ import { buildFaultMatrix, type FaultMatrixSection } from './faultMatrix';
 import { buildGlance, statusLabel, type Glance } from './glance';
 import { shortParameters } from './labels';
 import { markdownTable } from './markdown';
+import { verificationText } from './verificationText';
+import type { CitedVerification } from '../results/verifications';
 
 export interface ChartLink {
   readonly id: string;
@@ -45,6 +47,8 @@ export interface ReportInput {
   readonly generatedAt: Date;
   /** Pipeline warnings (corrupt history moved aside, chart not rendered, ...). */
   readonly warnings: readonly string[];
+  /** The harness's own check this report cites (`bench verify`); absent or null: none. */
+  readonly verification?: CitedVerification | null;
 }
 
 export interface KeyMetricRow {
@@ -70,6 +74,8 @@ export interface ReportView {
     readonly invoked_by: string;
     readonly archive_file: string;
   };
+  /** The harness's own check this report cites, in one line (`bench verify`). */
+  readonly harness_verification: string;
   readonly environment: {
     readonly fingerprint: string;
     readonly rows: readonly { field: string; value: string }[];
@@ -163,6 +169,7 @@ export function buildReportView(input: ReportInput): ReportView {
       invoked_by: archive.invoked_by === 'cli' ? 'run script' : 'Jest reporter',
       archive_file: input.archiveFile,
     },
+    harness_verification: verificationText(input.verification ?? null),
     environment: {
       fingerprint: environment.fingerprint,
       rows: environmentRows,

@@ -19,7 +19,8 @@ export type SchemaFile =
   | 'benchmark-history.schema.json'
   | 'jest-outcome.schema.json'
   | 'shard-manifest.schema.json'
-  | 'run-manifest.schema.json';
+  | 'run-manifest.schema.json'
+  | 'verifications.schema.json';
 
 let ajv: Ajv2020 | undefined;
 

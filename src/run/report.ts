@@ -14,6 +14,7 @@ import { chooseBaseline } from '../results/baseline';
 import { compareRuns, DEFAULT_ALPHA, resultKey, type ComparableRun, type RunComparison } from '../results/compare';
 import { regressionsBeyond, type Regression } from '../results/gate';
 import type { HistoryEntry } from '../results/history';
+import { citedVerification, readVerifications, VERIFICATIONS_FILE_NAME, type CitedVerification } from '../results/verifications';
 import type { MinimumEffects } from '../minimumEffects';
 
 export interface ReportOutcome {
@@ -75,6 +76,7 @@ export async function reportFor(input: ReportForInput): Promise<ReportOutcome> {
       reportsDir: input.reportsDir,
       templatePath: input.templatePath,
       secrets: input.secrets,
+      verification: verificationOf(input.archive, input.reportsDir, input.warn),
     });
     return { comparison, comparisonNote, regressions, reportPath, view, reportError: null };
   } catch (error) {
@@ -112,4 +114,12 @@ function comparableOf(entry: HistoryEntry, reportsDir: string, warn: (message: s
     environment: { fingerprint, git_commit, git_dirty, node_version, platform },
     results: entry.results,
   };
+}
+
+/** The `bench verify` this run's report cites: of its build on this kind of machine, else the nearest earlier one. */
+function verificationOf(archive: RunArchive, reportsDir: string, warn: (message: string) => void): CitedVerification | null {
+  const read = readVerifications(reportsDir);
+  if (read.corrupt) warn(`${VERIFICATIONS_FILE_NAME} not used: ${read.corrupt.reason}`);
+  const { environment } = archive;
+  return citedVerification(read.verifications, environment.fingerprint, environment, new Date(archive.started_at));
 }

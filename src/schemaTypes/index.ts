@@ -33,3 +33,4 @@ export type {
 } from './runArchive';
 export type { RunManifest } from './runManifest';
 export type { ShardManifest, Shard } from './shardManifest';
+export type { Verifications, Verification, VerificationMachine, VerificationCheck, CaptureCheck, AaCheck } from './verifications';

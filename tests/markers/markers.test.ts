@@ -155,19 +155,19 @@ describe('marker expressions: malformed', () => {
     ['slow #x', 6, 'unexpected character "#"; expected a marker name, "and", "or", "not", "(" or ")"'],
     ['1slow', 1, 'unexpected character "1"; expected a marker name, "and", "or", "not", "(" or ")"'],
     // unknown markers
-    ['stres', 1, 'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness'],
+    ['stres', 1, 'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture'],
     [
       'benchmark and SLOW',
       15,
-      'unknown marker "SLOW" (did you mean "slow"?); known markers: benchmark, stress, slow, cluster, faults, witness',
+      'unknown marker "SLOW" (did you mean "slow"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture',
     ],
     [
       'AND slow',
       1,
-      'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow, cluster, faults, witness',
+      'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow, cluster, faults, witness, capture',
     ],
     ['slow AND stress', 6, 'expected "and", "or" or the end of the expression, found marker "AND" (operators are lowercase: "and")'],
-    ['integration', 1, 'unknown marker "integration"; known markers: benchmark, stress, slow, cluster, faults, witness'],
+    ['integration', 1, 'unknown marker "integration"; known markers: benchmark, stress, slow, cluster, faults, witness, capture'],
   ])(
     '%s: column %i, %s',
     (source, column, problem) => {
