@@ -155,7 +155,11 @@ describe('marker expressions: malformed', () => {
     ['slow #x', 6, 'unexpected character "#"; expected a marker name, "and", "or", "not", "(" or ")"'],
     ['1slow', 1, 'unexpected character "1"; expected a marker name, "and", "or", "not", "(" or ")"'],
     // unknown markers
-    ['stres', 1, 'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture'],
+    [
+      'stres',
+      1,
+      'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture',
+    ],
     [
       'benchmark and SLOW',
       15,

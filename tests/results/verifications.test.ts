@@ -85,9 +85,15 @@ describe('citedVerification', () => {
 
   it('the report says which, and how to get one', () => {
     expect(verificationText(null)).toMatch(/not verified .*npm run bench:verify/);
-    expect(verificationText({ verification: thisBuild, sameBuild: true })).toMatch(/^✅ sound on this build, 2026-11-25: 0 of 0 witness checks met, fault timeline agreed/);
-    expect(verificationText({ verification: earlier, sameBuild: false })).toContain('an earlier build (`old00000`, commit `01234567`), not this one');
-    expect(verificationText({ verification: verification({ test_name_filter: 'proxy' }), sameBuild: true })).toContain('(partial: only `-t proxy`)');
+    expect(verificationText({ verification: thisBuild, sameBuild: true })).toMatch(
+      /^✅ sound on this build, 2026-11-25: 0 of 0 witness checks met, fault timeline agreed/,
+    );
+    expect(verificationText({ verification: earlier, sameBuild: false })).toContain(
+      'an earlier build (`old00000`, commit `01234567`), not this one',
+    );
+    expect(verificationText({ verification: verification({ test_name_filter: 'proxy' }), sameBuild: true })).toContain(
+      '(partial: only `-t proxy`)',
+    );
   });
 });
 
@@ -118,7 +124,10 @@ describe('witness checks and the verdict', () => {
     ]);
   });
 
-  const check = (verdict: Verification['checks'][number]['verdict']) => ({ ...witnessChecks([result('proxy_overhead', [{ ...target, met: true }], 95)])[0]!, verdict });
+  const check = (verdict: Verification['checks'][number]['verdict']) => ({
+    ...witnessChecks([result('proxy_overhead', [{ ...target, met: true }], 95)])[0]!,
+    verdict,
+  });
   const agreed = { status: 'agreed' as const, detail: '' };
 
   it.each([
@@ -126,7 +135,12 @@ describe('witness checks and the verdict', () => {
     [[check('met'), check('inconclusive')], agreed, null, 'inconclusive'],
     [[check('met'), check('missed')], agreed, null, 'unsound'],
     [[check('met')], { status: 'disagreed' as const, detail: '' }, null, 'unsound'],
-    [[check('met')], agreed, { runs: 3, false_alarm_percent: 12, max_false_alarm_percent: 5, threshold_percent: 10, gate_passed: true, passed: false }, 'unsound'],
+    [
+      [check('met')],
+      agreed,
+      { runs: 3, false_alarm_percent: 12, max_false_alarm_percent: 5, threshold_percent: 10, gate_passed: true, passed: false },
+      'unsound',
+    ],
     [[check('met'), check('no value')], agreed, null, 'incomplete'],
     [[], agreed, null, 'incomplete'],
     [[check('met')], { status: 'skipped' as const, detail: '' }, null, 'sound'],

@@ -17,7 +17,15 @@ function tsv(rows: readonly [number, number, number][]): string {
 
 describe('readRstCapture', () => {
   it('keeps the RSTs that left the proxy port, by client port, oldest first', () => {
-    const capture = readRstCapture(tsv([[3, PROXY_PORT, 5001], [1, PROXY_PORT, 5001], [2, 5002, PROXY_PORT], [4, PROXY_PORT, 5003]]) + '\n\n', PROXY_PORT);
+    const capture = readRstCapture(
+      tsv([
+        [3, PROXY_PORT, 5001],
+        [1, PROXY_PORT, 5001],
+        [2, 5002, PROXY_PORT],
+        [4, PROXY_PORT, 5003],
+      ]) + '\n\n',
+      PROXY_PORT,
+    );
     expect([...capture.entries()]).toEqual([
       [5001, [1, 3]],
       [5003, [4]],
@@ -50,7 +58,13 @@ describe('checkTimeline', () => {
   });
 
   it('names a connection whose RST the capture never saw (or saw more than a second away)', () => {
-    const capture = readRstCapture(tsv([[epochOf(2_000_000_000), PROXY_PORT, 5001], [epochOf(2_000_100_000) + 5, PROXY_PORT, 5002]]), PROXY_PORT);
+    const capture = readRstCapture(
+      tsv([
+        [epochOf(2_000_000_000), PROXY_PORT, 5001],
+        [epochOf(2_000_100_000) + 5, PROXY_PORT, 5002],
+      ]),
+      PROXY_PORT,
+    );
     expect(checkTimeline({ clock_anchor: ANCHOR, fault_timeline: timeline }, capture)).toMatchObject({ matched: 1, missing: [5002, 5003] });
   });
 

@@ -51,7 +51,8 @@ describe('bench verify end to end', () => {
 
   it('records one partial verification with the witness check and the capture check', () => {
     const { verifications, corrupt } = readVerifications(path.join(workDir, 'reports'));
-    if (verifications.length !== 1) throw new Error(`bench verify exited ${run.code}\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`);
+    if (verifications.length !== 1)
+      throw new Error(`bench verify exited ${run.code}\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`);
     expect(corrupt).toBeUndefined();
     const [verification] = verifications;
     expect(verification!.test_name_filter).toBe('test_recovery_after_reset_peer\\[10\\]|test_proxy_round_trip_latency');
