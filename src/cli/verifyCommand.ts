@@ -99,7 +99,8 @@ export async function runVerify(
   const capture = input.capture === false ? { skipped: 'left out (--no-capture)' } : await startRstCapture(port, captureFile);
   log(`bench verify: witnesses and the capture scenario (markers "${VERIFY_MARKERS}") into ${folder}`);
   log(`bench verify: packet capture of port ${port}: ${'skipped' in capture ? `skipped: ${capture.skipped}` : 'running (tshark)'}`);
-  const restoreEnv = 'skipped' in capture ? () => undefined : setEnv({ BENCH_PROXY_LISTEN: `127.0.0.1:${port}`, BENCH_PROXY_NAME: 'rabbitmq-verify' });
+  const restoreEnv =
+    'skipped' in capture ? () => undefined : setEnv({ BENCH_PROXY_LISTEN: `127.0.0.1:${port}`, BENCH_PROXY_NAME: 'rabbitmq-verify' });
   let exitCode: number;
   let captured = '';
   try {
