@@ -32,6 +32,7 @@ export interface VerifyCommandInput {
   readonly maxFalseAlarms?: string;
   readonly output?: string;
   readonly testName?: string;
+  readonly clients?: string;
 }
 
 export function registerVerifyCommand(program: Command): void {
@@ -45,6 +46,10 @@ export function registerVerifyCommand(program: Command): void {
     .option('--threshold <percent>', 'with --aa: the gate to check', '10')
     .option('--max-false-alarms <percent>', 'with --aa: a pair flagging more than this share of its metrics fails', '5')
     .option('-o, --output <dir>', 'folder for the verification runs (default: verify/ in the reports folder)')
+    .option(
+      '--clients <list>',
+      'client configurations whose harness/bare witnesses run (as `bench run --clients`; default the default client)',
+    )
     .option('-t, --test-name <pattern>', 'only the witnesses whose full name matches (Jest -t): a partial verification, said as such')
     .addHelpText(
       'after',
@@ -84,7 +89,7 @@ export async function runVerify(
           cwd,
         );
   const run = {
-    ...resolveRunOptions({ markers: VERIFY_MARKERS, testName: input.testName }, config, cwd),
+    ...resolveRunOptions({ markers: VERIFY_MARKERS, testName: input.testName, clients: input.clients }, config, cwd),
     reportsDir: folder,
     reportsDirSetting: '-o/--output' as const,
     rawResultsDir: path.join(folder, '.test-output'),
