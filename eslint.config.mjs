@@ -8,7 +8,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'docs/node_modules/', 'docs/.vitepress/cache/', 'docs/.vitepress/dist/', 'reports/', '.cache/', 'coverage/'],
+    ignores: [
+      'node_modules/',
+      'docs/node_modules/',
+      'docs/.vitepress/cache/',
+      'docs/.vitepress/dist/',
+      'reports/',
+      '.cache/',
+      'coverage/',
+      'types/',
+      '.scratch/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -3,6 +3,9 @@ import type { Config } from 'jest';
 
 type ProjectConfig = Exclude<NonNullable<Config['projects']>[number], string>;
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain JavaScript, shared with the installed package
+const benchmarkProject = require('./jest/benchmarkProject.js') as ProjectConfig;
+
 // ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` checks types once.
 const transform: Config['transform'] = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 
@@ -31,15 +34,8 @@ const config: Config = {
     }),
     tier('integration', ['<rootDir>/tests/**/*.int.test.ts']),
     tier('e2e', ['<rootDir>/tests/**/*.e2e.test.ts'], { setupFilesAfterEnv: ['<rootDir>/tests/support/e2eTimeout.ts'] }),
-    {
-      displayName: 'benchmark',
-      testMatch: ['<rootDir>/benchmarks/**/*.bench.ts'],
-      transform,
-      testEnvironment: '<rootDir>/fixtures/testEnvironment.ts',
-      globalSetup: '<rootDir>/fixtures/globalSetup.ts',
-      globalTeardown: '<rootDir>/fixtures/globalTeardown.ts',
-      setupFilesAfterEnv: ['<rootDir>/fixtures/setupBenchmark.ts'],
-    },
+    // The benchmark project is shared with `bench run` (jest/benchmarks.config.js).
+    benchmarkProject,
   ],
   // The benchmark reporter acts only on the benchmark project's files (progress, outcome, junit.xml
   // with key metrics, and on a plain `jest` run the archive, history and report); other runs see

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // Thin launcher: the CLI is TypeScript, transpiled on the fly by esbuild (no build step to forget).
-require('esbuild-register/dist/node').register({ target: 'node20' });
+require('../lib/register');
 // `bench ... --help | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {

@@ -3,8 +3,10 @@
  * A bad value stops with one line naming the variable and the expected form (ConfigError).
  */
 import path from 'node:path';
-import { CLIENT_NAMES, parseClientSelection, type ClientSpec } from './client/api';
+import { CLIENT_NAMES, CLIENT_PROFILES, parseClientSelection, type ClientSpec } from './client/api';
+import { loadAdapterModule, looksLikeAdapterModule, splitAdapterEntry } from './client/external';
 import { ConfigError } from './errors';
+import { packageRoot } from './packageRoot';
 import { resolveMinimumEffects, type MinimumEffects } from './minimumEffects';
 
 /** A TCP endpoint, e.g. `127.0.0.1:25672`. */
@@ -60,8 +62,18 @@ export interface BenchConfig {
   readonly minimumEffects: MinimumEffects;
 }
 
-/** The project root (where package.json lives), independent of the working directory. */
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
+/** The project root (where this package's package.json lives), independent of the working directory. */
+export const PROJECT_ROOT = packageRoot();
+
+/**
+ * Where relative settings (BENCH_RAW_DIR, BENCH_REPORTS_DIR, adapter modules) are resolved from:
+ * BENCH_WORK_DIR, which the installed command (`amqp-bench`, bin/amqp-bench.js) sets to the folder
+ * it was started in — the user's project, whose reports they are — else this project's root.
+ */
+export function workDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const chosen = env.BENCH_WORK_DIR?.trim();
+  return chosen ? path.resolve(chosen) : PROJECT_ROOT;
+}
 
 export const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -100,8 +112,8 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     proxyListen: parseHostPort('BENCH_PROXY_LISTEN', value('BENCH_PROXY_LISTEN') ?? DEFAULTS.proxyListen),
     proxyUpstream: parseHostPort('BENCH_PROXY_UPSTREAM', value('BENCH_PROXY_UPSTREAM') ?? DEFAULTS.proxyUpstream),
     embeddedProxy: parseChoice('BENCH_EMBEDDED_PROXY', value('BENCH_EMBEDDED_PROXY') ?? DEFAULTS.embeddedProxy, ['auto', 'never'] as const),
-    rawResultsDir: path.resolve(PROJECT_ROOT, value('BENCH_RAW_DIR') ?? DEFAULTS.rawResultsDir),
-    reportsDir: path.resolve(PROJECT_ROOT, value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
+    rawResultsDir: path.resolve(workDir(env), value('BENCH_RAW_DIR') ?? DEFAULTS.rawResultsDir),
+    reportsDir: path.resolve(workDir(env), value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
     failOnFindings: parseBoolean('BENCH_FAIL_ON_FINDINGS', value('BENCH_FAIL_ON_FINDINGS') ?? 'false'),
@@ -110,7 +122,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
       value('BENCH_CLIENT_MODE'),
       'unset; clients are chosen with BENCH_CLIENTS now (manual = amqplib, amqplib-recovery = amqplib-recovery, e.g. BENCH_CLIENTS=amqplib-recovery:defaults)',
     ),
-    clients: resolveClientSelection('BENCH_CLIENTS', value('BENCH_CLIENTS') ?? DEFAULTS.clients),
+    clients: resolveClientSelection('BENCH_CLIENTS', value('BENCH_CLIENTS') ?? DEFAULTS.clients, workDir(env)),
     replicates: parseReplicates('BENCH_REPLICATES', value('BENCH_REPLICATES')),
     minimumEffects: resolveMinimumEffects(value('BENCH_MIN_EFFECTS')),
   });
@@ -172,16 +184,30 @@ function refuseRetired(variable: string, raw: string | undefined, expected: stri
  * A client selection (`all`, or `name` / `name:profile` separated by commas), validated.
  * @throws ConfigError naming `variable` (BENCH_CLIENTS, or the CLI's --clients) and every valid client
  */
-export function resolveClientSelection(variable: string, raw: string): readonly ClientSpec[] {
-  const parsed = parseClientSelection(raw);
-  if (typeof parsed === 'string') {
-    throw new ConfigError(
-      variable,
-      `"all" or a comma-separated list of clients (${CLIENT_NAMES.join(', ')}), each optionally :defaults or :normalised (${parsed})`,
-      raw,
-    );
+export function resolveClientSelection(variable: string, raw: string, cwd: string = workDir()): readonly ClientSpec[] {
+  const specs: ClientSpec[] = [];
+  const add = (spec: ClientSpec) => {
+    if (!specs.some((known) => known.name === spec.name && known.profile === spec.profile && known.module === spec.module))
+      specs.push(spec);
+  };
+  const expected = `"all" or a comma-separated list of clients (${CLIENT_NAMES.join(', ')}) or adapter modules (./bench/myClient.ts), each optionally :defaults or :normalised`;
+  for (const entry of raw.split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    if (looksLikeAdapterModule(entry)) {
+      // An adapter from the user's project: loaded now, so a bad module is said before anything runs.
+      const { modulePath, profile } = splitAdapterEntry(entry);
+      const module = path.resolve(cwd, modulePath);
+      const adapter = loadAdapterModule(module, variable);
+      for (const each of profile === undefined ? (adapter.profiles ?? CLIENT_PROFILES) : [profile])
+        add({ name: adapter.name, profile: each, module });
+      continue;
+    }
+    const parsed = parseClientSelection(entry);
+    if (typeof parsed === 'string') throw new ConfigError(variable, `${expected} (${parsed})`, raw);
+    parsed.forEach(add);
   }
-  return Object.freeze(parsed.map((spec) => Object.freeze(spec)));
+  if (specs.length === 0) throw new ConfigError(variable, `${expected} (no client named)`, raw);
+  return Object.freeze(specs.map((spec) => Object.freeze(spec)));
 }
 
 /** At most this many replicates: more would only lengthen a run past any use. */

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import amqp from 'amqplib';
-import { PROJECT_ROOT, type EmbeddedProxyMode } from './config';
+import { workDir, type EmbeddedProxyMode } from './config';
 import { ToxiproxyClient } from './faults/toxiproxyClient';
 import { TOXIPROXY_COMPATIBLE_VERSION } from './proxy/server';
 import { redactUrl } from './redact';
@@ -38,7 +38,7 @@ export interface GitState {
 }
 
 /** Reads the commit and dirtiness of `cwd`; outside a git checkout (or without git) gives `unknown`/false. */
-export function readGitState(cwd: string = PROJECT_ROOT): GitState {
+export function readGitState(cwd: string = workDir()): GitState {
   const git = (args: string[]): string =>
     execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
   try {

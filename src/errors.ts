@@ -15,6 +15,9 @@ export type BenchErrorCode =
   | 'CLIENT_FAULT'
   | 'TIMEOUT';
 
+/** Where an error keeps the names of its classes (a global symbol: every copy of this module shares it). */
+const ERROR_CLASSES = Symbol.for('amqp-bench.errorClasses');
+
 export class BenchError extends Error {
   readonly code: BenchErrorCode;
 
@@ -22,6 +25,20 @@ export class BenchError extends Error {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+    const classes: string[] = [];
+    for (let each: unknown = new.target; typeof each === 'function' && each !== Error; each = Object.getPrototypeOf(each))
+      classes.push((each as { name: string }).name);
+    Object.defineProperty(this, ERROR_CLASSES, { value: classes });
+  }
+
+  /**
+   * `instanceof` by class name, not by identity: an adapter from the user's project loads its own
+   * copy of the public API (`amqp-bench`), and the ClientFaultError it throws must still be one
+   * to the harness's copy of this module (a worker thread has a bundled copy of its own, too).
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const classes = typeof value === 'object' && value !== null ? (value as Record<symbol, unknown>)[ERROR_CLASSES] : undefined;
+    return Array.isArray(classes) ? classes.includes(this.name) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 

@@ -168,7 +168,9 @@ async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, l
     );
 
   const args = [
-    ...(options.jestConfigPath ? ['--config', options.jestConfigPath] : []),
+    // The benchmark project alone (also what an installed package runs: Jest compiles no config under node_modules/).
+    '--config',
+    options.jestConfigPath ?? path.join(PROJECT_ROOT, 'jest', 'benchmarks.config.js'),
     ...(options.testNameFilter ? ['-t', options.testNameFilter] : []),
     ...(options.maxWorkers === 1 ? ['--runInBand'] : options.maxWorkers ? ['--maxWorkers', String(options.maxWorkers)] : []),
     ...shardArguments(options.shard),
@@ -282,9 +284,10 @@ async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, l
   }
 }
 
-/** `amqplib:defaults,rabbitmq-client:normalised`: the selection as BENCH_CLIENTS reads it back. */
+/** `amqplib:defaults,/abs/bench/myClient.ts:normalised`: the selection as BENCH_CLIENTS reads it back. */
 export function clientSelectionText(clients: readonly ClientSpec[]): string {
-  return clients.map((client) => `${client.name}:${client.profile}`).join(',');
+  // An adapter from outside travels as its module's absolute path: Jest's processes load it from there.
+  return clients.map((client) => `${client.module ?? client.name}:${client.profile}`).join(',');
 }
 
 /** The file, if this run wrote it (Jest writes junit.xml only when it reaches the end). */

@@ -25,8 +25,11 @@ export type ClientProfile = (typeof CLIENT_PROFILES)[number];
 
 /** Which client, with which settings: plain data, so a worker thread can build its own. */
 export interface ClientSpec {
-  readonly name: ClientName;
+  /** A built-in client (CLIENT_NAMES), or the name an adapter from outside gives itself. */
+  readonly name: string;
   readonly profile: ClientProfile;
+  /** Absolute path of the adapter module of a client from outside (`--clients ./bench/myClient.ts`); absent for a built-in one. */
+  readonly module?: string;
 }
 
 /** The client under test when nothing names one: amqplib with the harness's loop, its defaults (BENCH_CLIENTS' default too). */
@@ -56,7 +59,7 @@ export const NORMALISED_SETTINGS: NormalisedSettings = Object.freeze({
 
 /** What a result says about the client that produced it. */
 export interface ClientInfo {
-  readonly name: ClientName;
+  readonly name: string;
   readonly profile: ClientProfile;
   /** npm package measured, e.g. `rabbitmq-client`. */
   readonly library: string;
@@ -70,6 +73,8 @@ export interface ClientInfo {
   readonly recovery: 'library' | 'harness';
   /** How the library gives each typed signal (or that it does not). */
   readonly signals: SignalSupport;
+  /** The adapter module of a client from outside (absent for a built-in one). */
+  readonly module?: string;
 }
 
 export interface ConnectOptions {
@@ -196,10 +201,20 @@ export interface ClientConnection {
   readonly closeHitBound: boolean;
 }
 
-/** A library adapter: what the registry knows of one client name. */
+/**
+ * A library adapter: what the registry knows of one client name. Built-in ones live under
+ * src/client/; one from outside is the default export of a module in the user's project
+ * (`--clients ./bench/myClient.ts`; `amqp-bench check-adapter` runs the contract against it).
+ */
 export interface ClientAdapter {
-  readonly name: ClientName;
+  /** How reports name the client (a built-in name, or a name of its own for one from outside). */
+  readonly name: string;
+  /** The npm package measured; its version is read from the installed package.json. */
   readonly library: string;
+  /** The version to report, when the package.json of `library` is not the right answer (a wrapper of your own). */
+  readonly version?: string;
+  /** The profiles it supports. @default both */
+  readonly profiles?: readonly ClientProfile[];
   readonly multipleHosts: boolean;
   readonly recovery: 'library' | 'harness';
   /** How the library gives each typed signal (or that it does not). */
@@ -213,12 +228,12 @@ export interface ClientAdapter {
    * and not a difference of settings. Only what the library takes; nothing of the harness's
    * (connection names, recovery hooks).
    */
-  bareOptions(profile: ClientProfile): Readonly<Record<string, unknown>>;
+  bareOptions?(profile: ClientProfile): Readonly<Record<string, unknown>>;
   connect(profile: ClientProfile, options: ConnectOptions): Promise<ClientConnection>;
 }
 
 /** `rabbitmq-client (defaults)`: how a report names a client configuration. */
-export function clientLabel(spec: ClientSpec): string {
+export function clientLabel(spec: Pick<ClientSpec, 'name' | 'profile'>): string {
   return `${spec.name} (${spec.profile})`;
 }
 

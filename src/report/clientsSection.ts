@@ -102,7 +102,8 @@ function clientRow(
   const findings = clientFindings(configuration, results, tests, configurationsInRun);
   return {
     client: configuration.label,
-    library: described?.library ?? configuration.name,
+    // A client from outside names its adapter module too: the library alone would not say which wrapper ran.
+    library: (described?.library ?? configuration.name) + (described?.adapter_module ? ` via \`${described.adapter_module}\`` : ''),
     version: described?.version ?? 'unknown',
     settings: described ? settingsText(described.settings) : '—',
     figures,

@@ -137,6 +137,10 @@ export interface Client {
   signals?: {
     [k: string]: string;
   };
+  /**
+   * The adapter module of a client from outside (`--clients ./bench/myClient.ts`), relative to the folder the run started in; absent for a built-in client.
+   */
+  adapter_module?: string;
 }
 /**
  * The RabbitMQ cluster a result ran against (the failover benchmarks' local cluster, `npm run cluster:up`).

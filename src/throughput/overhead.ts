@@ -71,7 +71,7 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
       url: options.url,
       library: bareLibraryOf(client),
       // The same library settings as the configuration measured: the ratio is the harness's cost, not Nagle's or a heartbeat's.
-      libraryOptions: adapterOf(client.name).bareOptions(client.profile),
+      libraryOptions: adapterOf(client).bareOptions?.(client.profile) ?? {},
       queue: session.queue,
       messages,
       messageSizeBytes,
@@ -119,5 +119,5 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
 
 /** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
 export function bareLibraryOf(client: ClientSpec): string {
-  return adapterOf(client.name).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
+  return adapterOf(client).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
 }

@@ -256,7 +256,7 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     const client = await bench(['run', '--clients', 'amqplib,pika'], env);
     expect(client.code).toBe(2);
     expect(client.stderr.trim()).toBe(
-      'bench: --clients must be "all" or a comma-separated list of clients (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp), each optionally :defaults or :normalised (unknown client "pika"); got "amqplib,pika"',
+      'bench: --clients must be "all" or a comma-separated list of clients (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp) or adapter modules (./bench/myClient.ts), each optionally :defaults or :normalised (unknown client "pika"); got "amqplib,pika"',
     );
     const replicates = await bench(['run', '--replicates', '0'], env);
     expect(replicates.stderr.trim()).toBe(

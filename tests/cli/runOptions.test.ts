@@ -43,7 +43,7 @@ describe('the clients and replicates of a run', () => {
 
   it('refuses an unknown client or a bad replicate count, naming the option and the valid clients', () => {
     expect(() => resolveRunOptions({ clients: 'amqplib,pika' }, config, '/', {})).toThrow(
-      /^--clients must be "all" or a comma-separated list of clients \(amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp\), each optionally :defaults or :normalised \(unknown client "pika"\); got "amqplib,pika"$/,
+      /^--clients must be "all" or a comma-separated list of clients \(amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp\) or adapter modules \(\.\/bench\/myClient\.ts\), each optionally :defaults or :normalised \(unknown client "pika"\); got "amqplib,pika"$/,
     );
     expect(() => resolveRunOptions({ replicates: '0' }, config, '/', {})).toThrow(
       /^--replicates must be a whole number of replicates from 1 to 50/,

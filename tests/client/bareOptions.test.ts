@@ -21,7 +21,7 @@ const HEARTBEAT_AND_NODELAY: Record<string, (options: Record<string, unknown>) =
 describe('the library options a configuration hands its bare script', () => {
   it('are plain JSON with nothing of the harness in them', () => {
     for (const spec of allClientSpecs()) {
-      const options = adapterOf(spec.name).bareOptions(spec.profile);
+      const options = adapterOf(spec).bareOptions!(spec.profile);
       expect(JSON.parse(JSON.stringify(options))).toEqual(options);
       expect(JSON.stringify(options)).not.toMatch(/connection_?name|setup|password|amqp:\/\//i);
     }
@@ -31,13 +31,13 @@ describe('the library options a configuration hands its bare script', () => {
     for (const name of availableClients()) {
       const read = HEARTBEAT_AND_NODELAY[name];
       expect(read).toBeDefined();
-      expect(read!({ ...adapterOf(name).bareOptions('normalised') })).toEqual([NORMALISED_SETTINGS.heartbeatSeconds, true]);
+      expect(read!({ ...adapterOf(name).bareOptions!('normalised') })).toEqual([NORMALISED_SETTINGS.heartbeatSeconds, true]);
     }
   });
 
   it("leave a library's defaults to the library where the harness does", () => {
     // rabbitmq-client, cloudamqp and amqplib's own recovery pass nothing of their own in `defaults`.
     for (const name of ['rabbitmq-client', 'cloudamqp', 'amqplib-recovery'] as const)
-      expect(adapterOf(name).bareOptions('defaults')).toEqual({});
+      expect(adapterOf(name).bareOptions!('defaults')).toEqual({});
   });
 });

@@ -215,13 +215,13 @@ describe('the bare publish script', () => {
   it.each(allClientSpecs().map((spec) => [clientLabel(spec), spec] as const))(
     "runs %s's library with that configuration's options, and every message arrives",
     async (_label, spec) => {
-      const adapter = adapterOf(spec.name);
+      const adapter = adapterOf(spec);
       await withQueue(async (queue, count) => {
         const bare = await startBarePublisher({
           url,
           queue,
           library: bareLibraryOf(spec),
-          libraryOptions: adapter.bareOptions(spec.profile),
+          libraryOptions: adapter.bareOptions!(spec.profile),
           messages: 200,
           messageSizeBytes: 64,
           warmupMessages: 20,

@@ -4,7 +4,7 @@
  * single broker. Kept beside the cluster code: nothing else in the harness needs them.
  */
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../config';
+import { workDir } from '../../config';
 import { ConfigError } from '../../errors';
 
 /** The node names, in order; the first is the one the others join. */
@@ -60,7 +60,7 @@ export function resolveClusterSettings(env: Env = process.env): ClusterSettings 
   const host = value('BENCH_CLUSTER_HOST') ?? CLUSTER_DEFAULTS.nodeHost;
   if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(host)) throw new ConfigError('BENCH_CLUSTER_HOST', 'a host name (e.g. localhost)', host);
   return Object.freeze({
-    dir: path.resolve(PROJECT_ROOT, value('BENCH_CLUSTER_DIR') ?? CLUSTER_DEFAULTS.dir),
+    dir: path.resolve(workDir(), value('BENCH_CLUSTER_DIR') ?? CLUSTER_DEFAULTS.dir),
     firstAmqpPort,
     firstDistPort,
     nodeHost: host,
