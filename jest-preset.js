@@ -9,6 +9,9 @@
  */
 const path = require('node:path');
 
+// Reports, raw results and adapter modules belong to the project that runs Jest, not to this package.
+process.env.BENCH_WORK_DIR = process.env.BENCH_WORK_DIR || process.cwd();
+
 const here = (file) => path.join(__dirname, file);
 
 module.exports = {
