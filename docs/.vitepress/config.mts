@@ -4,6 +4,7 @@ const guide = [
   { text: 'Getting started', link: '/guide/getting-started' },
   { text: 'Writing a benchmark', link: '/guide/writing-benchmarks' },
   { text: 'The client adapter', link: '/guide/client-adapter' },
+  { text: 'Use it in your project', link: '/guide/in-your-project' },
   { text: 'Clients side by side', link: '/guide/clients' },
   { text: 'Methodology', link: '/guide/methodology' },
   { text: 'CI', link: '/guide/ci' },
