@@ -79,6 +79,26 @@ export interface MatrixDetails {
   } | null;
   readonly threads: readonly MatrixThreadDetail[];
   readonly harness_problems: readonly string[];
+  /**
+   * A silent fault (only heartbeats can tell) on a client whose heartbeat interval is known (the
+   * normalised profile): whether its slowest thread noticed within the protocol's window — one to
+   * two intervals, plus HEARTBEAT_SLACK_MS. Beyond it is not a failure, but a client that does not
+   * honour the heartbeat it was given, which the report says.
+   */
+  readonly heartbeat?: {
+    readonly interval_s: number;
+    readonly window_ms: { readonly low: number; readonly high: number };
+    readonly slowest_detection_ms: number | null;
+    readonly within: boolean;
+  };
+}
+
+/** What "a little" past two heartbeat intervals is: a timer's tick, the socket's last read. */
+export const HEARTBEAT_SLACK_MS = 1000;
+
+export interface MatrixContext {
+  /** The heartbeat interval the client was given (the normalised profile); undefined: its library's default, unknown here. */
+  readonly heartbeatSeconds?: number;
 }
 
 export interface MatrixResult {
@@ -99,7 +119,7 @@ const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Met
 const count = (value: number, direction: Metric['direction'] = 'none'): Metric => ({ value, unit: 'count', direction });
 const seconds = (valueMs: number) => `${Math.round(valueMs / 100) / 10} s`;
 
-export function computeMatrixResult(outcome: MatrixOutcome): MatrixResult {
+export function computeMatrixResult(outcome: MatrixOutcome, context: MatrixContext = {}): MatrixResult {
   const definition = outcome.fault.definition;
   const injectedNs = outcome.injection?.bracket.startedNs ?? outcome.startedNs;
   const acted = actedConnections(outcome.faultEvents, definition);
@@ -200,11 +220,17 @@ export function computeMatrixResult(outcome: MatrixOutcome): MatrixResult {
     removal: outcome.removal,
   });
   const spread = faultSpread(acted);
+  const heartbeat = heartbeatWindow(definition.expected, context.heartbeatSeconds, metrics.error_propagation_latency_ms?.value ?? null);
   const notes = [
     `detection timed from the ${reference.description}${reference.exact ? ' (exact), per thread from the moment the fault acted on its own connection' : ' (an upper bound)'}; recovery: the first of the thread's own messages published after the fault's removal delivered to its own consumer`,
     `${outcome.options.threads} threads, each one connection of the client publishing with confirms (window ${outcome.options.confirmWindow}, one publish every ${outcome.options.publishIntervalMs} ms) into its own queue and consuming it (manual ack, prefetch ${outcome.options.prefetch}); the harness's probes (straight to each queue after the removal) tell a consumer that works from a publisher that does not`,
     `every publish ends in one class: confirmed, nacked, rejected (the library's error), or hung (not settled ${seconds(outcome.options.settleMs)} after publishing stopped); confirmed ones are then delivered, still queued, or lost${definition.destroysMessages ? ` (the fault's own loss counted apart: ${definition.destroysMessages})` : ''}`,
     ...(spread ? [`fault spread ${round3(spread.spreadMs)} ms over ${spread.connections} connection(s) (the proxy's timeline)`] : []),
+    ...(heartbeat
+      ? [
+          `heartbeat ${heartbeat.interval_s} s: the protocol's window is ${seconds(heartbeat.window_ms.low)} to ${seconds(heartbeat.window_ms.high)} (one to two intervals, plus ${seconds(HEARTBEAT_SLACK_MS)}); the slowest thread noticed ${heartbeat.slowest_detection_ms === null ? 'never' : `after ${seconds(heartbeat.slowest_detection_ms)}`}: ${heartbeat.within ? 'within it' : 'the client does not honour the heartbeat it was given'}`,
+        ]
+      : []),
   ];
   return {
     metrics,
@@ -233,11 +259,29 @@ export function computeMatrixResult(outcome: MatrixOutcome): MatrixResult {
         : null,
       threads,
       harness_problems: [...outcome.harnessProblems],
+      ...(heartbeat ? { heartbeat } : {}),
     },
     notes,
     fault,
     faultProxy: { kind: outcome.proxyServer.kind, version: outcome.proxyServer.version, label: describeProxyServer(outcome.proxyServer) },
     verdict,
+  };
+}
+
+/** The heartbeat window of a silent fault on a client with a known interval; undefined otherwise. */
+function heartbeatWindow(
+  expected: string | null,
+  intervalSeconds: number | undefined,
+  slowestMs: number | null,
+): MatrixDetails['heartbeat'] {
+  if (expected !== 'heartbeat' || intervalSeconds === undefined) return undefined;
+  const low = intervalSeconds * 1000;
+  const high = 2 * intervalSeconds * 1000 + HEARTBEAT_SLACK_MS;
+  return {
+    interval_s: intervalSeconds,
+    window_ms: { low, high },
+    slowest_detection_ms: slowestMs,
+    within: slowestMs !== null && slowestMs <= high,
   };
 }
 

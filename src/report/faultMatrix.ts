@@ -26,6 +26,15 @@ export interface FaultMatrixSection {
   readonly cells: number;
   readonly failed_cells: number;
   readonly notes: readonly string[];
+  /** Silent faults on clients with a known heartbeat: which noticed within the protocol's window, which did not. */
+  readonly heartbeat: readonly string[];
+}
+
+interface HeartbeatDetail {
+  readonly interval_s: number;
+  readonly window_ms: { readonly low: number; readonly high: number };
+  readonly slowest_detection_ms: number | null;
+  readonly within: boolean;
 }
 
 /** A matrix result's verdict, read from its details (results of other families have none). */
@@ -69,7 +78,20 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
       return [`**${configuration.name}**: ${said.join('; ')}`];
     },
   );
+  const heartbeat = faults.flatMap((fault) =>
+    configurations.flatMap((configuration) => {
+      const result = cellOf(fault, configuration.label);
+      const window = (result?.details as { readonly heartbeat?: HeartbeatDetail } | undefined)?.heartbeat;
+      if (!window) return [];
+      const noticed =
+        window.slowest_detection_ms === null ? 'never noticed' : `noticed after ${(window.slowest_detection_ms / 1000).toFixed(1)} s`;
+      return [
+        `${window.within ? '✅' : '⚠️'} ${descriptorOf({ name: fault }).label} × ${configuration.label}: ${noticed}; the ${window.interval_s} s heartbeat's window is ${window.window_ms.low / 1000}–${window.window_ms.high / 1000} s${window.within ? '' : ': it does not honour the heartbeat it was given'}`,
+      ];
+    }),
+  );
   return {
+    heartbeat,
     table: markdownTable(['Fault', ...configurations.map((configuration) => configuration.label)], rows, [
       false,
       ...configurations.map(() => false),
