@@ -383,6 +383,8 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   if (lost) parts.push(`${lost[1]} confirmed lost`);
   if (counted(/nobody handled/) > 0) parts.push('unhandled error');
   if (counted(/close\(\).*did not return/) > 0) parts.push('close() hung');
+  else if (counted(/close\(\) of a blocked connection hung in the library/) > 0) parts.push('close() hangs while blocked');
+  else if (counted(/close\(\) did not end by itself/) > 0) parts.push('close() cut short');
   if (counted(/thread failed|could not|never came|did not finish/) > 0 && parts.length === 0) parts.push('thread failed');
   return parts.length > 0 ? parts.join(', ') : findings[0]!.slice(0, 60);
 }
