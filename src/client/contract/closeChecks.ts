@@ -45,9 +45,10 @@ async function closeOnce(context: CheckContext, connection: ClientConnection, wh
       `the ${which} close()`,
     );
   } catch (error) {
-    if (error instanceof ContractViolation) throw error;
+    if (error instanceof ContractViolation)
+      throw new ContractViolation(`${error.message}: bound close() (cut the library's close short, then destroy its socket)`);
     throw new ContractViolation(
-      `the ${which} close() threw ${describeError(error)}${which === 'second' ? ': close() must be safe to call twice' : ''}`,
+      `the ${which} close() threw ${JSON.stringify(describeError(error))}${which === 'second' ? ': close() must be safe to call twice' : ''}`,
     );
   }
 }
@@ -96,6 +97,6 @@ export const nothingLeftCheck: ContractCheck = {
       throw new ContractViolation(
         `${formatDuration(LISTING_BOUND_MS)} after close(), the broker still lists the connection "${connection.name}": close() leaves it open`,
       );
-    return `the broker listed "${connection.name}" while open, and no more after close()`;
+    return 'the broker listed the connection (by its connectionName) while open, and no more after close()';
   },
 };

@@ -47,7 +47,13 @@ export class ContractFaultProxy implements FaultSwitch {
   async resetOnNextData(): Promise<bigint> {
     const armedNs = nowNs();
     // reset_peer with timeout 0 on the stream towards the client: the next data the broker sends resets the connection (RST).
-    await this.api.addToxic(ENTRY, { type: 'reset_peer', name: RESET_TOXIC, stream: 'downstream', toxicity: 1, attributes: { timeout: 0 } });
+    await this.api.addToxic(ENTRY, {
+      type: 'reset_peer',
+      name: RESET_TOXIC,
+      stream: 'downstream',
+      toxicity: 1,
+      attributes: { timeout: 0 },
+    });
     return armedNs;
   }
 

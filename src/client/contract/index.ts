@@ -5,13 +5,7 @@
 import type { ClientSpec } from '../api';
 import { closeCheck, nothingLeftCheck } from './closeChecks';
 import { infoCheck, signalsDescribedCheck } from './describeChecks';
-import {
-  consumerRecoveryCheck,
-  ensureConnectedCheck,
-  localPortCheck,
-  onFaultCheck,
-  publisherRecoveryCheck,
-} from './recoveryChecks';
+import { consumerRecoveryCheck, ensureConnectedCheck, localPortCheck, onFaultCheck, publisherRecoveryCheck } from './recoveryChecks';
 import { ContractSession } from './session';
 import { blockedCheck, channelClosedCheck, consumerCancelledCheck } from './signalChecks';
 import { backlogCheck, connectCheck, manualAckCheck, publishConsumeCheck } from './trafficChecks';

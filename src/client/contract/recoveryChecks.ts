@@ -60,7 +60,9 @@ export const onFaultCheck: ContractCheck = {
     const publisher = await connection.publisher({ confirms: true });
     await publisher.publish('', queue, Buffer.from('before'));
     if (!(await context.waitUntil(() => received.includes('before'), DELIVERY_BOUND_MS)))
-      throw new ContractViolation(`through the proxy, before any fault, a published message did not arrive within ${formatDuration(DELIVERY_BOUND_MS)}`);
+      throw new ContractViolation(
+        `through the proxy, before any fault, a published message did not arrive within ${formatDuration(DELIVERY_BOUND_MS)}`,
+      );
     const scenario: ResetScenario = {
       connection,
       publisher,
@@ -94,7 +96,9 @@ export const onFaultCheck: ContractCheck = {
     // The state is read once the listener has run: a connection that has just failed is down.
     await context.sleep(10);
     if (connection.state !== 'down')
-      throw new ContractViolation('after the fault, `state` says ${JSON.stringify(connection.state)}: a connection that failed is "down" until it is back');
+      throw new ContractViolation(
+        'after the fault, `state` says ${JSON.stringify(connection.state)}: a connection that failed is "down" until it is back',
+      );
     return `"${fault.kind}" ("${fault.message}"), told ${formatDuration(elapsedMs(armedNs, fault.detectedNs))} after the reset was armed`;
   },
 };
@@ -172,13 +176,17 @@ export const publisherRecoveryCheck: ContractCheck = {
     } catch (error) {
       throw new ContractViolation(
         `after the connection was reset and came back, ${
-          error instanceof ContractViolation ? error.message : `a confirmed publish on the publisher opened before the reset threw: ${describeError(error)}`
+          error instanceof ContractViolation
+            ? error.message
+            : `a confirmed publish on the publisher opened before the reset threw: ${describeError(error)}`
         }: the adapter does not re-create publishers (or its library does not)`,
       );
     }
     const { ready } = await context.broker.inspect(publishQueue);
     if (ready !== 1)
-      throw new ContractViolation(`after the connection came back, a confirmed publish resolved but the broker holds ${ready} messages, not 1`);
+      throw new ContractViolation(
+        `after the connection came back, a confirmed publish resolved but the broker holds ${ready} messages, not 1`,
+      );
     return 'the publisher opened before the reset publishes again';
   },
 };

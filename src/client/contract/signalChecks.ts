@@ -20,7 +20,7 @@ async function connectFor(
   kind: SignalKind,
 ): Promise<{ connection: ClientConnection; signals: ClientSignal[]; faults: ClientFault[] }> {
   const words = context.info.signals[kind];
-  if (saysNone(words)) throw new NotChecked(`not checked: the adapter says its library gives none (${shorten(words)})`);
+  if (saysNone(words)) throw new NotChecked(`not checked: the adapter says ${shorten(words)}`);
   needs(context, 'connect');
   context.step('connecting straight to the broker (adapter.connect)');
   const connection = await context.connect('direct');
@@ -47,8 +47,7 @@ async function expectSignal(
     return signal;
   }
   const claim = `though the adapter's signals say the library gives one (${shorten(context.info.signals[kind])})`;
-  if (record.signals.length > 0)
-    throw new ContractViolation(`${provokedBy} gave a "${record.signals[0]!.kind}" signal, not ${kind}`);
+  if (record.signals.length > 0) throw new ContractViolation(`${provokedBy} gave a "${record.signals[0]!.kind}" signal, not ${kind}`);
   if (record.faults.length > 0)
     throw new ContractViolation(
       `${provokedBy} gave no ${kind} signal but a connection fault ("${record.faults[0]!.kind}": ${record.faults[0]!.message}), ${claim}: tell it with the onSignal listeners`,

@@ -34,7 +34,9 @@ export const connectCheck: ContractCheck = {
       throw new ContractViolation(`connect() resolved with \`state\` ${JSON.stringify(connection.state)}, not "up"`);
     const wrong = infoDisagreements(connection.info, context.info);
     if (wrong.length > 0)
-      throw new ContractViolation(`the connection's ${wrong.join('; ')}: give the connection the adapter's own words (results record them)`);
+      throw new ContractViolation(
+        `the connection's ${wrong.join('; ')}: give the connection the adapter's own words (results record them)`,
+      );
     return `up in ${formatDuration(tookMs)}, its info agrees with the adapter's`;
   },
 };
@@ -77,7 +79,9 @@ export const publishConsumeCheck: ContractCheck = {
       );
     }
     if ([...received].sort().join() !== 'confirmed,plain')
-      throw new ContractViolation(`the consumer received ${JSON.stringify(received)}, not the two messages published ("plain", "confirmed")`);
+      throw new ContractViolation(
+        `the consumer received ${JSON.stringify(received)}, not the two messages published ("plain", "confirmed")`,
+      );
     return 'a plain and a confirmed publish, both delivered';
   },
 };
