@@ -13,7 +13,7 @@ import { bounded } from '../bounded';
 const ADMIN_CALL_BOUND_MS = 5000;
 
 export class HarnessBroker {
-  private channel: ConfirmChannel | undefined;
+  private channel: Promise<ConfirmChannel> | undefined;
   private readonly declared = new Set<string>();
   private closed = false;
 
@@ -81,14 +81,18 @@ export class HarnessBroker {
     );
   }
 
-  private async openChannel(): Promise<ConfirmChannel> {
+  /** The admin channel, opened once for concurrent callers (a check cut off by its bound may still be calling). */
+  private openChannel(): Promise<ConfirmChannel> {
     if (this.channel) return this.channel;
-    const channel = await this.model.createConfirmChannel();
-    channel.on('error', () => undefined);
-    channel.on('close', () => {
-      if (this.channel === channel) this.channel = undefined;
-    });
-    this.channel = channel;
-    return channel;
+    const opening = this.model.createConfirmChannel();
+    const forget = () => {
+      if (this.channel === opening) this.channel = undefined;
+    };
+    opening.then((channel) => {
+      channel.on('error', () => undefined);
+      channel.on('close', forget);
+    }, forget);
+    this.channel = opening;
+    return opening;
   }
 }
