@@ -35,7 +35,7 @@ export function registerCheckAdapterCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-The broker is BENCH_AMQP_URL's; queues are declared and deleted over the command's own connection,
+The broker is AMQP_URL's; queues are declared and deleted over the command's own connection,
 and the fault proxy (an embedded one, on free ports) resets only the adapter's own connections.
 Nothing is ever set on the broker itself: blocked / unblocked are not checked here.
 Exit code 0 when every check passed, 1 when one failed, 2 when the module cannot be loaded.

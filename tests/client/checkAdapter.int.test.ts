@@ -5,7 +5,9 @@
  * that name it, and no other.
  */
 import path from 'node:path';
-import { runContract, type CheckOutcome } from '../../src/client/contract';
+import type { ClientConnection } from '../../src/client/api';
+import { ContractSession, runContract, type CheckOutcome, type ContractCheck } from '../../src/client/contract';
+import { needs } from '../../src/client/contract/types';
 import { loadAdapterModule } from '../../src/client/external';
 import { getConfig } from '../../src/config';
 
@@ -55,4 +57,92 @@ describe('check-adapter on adapters from outside (real broker, embedded proxy)',
     },
     90_000,
   );
+});
+
+describe('the contract session: bounds and cleanup (real broker, embedded proxy)', () => {
+  let session: ContractSession;
+
+  beforeAll(async () => {
+    session = await ContractSession.open({ name: 'amqplib', profile: 'normalised' }, getConfig().amqpUrl);
+  });
+  afterAll(() => session.close());
+
+  it('cuts a check off at its bound, says what it was doing, and stops it at its next wait', async () => {
+    let stopped: unknown;
+    const hanging: ContractCheck = {
+      name: 'hangs',
+      group: 'bounds',
+      boundMs: 300,
+      async run(context) {
+        context.step('waiting for what never comes');
+        try {
+          await context.waitUntil(() => false, 5000);
+        } catch (error) {
+          stopped = error;
+          throw error;
+        }
+        return 'never';
+      },
+    };
+    const outcome = await session.run(hanging);
+    expect(outcome).toMatchObject({ name: 'hangs', status: 'failed', words: 'bound of 300 ms passed while waiting for what never comes' });
+    expect(outcome.elapsedMs).toBeLessThan(1000);
+    // Its next poll (every 10 ms) finds it abandoned.
+    const deadline = Date.now() + 1000;
+    while (stopped === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stopped).toBeDefined();
+
+    const throwing: ContractCheck = {
+      name: 'throws',
+      group: 'bounds',
+      boundMs: 1000,
+      async run(context) {
+        context.step('asking the adapter something');
+        throw new Error('boom');
+      },
+    };
+    expect(await session.run(throwing)).toMatchObject({ status: 'failed', words: 'threw while asking the adapter something: boom' });
+
+    const building: ContractCheck = {
+      name: 'builds on hangs',
+      group: 'bounds',
+      boundMs: 1000,
+      async run(context) {
+        needs(context, 'hangs');
+        return 'ran';
+      },
+    };
+    expect(await session.run(building)).toMatchObject({ status: 'skipped', words: 'not checked: it needs hangs, which failed' });
+  }, 30_000);
+
+  it("closes a group's client connections and deletes its queues when the group ends, whatever its checks did", async () => {
+    let opened: ClientConnection | undefined;
+    let queue = '';
+    const opening: ContractCheck = {
+      name: 'opens',
+      group: 'first',
+      boundMs: 15_000,
+      async run(context) {
+        opened = await context.connect('proxy');
+        queue = await context.broker.declareQueue('amqp-bench.check-adapter.test');
+        await opened.consume(queue, { ack: 'auto' }, () => undefined);
+        throw new Error('failed with everything open');
+      },
+    };
+    expect((await session.run(opening)).status).toBe('failed');
+    expect(opened!.state).toBe('up');
+    let queueAfter: unknown;
+    const next: ContractCheck = {
+      name: 'next group',
+      group: 'second',
+      boundMs: 5000,
+      async run(context) {
+        queueAfter = await context.broker.inspect(queue).catch((error: unknown) => error);
+        return 'ran';
+      },
+    };
+    expect((await session.run(next)).status).toBe('passed');
+    expect(opened!.state).toBe('closed');
+    expect(String(queueAfter)).toMatch(/404 \(NOT-FOUND\)/);
+  }, 30_000);
 });

@@ -6,6 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { BrokerError, describeError } from '../../errors';
+import { redactUrl } from '../../redact';
 import { closeBounded, socketOf } from '../amqplib/common';
 import { bounded } from '../bounded';
 
@@ -19,13 +21,22 @@ export class HarnessBroker {
 
   private constructor(private readonly model: ChannelModel) {}
 
-  /** Connects to `url` (bounded by amqplib's own `timeout`). */
+  /** Connects to `url` (bounded by amqplib's own `timeout`). @throws BrokerError saying where it looked */
   static async open(url: string): Promise<HarnessBroker> {
-    const model = await amqp.connect(url, {
-      timeout: ADMIN_CALL_BOUND_MS,
-      noDelay: true,
-      clientProperties: { connection_name: `amqp-bench check-adapter admin ${randomUUID()}` },
-    });
+    const model = await amqp
+      .connect(url, {
+        timeout: ADMIN_CALL_BOUND_MS,
+        noDelay: true,
+        clientProperties: { connection_name: `amqp-bench check-adapter admin ${randomUUID()}` },
+      })
+      .catch((error: unknown) => {
+        throw new BrokerError(
+          `cannot reach the broker at ${redactUrl(url)} (${describeError(error)}): start it, or point AMQP_URL at one`,
+          {
+            cause: error,
+          },
+        );
+      });
     model.on('error', () => undefined);
     return new HarnessBroker(model);
   }
