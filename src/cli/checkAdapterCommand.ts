@@ -13,7 +13,7 @@ import { formatDuration } from '../client/contract/types';
 import { loadAdapterModule } from '../client/external';
 import { getConfig, workDir } from '../config';
 import { ConfigError, describeError } from '../errors';
-import { redactText, redactUrl } from '../redact';
+import { redactSecrets, redactText, redactUrl, secretsOf } from '../redact';
 
 export interface CheckAdapterInput {
   readonly profile?: string;
@@ -98,8 +98,10 @@ export async function runCheckAdapter(
   const from = spec.module === undefined ? 'built in' : `from ${displayPath(spec.module, cwd)}`;
   log(`Checking the adapter "${spec.name}" (${spec.profile}), ${from}, against ${redactUrl(amqpUrl)} and a fault proxy of its own`);
   const startedMs = performance.now();
+  // A library's words may quote the URL it was given, or the password alone.
+  const secrets = secretsOf(amqpUrl);
   const { outcomes } = await runContract(spec, amqpUrl, (outcome) =>
-    log(redactText(`${MARKS[outcome.status]} ${outcome.name}: ${outcome.words}`)),
+    log(redactSecrets(`${MARKS[outcome.status]} ${outcome.name}: ${outcome.words}`, secrets)),
   );
   const count = (status: CheckOutcome['status']) => outcomes.filter((outcome) => outcome.status === status).length;
   const failed = outcomes.filter((outcome) => outcome.status === 'failed').map((outcome) => outcome.name);
