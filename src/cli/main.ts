@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
 import type * as AaCommand from './aaCommand';
+import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
 import type * as MergeCommand from './mergeCommand';
@@ -30,6 +31,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
+  'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
