@@ -2,7 +2,7 @@
  * The package as a user gets it: `npm pack`, installed with amqplib and Jest into a fresh
  * temporary project, then
  * - the example's external adapter (examples/reconnect-wrapper: a hand-written reconnect wrapper
- *   around amqplib) run by `npx amqp-bench run --clients ./bench/adapter.js` through one test of
+ *   around amqplib) checked by `npx amqp-bench check-adapter`, then run by `npx amqp-bench run --clients ./bench/adapter.js` through one test of
  *   every suite (the stress ones aside), in both profiles, with a report whose clients section names it;
  * - a benchmark of the user's own under the Jest preset (`preset: 'amqp-bench'`), importing the
  *   public API by the package's name, its result recorded in the project's own reports folder;
@@ -116,6 +116,14 @@ describe('the packed package, installed into a fresh project', () => {
   it('runs an adapter from the project through every suite, and the report names it with its figures', async () => {
     fs.cpSync(path.join(EXAMPLE, 'src'), path.join(project, 'src'), { recursive: true });
     fs.cpSync(path.join(EXAMPLE, 'bench'), path.join(project, 'bench'), { recursive: true });
+    // The contract first, as the example's workflow does.
+    const checked = await run(path.join(project, 'node_modules', '.bin', 'amqp-bench'), ['check-adapter', './bench/adapter.js'], {
+      cwd: project,
+      env,
+      timeout: 120_000,
+    });
+    expectOk(checked, 'amqp-bench check-adapter');
+    expect(checked.stdout).toMatch(/reconnect-wrapper \(defaults\): \d+ passed, 1 not checked: it keeps the contract/);
     const ran = await run(
       path.join(project, 'node_modules', '.bin', 'amqp-bench'),
       ['run', '-m', 'benchmark or faults', '-t', ONE_PER_SUITE.join('|'), '--clients', './bench/adapter.js', '--replicates', '1'],
