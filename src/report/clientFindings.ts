@@ -17,7 +17,7 @@ function worstReplicate(result: RawResult, metric: string, worst: 'min' | 'max')
   return result.metrics[metric]?.value ?? null;
 }
 
-/** `recovery_after_reset_peer (threads=10)` without the client's own parameters. */
+/** `<family> (threads=10)` without the client's own parameters. */
 function scenarioOf(result: RawResult): string {
   const { client: _client, client_profile: _profile, ...parameters } = result.parameters;
   return resultLabel(result.name, parameters);

@@ -48,7 +48,7 @@ export function configurationLabel(result: { readonly parameters: Parameters }, 
   return varying.length === 0 ? 'this run' : parametersText(result.parameters, varying);
 }
 
-/** The family's shared parameters for its caption, each named (`toxic=reset_peer`), so nothing reads as a bare word. */
+/** The family's shared parameters for its caption, each named (`mode=confirm`), so nothing reads as a bare word. */
 export function sharedParametersText(results: readonly RawResult[]): string {
   const shared = sharedParameters(results);
   return Object.keys(shared).length === 0 ? '' : parametersText(shared, Object.keys(shared), true);
