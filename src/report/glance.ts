@@ -34,8 +34,10 @@ export interface Glance {
   readonly verdict: string;
   readonly targets_met: number;
   readonly targets_total: number;
-  /** One line per missed target, or target without a value. */
+  /** One line per target missed: its interval lies beyond the target. */
   readonly targets_missed: readonly string[];
+  /** One line per target not settled: inconclusive (the interval straddles it), without a value, or not scored on purpose. */
+  readonly targets_open: readonly string[];
   readonly peaks: { readonly rows: readonly PeakRow[]; readonly table: string };
   readonly recovery: {
     readonly rows: readonly RecoveryRow[];
@@ -69,21 +71,22 @@ export function buildGlance(archive: RunArchive): Glance {
     verdict: verdictLine(archive, checks),
     targets_met: met,
     targets_total: checks.length,
-    targets_missed: checks
-      .filter((check) => check.met !== true)
+    targets_missed: checks.filter((check) => check.met === false).map(describeCheck),
+    // Kept apart from the misses: noise alone never makes a miss, and a reader must not take an
+    // inconclusive interval for one.
+    targets_open: checks
+      .filter((check) => check.met === null)
       .map((check) =>
-        check.met !== null
-          ? describeCheck(check)
-          : check.inconclusive
-            ? `${describeCheck(check)} (${check.reason})`
-            : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
+        check.inconclusive
+          ? `${describeCheck(check)} (${check.reason})`
+          : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
       ),
     peaks: peaksOf(archive),
     recovery: {
       ...recoveryOf(archive.results, archive.key_metrics),
       floor: recoveryFloorTable(archive.results, archive.environment.cpu_count),
     },
-    targets_text: `Targets (specification): ${targetsText()}; ✅ met, ❌ missed.`,
+    targets_text: `Targets (specification): ${targetsText()}; ✅ met, ❌ missed, ➖ inconclusive (the interval straddles the target).`,
   };
 }
 
@@ -188,7 +191,8 @@ function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetri
     const figure = result.metrics[metric];
     if (!figure || figure.value === null) return '—';
     const met = figureMet(result, metric, keyMetrics);
-    return `${formatNumber(figure.value)}${met === true ? ' ✅' : met === false ? ' ❌' : ''}`;
+    const inconclusive = result.targets?.some((target) => target.metric === metric && target.verdict === 'inconclusive');
+    return `${formatNumber(figure.value)}${met === true ? ' ✅' : met === false ? ' ❌' : inconclusive ? ' ➖' : ''}`;
   };
   const rows: RecoveryRow[] = recovery.map(({ scenario, result }) => ({
     scenario,

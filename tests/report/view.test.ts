@@ -218,3 +218,25 @@ describe('a run that failed part-way', () => {
     expect(markdown.match(/From an earlier run/g)).toHaveLength(1);
   });
 });
+
+describe('a target the interval cannot settle', () => {
+  it('is listed apart from the misses and marked ➖ in the recovery table, never ❌', () => {
+    const archive = recordedRun();
+    const reset = archive.results.find((result) => result.name === 'recovery_after_reset_peer' && result.parameters.threads === 10)!;
+    const target = reset.targets!.find((candidate) => candidate.metric === 'error_detection_latency_ms')!;
+    Object.assign(target, {
+      met: null,
+      verdict: 'inconclusive',
+      reason: 'inconclusive: [0.76 ms, 21.1 ms] (5 repetitions, 75% interval of the median); its interval straddles the target',
+    });
+    const view = recordedView({ archive });
+
+    expect(view.glance.targets_missed).toEqual(['Harness overhead: ratio 82.6%, target > 90%']);
+    expect(view.glance.targets_open).toEqual([expect.stringMatching(/^TCP reset · 10 threads: .*\(inconclusive: \[0\.76 ms, 21\.1 ms\]/)]);
+    expect(view.glance.recovery.rows[0]).toMatchObject({ scenario: 'TCP reset · 10 threads', detection: expect.stringMatching(/ ➖$/) });
+    const markdown = renderMarkdown(view);
+    expect(markdown).toContain('Targets not settled:');
+    expect(markdown).toMatch(/- ➖ TCP reset · 10 threads: /);
+    expect(markdown).not.toMatch(/- ❌ TCP reset · 10 threads/);
+  });
+});
