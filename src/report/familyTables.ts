@@ -80,13 +80,19 @@ export function targetMet(result: RawResult, metricName: string): boolean | null
   return target.reason === undefined ? evaluateTarget(result.metrics[metricName]?.value ?? null, target) : null;
 }
 
+/** ` ✅` met, ` ❌` missed, ` ➖` inconclusive (its interval straddles the target), or nothing. */
+export function targetMark(result: RawResult, metricName: string, met: boolean | null = targetMet(result, metricName)): string {
+  if (met !== null) return met ? ' ✅' : ' ❌';
+  const inconclusive = result.targets?.some((target) => target.metric === metricName && target.verdict === 'inconclusive');
+  return inconclusive ? ' ➖' : '';
+}
+
 /** `3.2 ms ✅` / `12.5 ❌` where a target applies; `(n=10)` when samples back the figure and the header does not say so. */
 export function cell(result: RawResult, metricName: string, options: { unit: boolean; samples: boolean }): string {
   const metric = result.metrics[metricName];
   if (!metric) return '';
   const text = options.unit ? formatValue(metric.value, metric.unit) : metric.value === null ? '—' : formatNumber(metric.value);
-  const met = targetMet(result, metricName);
-  const mark = met === true ? ' ✅' : met === false ? ' ❌' : '';
+  const mark = targetMark(result, metricName);
   const samples = result.samples?.[metricName]?.length;
   return `${text}${mark}${options.samples && samples ? ` (n=${samples})` : ''}`;
 }

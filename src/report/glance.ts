@@ -13,6 +13,7 @@ import { markdownTable } from './markdown';
 import { RECOVERY_TABLE_LEGEND, withDerivedFigures } from './metricNames';
 import { isRecoveryScenario, recoveryFloorTable, type FloorTable } from './recoveryFloor';
 import { describeCheck, figureMet, targetChecks, type TargetCheck } from './targets';
+import { targetMark } from './familyTables';
 
 export interface PeakRow {
   readonly label: string;
@@ -190,9 +191,7 @@ function recoveryOf(results: readonly RawResult[], keyMetrics: readonly KeyMetri
   const value = (result: RawResult, metric: string) => {
     const figure = result.metrics[metric];
     if (!figure || figure.value === null) return '—';
-    const met = figureMet(result, metric, keyMetrics);
-    const inconclusive = result.targets?.some((target) => target.metric === metric && target.verdict === 'inconclusive');
-    return `${formatNumber(figure.value)}${met === true ? ' ✅' : met === false ? ' ❌' : inconclusive ? ' ➖' : ''}`;
+    return `${formatNumber(figure.value)}${targetMark(result, metric, figureMet(result, metric, keyMetrics))}`;
   };
   const rows: RecoveryRow[] = recovery.map(({ scenario, result }) => ({
     scenario,
