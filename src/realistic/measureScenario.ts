@@ -9,7 +9,14 @@ import type { ClientSpec } from '../client/api';
 import type { Metric, RawResult, ResultDraft } from '../results/rawResult';
 import { descriptorOf } from '../scenarios/catalogue';
 import type { WorkloadInput } from './options';
-import { latencyHistograms, roundSamples, throughputMetrics, workloadDetails, WORKLOAD_NOTES } from './resultMetrics';
+import {
+  latencyHistograms,
+  publishOutcomeMetrics,
+  roundSamples,
+  throughputMetrics,
+  workloadDetails,
+  WORKLOAD_NOTES,
+} from './resultMetrics';
 import { workloadFigures, type WorkloadFigures } from './summary';
 import { runWorkload, type WorkloadOutcome } from './workload';
 
@@ -61,8 +68,12 @@ export function realisticDraft(input: RealisticDraftInput): ResultDraft {
     category: input.category,
     client: input.clientFields.client,
     parameters: { ...input.clientFields.parameters, ...input.parameters },
-    metrics:
-      typeof input.metrics === 'function' ? input.metrics(throughputMetrics(shown)) : { ...throughputMetrics(shown), ...input.metrics },
+    metrics: {
+      ...(typeof input.metrics === 'function'
+        ? input.metrics(throughputMetrics(shown))
+        : { ...throughputMetrics(shown), ...input.metrics }),
+      ...publishOutcomeMetrics(outcome),
+    },
     samples: { ...roundSamples(figures.rounds), ...input.samples },
     histograms: input.histograms ?? latencyHistograms(shown),
     notes: input.ownNotesOnly ? [...input.notes] : [...WORKLOAD_NOTES, ...input.notes],

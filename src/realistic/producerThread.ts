@@ -16,6 +16,7 @@ import { lostConnection } from './consumerThread';
 import { bounded } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { TimeoutError, describeError } from '../errors';
+import { PublishNackedError } from '../client/types';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { trapUnhandled } from '../client/unhandledTrap';
@@ -62,9 +63,29 @@ export interface ProducerRoundStats {
   readonly confirmed: number;
 }
 
+/**
+ * Every publish copy of a confirm-mode thread ends in exactly one class: confirmed, nacked by the
+ * broker, rejected by the client (its error: the connection died before the confirm), or still
+ * pending when the thread ended (hung: not settled within the round bound, or cut short by a
+ * failure). The thread republishes nacked and rejected copies, so these count copies, not messages.
+ */
+export interface PublishOutcomes {
+  confirmed: number;
+  nacked: number;
+  rejected: number;
+  /** Not settled yet (while running). */
+  pending: number;
+  /** Still pending when the thread ended, before it closed its connection (whatever the close then did to them). */
+  hung: number;
+  /** The first error a rejected copy carried, as the library said it. */
+  firstRejection?: string;
+}
+
 export interface ProducerThreadReport {
   readonly threadIndex: number;
   readonly rounds: readonly ProducerRoundStats[];
+  /** Confirm mode only: the class of every publish copy. */
+  readonly outcomes?: PublishOutcomes;
   readonly faults: number;
   readonly reconnects: number;
   /** Errors nobody handled inside the client (unhandled rejections, uncaught exceptions): findings. */
@@ -79,6 +100,7 @@ interface ProducerContext {
   readonly publisher: Publisher;
   /** Brings the connection back after a fault; counts it. */
   readonly recover: () => Promise<void>;
+  readonly outcomes: PublishOutcomes;
 }
 
 export default async function runProducerThread(task: ProducerTask): Promise<ProducerThreadReport> {
@@ -88,6 +110,7 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
   let faults = 0;
   let reconnects = 0;
   let error: string | undefined;
+  const outcomes: PublishOutcomes = { confirmed: 0, nacked: 0, rejected: 0, pending: 0, hung: 0 };
   const trap = trapUnhandled();
   try {
     const connected = await connectClient(task.client, { urls: [task.url], startBoundMs: task.connectBoundMs });
@@ -109,17 +132,26 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
     board.count(Word.PRODUCERS_READY);
     for (const slice of task.slices) {
       if (!(await waitForRound(board, slice.round, task.roundBoundMs))) break;
-      rounds.push(await publishSlice({ task, board, connection, publisher, recover }, slice));
+      rounds.push(await publishSlice({ task, board, connection, publisher, recover, outcomes }, slice));
       board.count(Word.PRODUCER_ROUNDS_DONE);
     }
   } catch (caught) {
     error = redactText(describeError(caught));
     board.count(Word.THREADS_FAILED);
   } finally {
+    outcomes.hung = outcomes.pending;
     await connection?.close();
     await trap.release(50); // late socket events of the close surface first
   }
-  return { threadIndex: task.threadIndex, rounds, faults, reconnects, unhandled: trap.trapped, ...(error === undefined ? {} : { error }) };
+  return {
+    threadIndex: task.threadIndex,
+    rounds,
+    ...(task.confirms ? { outcomes: { ...outcomes } } : {}),
+    faults,
+    reconnects,
+    unhandled: trap.trapped,
+    ...(error === undefined ? {} : { error }),
+  };
 }
 
 /** True once round `round` started; false on the stop signal. @throws TimeoutError after `boundMs`. */
@@ -133,7 +165,7 @@ async function waitForRound(board: WorkloadBoard, round: number, boundMs: number
 }
 
 async function publishSlice(
-  { task, board, connection, publisher, recover }: ProducerContext,
+  { task, board, connection, publisher, recover, outcomes }: ProducerContext,
   slice: ProducerSlice,
 ): Promise<ProducerRoundStats> {
   const startNs = nowNs();
@@ -166,6 +198,8 @@ async function publishSlice(
     });
   const onConfirmed = (seq: number): void => {
     inFlight -= 1;
+    outcomes.pending -= 1;
+    outcomes.confirmed += 1;
     if (confirmedInSlice[seq - slice.start] === 0) {
       confirmedInSlice[seq - slice.start] = 1;
       confirmed += 1;
@@ -173,8 +207,14 @@ async function publishSlice(
     }
     signal();
   };
-  const onUnconfirmed = (seq: number): void => {
+  const onUnconfirmed = (seq: number, reason: unknown): void => {
     inFlight -= 1;
+    outcomes.pending -= 1;
+    if (reason instanceof PublishNackedError) outcomes.nacked += 1;
+    else {
+      outcomes.rejected += 1;
+      outcomes.firstRejection ??= redactText(describeError(reason));
+    }
     retry.push(seq); // nacked, or the connection died first: unconfirmed at the fault
     signal();
   };
@@ -215,9 +255,10 @@ async function publishSlice(
     const publishing = publisher.publish('', task.queue, body, { persistent: task.persistent });
     if (task.confirms) {
       inFlight += 1;
+      outcomes.pending += 1;
       publishing.then(
         () => onConfirmed(seq),
-        () => onUnconfirmed(seq),
+        (reason: unknown) => onUnconfirmed(seq, reason),
       );
     } else {
       try {

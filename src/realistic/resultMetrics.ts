@@ -78,6 +78,27 @@ export function accountMetrics(account: DeliveryAccount): Record<string, Metric>
   };
 }
 
+/**
+ * The class of every publish copy of confirm-mode producers (summed over threads): confirmed,
+ * nacked by the broker, rejected by the client, hung (pending when its thread ended). Empty
+ * without confirms (a plain publish has no settlement to class).
+ */
+export function publishOutcomeMetrics(outcome: WorkloadOutcome): Record<string, Metric> {
+  const reports = outcome.producerReports.filter((report) => report.outcomes !== undefined);
+  if (!outcome.options.confirms || reports.length === 0) return {};
+  const sum = (pick: (outcomes: NonNullable<(typeof reports)[number]['outcomes']>) => number) =>
+    reports.reduce((total, report) => total + pick(report.outcomes!), 0);
+  return {
+    publishes_confirmed: countMetric(sum((outcomes) => outcomes.confirmed)),
+    publishes_nacked: countMetric(sum((outcomes) => outcomes.nacked)),
+    publishes_rejected_by_client: countMetric(sum((outcomes) => outcomes.rejected)),
+    publishes_hung: countMetric(
+      sum((outcomes) => outcomes.hung),
+      'lower',
+    ),
+  };
+}
+
 /** Per-round samples (measured rounds only), for the spread of each figure. */
 export function roundSamples(rounds: readonly RoundFigures[]): Record<string, number[]> {
   const measured = rounds.filter((round) => round.measured);
@@ -113,6 +134,10 @@ export function workloadDetails(outcome: WorkloadOutcome, figures: WorkloadFigur
       consume_msgs_per_sec: round.consumeRateMsgsPerSec,
       e2e_latency_ms: round.latency,
     })),
+    // The library's own words for the first publish it rejected, per producer thread that had one.
+    first_publish_rejections: outcome.producerReports.flatMap((report) =>
+      report.outcomes?.firstRejection ? [{ thread: report.threadIndex, error: report.outcomes.firstRejection }] : [],
+    ),
     consumer_reconnects: outcome.consumerReconnects,
     producer_reconnects: outcome.producerReconnects,
     // How long, after the last round, connections still in their library's reconnection delay took to come back.

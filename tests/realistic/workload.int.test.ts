@@ -9,6 +9,7 @@ import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { startResetCycles, type ResetCycles } from '../../src/realistic/faultCycles';
 import { workloadFigures } from '../../src/realistic/summary';
 import { runWorkload } from '../../src/realistic/workload';
+import { publishOutcomeMetrics } from '../../src/realistic/resultMetrics';
 
 const directUrl = getConfig().amqpUrl;
 
@@ -119,6 +120,16 @@ describe('runWorkload against the real broker', () => {
       expect(outcome.connectionsDownAtEnd).toBe(0);
       expect(account).toMatchObject({ confirmed: 1500, deliveredUnique: 1500, lost: 0, unexplainedDuplicates: 0, phantom: 0 });
       expect(outcome.queueMessagesLeft).toBe(0);
+      // Every publish copy in exactly one class: one confirmed copy per message (a message is sent
+      // again only after its copy was nacked or rejected), each copy beyond them nacked or rejected, none hung.
+      const outcomes = outcome.producerReports[0]!.outcomes!;
+      expect(outcomes).toMatchObject({ confirmed: 1500, hung: 0, pending: 0 });
+      expect(outcomes.nacked + outcomes.rejected).toBe(account.republished);
+      if (outcomes.rejected > 0) expect(outcomes.firstRejection).toEqual(expect.any(String));
+      expect(publishOutcomeMetrics(outcome)).toMatchObject({
+        publishes_confirmed: { value: outcomes.confirmed },
+        publishes_hung: { value: 0, direction: 'lower' },
+      });
     }, 60_000);
 
     it('ends the round early, with the reason, when a consumer may not recover from a fault', async () => {
