@@ -104,9 +104,13 @@ async function generateModule(entry, byId) {
     unreachableDefinitions: true,
     $refOptions: { resolve: { external: false } },
   });
+  // A ref the library cannot type (inside if/then) leaves its name unused: no import for it.
+  const used = (name) => new RegExp(`\\b${name}\\b`).test(body);
   const importLines = [...imports]
+    .map(([module, names]) => [module, [...names].filter(used)])
+    .filter(([, names]) => names.length > 0)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([module, names]) => `import type { ${[...names].sort().join(', ')} } from './${module}';`);
+    .map(([module, names]) => `import type { ${names.sort().join(', ')} } from './${module}';`);
   const declarations = body.replace(DEFINITION_LABEL, '').replace(EMPTY_COMMENT, '');
   const text = await format([banner(entry.file), importLines.join('\n'), declarations].filter(Boolean).join('\n\n'));
   return { text, declared: [...text.matchAll(/^export (?:interface|type) (\w+)/gm)].map((match) => match[1]) };

@@ -73,7 +73,7 @@ export async function measureRecoveryScenario(row: RecoveryScenarioRow, measurem
     samples: one.samples,
     targets: one.targets,
     notes: one.notes,
-    details: one.details,
+    details: { ...one.details }, // a typed copy (RecoveryDetails) where any details may go
     fault_proxy: one.faultProxy,
     fault: one.fault,
   });
@@ -94,8 +94,7 @@ export async function measureRecoveryScenario(row: RecoveryScenarioRow, measurem
   const problems: string[] = [];
   computed.forEach((one, replicate) => {
     const where = computed.length > 1 ? ` (replicate ${replicate + 1})` : '';
-    for (const thread of one.details.threads as readonly { thread: number; error?: string }[])
-      if (thread.error) problems.push(`thread ${thread.thread}: ${thread.error}${where}`);
+    for (const thread of one.details.threads) if (thread.error) problems.push(`thread ${thread.thread}: ${thread.error}${where}`);
     const detected = one.metrics.threads_detected?.value ?? 0;
     const recovered = one.metrics.threads_recovered?.value ?? 0;
     if (detected !== threads) problems.push(`${detected}/${threads} threads detected the fault${where}`);

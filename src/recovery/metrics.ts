@@ -11,6 +11,7 @@
  * A target about an exact moment is scored only against an exact figure, and a target about
  * a TCP RST only when the clients received an RST: otherwise `met` is null with the reason.
  */
+import type { RecoveryDetails, RecoveryThread } from '../results/recoveryDetails';
 import { describeProxyServer } from '../faults';
 import { faultRecord } from '../faults/record';
 import { elapsedMs } from '../measure/clock';
@@ -42,7 +43,7 @@ export interface RecoveryMetrics {
   readonly metrics: Record<string, Metric>;
   readonly samples: Record<string, number[]>;
   readonly targets: Target[];
-  readonly details: Record<string, unknown>;
+  readonly details: RecoveryDetails;
   readonly notes: string[];
   /** What was injected, what each client received, what figures are timed from. */
   readonly fault: Fault;
@@ -187,6 +188,7 @@ export function computeRecoveryMetrics(outcome: RecoveryOutcome): RecoveryMetric
     },
     targets,
     details: {
+      kind: 'recovery',
       reference: referenceSource,
       // The raw brackets, monotonic ns as decimal strings: every figure above can be re-derived.
       injection_bracket_ns: {
@@ -249,7 +251,7 @@ function target(metric: string, thresholdMs: number, value: number | null, notSc
 function threadDetail(
   thread: ThreadRecord,
   moments: { detectionMs: number | null; ownFaultNs: bigint | null; referenceNs: bigint; removalNs: bigint | null },
-): Record<string, unknown> {
+): RecoveryThread {
   const { referenceNs, removalNs } = moments;
   const fromReference = (ns: bigint | null): number | null => (ns === null ? null : round3(elapsedMs(referenceNs, ns)));
   return {

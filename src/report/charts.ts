@@ -7,6 +7,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { HistoryEntry } from '../results/history';
 import type { RawResult } from '../results/rawResult';
+import { recoveryReplicates } from '../results/recoveryDetails';
 import { PALETTE, type ChartSpec } from './chartSpec';
 import { clientConfigurations, configurationOf } from './clientFigures';
 import { clientsSideBySide } from './clientsChart';
@@ -122,14 +123,8 @@ export function buildChartSpecs(results: readonly RawResult[], historyRuns: read
 
 /** The cores the recovery results say they ran on (`details.machine`); null when none says (results of older runs). */
 function machineCpuCount(results: readonly RawResult[]): number | null {
-  type WithMachine = { machine?: { cpu_count?: unknown }; replicates?: unknown };
-  for (const result of results) {
-    const details = (result.details ?? {}) as WithMachine;
-    // A result of replicates keeps each replicate's details under `replicates`.
-    const replicates = Array.isArray(details.replicates) ? (details.replicates as WithMachine[]) : [];
-    for (const candidate of [details, ...replicates])
-      if (typeof candidate.machine?.cpu_count === 'number') return candidate.machine.cpu_count;
-  }
+  for (const result of results)
+    for (const details of recoveryReplicates(result).replicates) if (details.machine !== undefined) return details.machine.cpu_count;
   return null;
 }
 

@@ -8,6 +8,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { RawResult } from '../results/rawResult';
+import { recoveryReplicates, type RecoveryDetailsRead } from '../results/recoveryDetails';
 import { PLOT_WIDTH_PX, values, type ChartSpec } from './chartSpec';
 import { recoveryScenarioLabel } from './configurations';
 import { formatValue } from './format';
@@ -33,16 +34,12 @@ export interface Timeline {
   readonly replicates: number;
 }
 
-type Details = Record<string, unknown> & { threads?: unknown; removal_after_reference_ms?: unknown };
-const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-
-function threadsOf(details: Details): TimelineRow[] {
-  const threads = Array.isArray(details.threads) ? (details.threads as Record<string, unknown>[]) : [];
-  const rows = threads.map((thread) => ({
-    thread: num(thread.thread) ?? 0,
-    fault_ms: num(thread.fault_after_reference_ms),
-    detected_ms: num(thread.detected_after_reference_ms),
-    recovered_ms: num(thread.recovered_after_reference_ms),
+function threadsOf(details: RecoveryDetailsRead): TimelineRow[] {
+  const rows = (details.threads ?? []).map((thread) => ({
+    thread: thread.thread,
+    fault_ms: thread.fault_after_reference_ms ?? null,
+    detected_ms: thread.detected_after_reference_ms ?? null,
+    recovered_ms: thread.recovered_after_reference_ms ?? null,
   }));
   // By fault moment (unknown last), then detection: the rows read as the fault travelled.
   const key = (value: number | null) => value ?? Number.POSITIVE_INFINITY;
@@ -55,12 +52,12 @@ const propagationOf = (rows: readonly TimelineRow[]): number =>
 
 /** The result's per-thread timeline (the median-propagation replicate's, for combined replicates); null when it has none. */
 export function recoveryTimeline(result: RawResult): Timeline | null {
-  const details = (result.details ?? {}) as Details;
-  const replicates = Array.isArray(details.replicates) ? (details.replicates as Details[]) : null;
-  if (replicates === null) {
+  const { replicated, replicates } = recoveryReplicates(result);
+  if (!replicated) {
+    const details = replicates[0]!;
     const rows = threadsOf(details);
     return rows.some((row) => row.detected_ms !== null)
-      ? { rows, removalMs: num(details.removal_after_reference_ms), replicate: null, replicates: 1 }
+      ? { rows, removalMs: details.removal_after_reference_ms ?? null, replicate: null, replicates: 1 }
       : null;
   }
   const candidates = replicates
@@ -71,7 +68,7 @@ export function recoveryTimeline(result: RawResult): Timeline | null {
   const chosen = candidates[Math.floor((candidates.length - 1) / 2)]!;
   return {
     rows: chosen.rows,
-    removalMs: num(chosen.details.removal_after_reference_ms),
+    removalMs: chosen.details.removal_after_reference_ms ?? null,
     replicate: chosen.index,
     replicates: replicates.length,
   };

@@ -20,7 +20,8 @@ export type SchemaFile =
   | 'jest-outcome.schema.json'
   | 'shard-manifest.schema.json'
   | 'run-manifest.schema.json'
-  | 'verifications.schema.json';
+  | 'verifications.schema.json'
+  | 'recovery-details.schema.json';
 
 let ajv: Ajv2020 | undefined;
 

@@ -6,6 +6,7 @@ export type { JestOutcome } from './jestOutcome';
 export type {
   Category,
   Direction,
+  Details,
   FaultTarget,
   FaultKind,
   RawResult,
@@ -18,6 +19,7 @@ export type {
   FaultProxy,
   Fault,
 } from './rawResult';
+export type { Ns, RecoveryDetails, NsBracket, RecoveryThread } from './recoveryDetails';
 export type {
   RunStatus,
   TestStatus,

@@ -12,6 +12,18 @@ export type Category = 'throughput' | 'scalability' | 'recovery' | 'faults' | 's
  */
 export type Direction = 'higher' | 'lower' | 'none';
 /**
+ * Extra structured detail (per-thread records, injection bracket...), kept but not compared. Typed where its `kind` says what it is (`recovery`: schemas/recovery-details.schema.json); a replicated result keeps each replicate's under `replicates`, checked alike.
+ */
+export type Details = {
+  [k: string]: unknown;
+} & {
+  /**
+   * A replicated result's details: each replicate's, checked alike.
+   */
+  replicates?: Details[];
+  [k: string]: unknown;
+};
+/**
  * What a fault acts on.
  */
 export type FaultTarget =
@@ -86,12 +98,7 @@ export interface RawResult {
    * Free-form facts a reader needs (e.g. "detection timed from the proxy's RST moment").
    */
   notes?: string[];
-  /**
-   * Extra structured detail (per-thread records, injection bracket...), kept but not compared.
-   */
-  details?: {
-    [k: string]: unknown;
-  };
+  details?: Details;
   fault_proxy?: FaultProxy;
   fault?: Fault;
   timestamp: string;

@@ -10,6 +10,8 @@
  * to agree. A result of several replicates is checked replicate by replicate.
  */
 
+import { recoveryReplicates, type RecoveryDetailsRead } from '../results/recoveryDetails';
+
 /** RSTs that left the proxy's port: client port -> capture times (epoch seconds), oldest first. */
 export type RstCapture = ReadonlyMap<number, readonly number[]>;
 
@@ -28,15 +30,13 @@ export function readRstCapture(text: string, proxyPort: number): RstCapture {
   return byClientPort;
 }
 
-interface TimelineDetails {
-  readonly clock_anchor?: { readonly monotonic_ns: string; readonly epoch_ms: number } | null;
-  readonly fault_timeline?: readonly { readonly client_port: number; readonly acted_ns: string }[];
-}
+type TimelineDetails = Pick<RecoveryDetailsRead, 'clock_anchor' | 'fault_timeline'>;
 
 export interface ReplicateCheck {
   readonly connections?: number;
   readonly matched?: number;
-  readonly missing?: readonly number[];
+  /** Client ports the capture saw no RST for (null: the timeline did not know the port). */
+  readonly missing?: readonly (number | null)[];
   readonly skipped?: string;
   readonly max_abs_diff_ms?: number;
   readonly median_diff_ms?: number;
@@ -54,10 +54,10 @@ export function checkTimeline(details: TimelineDetails, capture: RstCapture): Re
   if (!anchor || !Array.isArray(timeline) || timeline.length === 0) return { skipped: 'no fault timeline or clock anchor in this result' };
   const epochOf = (ns: string) => anchor.epoch_ms / 1000 + Number(BigInt(ns) - BigInt(anchor.monotonic_ns)) / 1e9;
   const pairs: { proxy: number; capture: number }[] = [];
-  const missing: number[] = [];
+  const missing: (number | null)[] = [];
   for (const entry of timeline) {
     const proxyEpoch = epochOf(entry.acted_ns);
-    const times = capture.get(entry.client_port) ?? [];
+    const times = entry.client_port === null ? [] : (capture.get(entry.client_port) ?? []);
     // The capture's RST on that client port nearest the timeline's moment (a port can come back in a later replicate).
     const nearest = times.reduce<number | undefined>(
       (best, time) => (best === undefined || Math.abs(time - proxyEpoch) < Math.abs(best - proxyEpoch) ? time : best),
@@ -87,7 +87,5 @@ export function checkTimeline(details: TimelineDetails, capture: RstCapture): Re
 
 /** Every replicate of a result (its `details.replicates`, or the details themselves). */
 export function checkResult(result: { readonly details?: unknown }, capture: RstCapture): ReplicateCheck[] {
-  const details = (result.details ?? {}) as TimelineDetails & { readonly replicates?: readonly TimelineDetails[] };
-  const replicates = Array.isArray(details.replicates) ? details.replicates : [details];
-  return replicates.map((replicate) => checkTimeline(replicate, capture));
+  return recoveryReplicates(result).replicates.map((replicate) => checkTimeline(replicate, capture));
 }

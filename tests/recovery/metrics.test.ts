@@ -1,6 +1,7 @@
 import { ToxiproxyClient } from '../../src/faults';
 import { createFault } from '../../src/faults/kinds/registry';
 import { computeRecoveryMetrics } from '../../src/recovery/metrics';
+import { schemaProblem } from '../../src/results/schemas';
 import type { RecoveryOutcome, ThreadRecord } from '../../src/recovery/scenario';
 
 /** A fault of the model as a scenario builds it (nothing is sent: the proxy is never called). */
@@ -192,7 +193,9 @@ describe('computeRecoveryMetrics', () => {
     expect(result.samples.thread_detection_ms).toEqual([1, 2, 5]);
     expect(result.metrics.thread_detection_p50_ms!.value).toBe(2);
     expect(result.metrics.thread_detection_max_ms!.value).toBe(5);
-    const threads = result.details.threads as Record<string, unknown>[];
+    // The details follow their schema, alone and inside a raw result (where `kind` selects it).
+    expect(schemaProblem('recovery-details.schema.json', result.details)).toBeUndefined();
+    const threads = result.details.threads;
     expect(threads.map((one) => one.fault_after_reference_ms)).toEqual([0, 2, null]);
     expect(threads.map((one) => one.detected_after_reference_ms)).toEqual([1, 4, 5]);
     expect(threads.map((one) => one.recovered_after_reference_ms)).toEqual([96, 116, 126]);
@@ -229,5 +232,30 @@ describe('computeRecoveryMetrics', () => {
     expect(free.notes.find((note) => note.startsWith('bound:'))).toBe(
       'bound: 3 consumer thread(s) on 4 cores, shared with the broker and the fault proxy; the proxy took 5.0 ms from its first to its last reset (fault_spread_ms)',
     );
+  });
+
+  it("writes details its schema accepts, and the raw result's schema rejects recovery details that lost a field", () => {
+    const withoutTimeline = computeRecoveryMetrics(outcome([thread(0, 5, 100)]));
+    expect(schemaProblem('recovery-details.schema.json', withoutTimeline.details)).toBeUndefined();
+    const rawResult = {
+      schema_version: 1,
+      test_id: 't',
+      name: 'recovery_after_reset_peer',
+      category: 'recovery',
+      parameters: {},
+      metrics: {},
+      timestamp: '2026-11-25T00:00:00Z',
+      fingerprint: 'f',
+    };
+    const { threads: _threads, ...noThreads } = withoutTimeline.details;
+    const problem = (details: unknown) => schemaProblem('raw-result.schema.json', { ...rawResult, details });
+    expect(problem(withoutTimeline.details)).toBeUndefined();
+    expect(problem({ replicates: [withoutTimeline.details, withoutTimeline.details] })).toBeUndefined();
+    expect(problem(noThreads)).toMatch(/must have required property 'threads'/);
+    expect(problem({ replicates: [withoutTimeline.details, noThreads] })).toMatch(
+      /\/details\/replicates\/1 must have required property 'threads'/,
+    );
+    // Older results (no kind) are not held to it.
+    expect(problem({ threads: [{ thread: 0 }] })).toBeUndefined();
   });
 });

@@ -70,7 +70,7 @@ describe('checkTimeline', () => {
 
   it('skips a result without a timeline or a clock anchor, and checks replicates one by one', () => {
     expect(checkTimeline({ fault_timeline: timeline }, new Map())).toEqual({ skipped: 'no fault timeline or clock anchor in this result' });
-    const replicate = { clock_anchor: ANCHOR, fault_timeline: timeline.slice(0, 1) };
+    const replicate = { kind: 'recovery', clock_anchor: ANCHOR, fault_timeline: timeline.slice(0, 1) };
     const capture = readRstCapture(tsv([[epochOf(2_000_000_000), PROXY_PORT, 5001]]), PROXY_PORT);
     expect(checkResult({ details: { replicates: [replicate, replicate] } }, capture).map((one) => one.matched)).toEqual([1, 1]);
   });

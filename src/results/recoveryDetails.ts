@@ -1,0 +1,33 @@
+/**
+ * A recovery result's `details`, typed by schemas/recovery-details.schema.json. Results written
+ * since that schema carry `kind: 'recovery'` and follow it (checked with the raw result when it is
+ * written and read); results of older runs carry no kind and may lack later fields, so a reader
+ * gets every field optional, each typed as the schema says (the same harness wrote those names).
+ */
+import type { RecoveryDetails } from '../schemaTypes';
+
+export type { RecoveryDetails, RecoveryThread } from '../schemaTypes';
+export type RecoveryDetailsRead = Partial<RecoveryDetails>;
+
+export interface RecoveryReplicates {
+  /** The result combines replicates (each one's details under `details.replicates`). */
+  readonly replicated: boolean;
+  /** One entry per replicate (one for a single run); `{}` where a replicate has no recovery details. */
+  readonly replicates: readonly RecoveryDetailsRead[];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function asRecoveryDetails(value: unknown): RecoveryDetailsRead {
+  if (!isObject(value)) return {};
+  const older = value.kind === undefined && Array.isArray(value.threads);
+  return value.kind === 'recovery' || older ? value : {};
+}
+
+/** The recovery details of each replicate of `result`. */
+export function recoveryReplicates(result: { readonly details?: unknown }): RecoveryReplicates {
+  const details = result.details;
+  if (isObject(details) && Array.isArray(details.replicates))
+    return { replicated: true, replicates: details.replicates.map(asRecoveryDetails) };
+  return { replicated: false, replicates: [asRecoveryDetails(details)] };
+}
