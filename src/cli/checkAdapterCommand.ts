@@ -8,7 +8,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { CLIENT_NAMES, CLIENT_PROFILES, type ClientProfile, type ClientSpec } from '../client/api';
-import { runContract, type CheckOutcome } from '../client/contract';
+import { CONTRACT_CHECKS, runContract, type AlarmNode, type CheckOutcome } from '../client/contract';
+import { CHECK_ADAPTER_NODE, startSoloNode, type SoloNode } from '../broker/nodes/soloNode';
+import { resolveClusterSettings } from '../broker/nodes/settings';
 import { formatDuration } from '../client/contract/types';
 import { loadAdapterModule } from '../client/external';
 import { getConfig, workDir } from '../config';
@@ -17,6 +19,8 @@ import { redactSecrets, redactText, redactUrl, secretsOf } from '../redact';
 
 export interface CheckAdapterInput {
   readonly profile?: string;
+  /** Start a RabbitMQ node of the command's own, for the blocked / unblocked check. */
+  readonly alarmNode?: boolean;
 }
 
 const MARKS: Readonly<Record<CheckOutcome['status'], string>> = { passed: '✅', failed: '❌', skipped: '➖' };
@@ -32,16 +36,22 @@ export function registerCheckAdapterCommand(program: Command): void {
       "the adapter module (its default export, or its export `adapter`, is a ClientAdapter), relative to the folder the command starts in; or a built-in client's name",
     )
     .option('--profile <profile>', `the profile to connect with: ${CLIENT_PROFILES.join(' or ')} (default: the first the adapter supports)`)
+    .option(
+      '--alarm-node',
+      `also check blocked / unblocked: start a RabbitMQ node of the command's own (${SOLO_NODE_WORDS}, about 10 s to boot) and raise a memory alarm on it; stopped again at the end`,
+    )
     .addHelpText(
       'after',
       `
 The broker is AMQP_URL's; queues are declared and deleted over the command's own connection,
 and the fault proxy (an embedded one, on free ports) resets only the adapter's own connections.
-Nothing is ever set on the broker itself: blocked / unblocked are not checked here.
+Nothing is ever set on the broker itself: blocked / unblocked are checked only with --alarm-node,
+on a node the command starts and stops (its own name, ports and data; never the broker's).
 Exit code 0 when every check passed, 1 when one failed, 2 when the module cannot be loaded.
 Examples:
   npx amqp-bench check-adapter ./bench/myClient.ts
   npx amqp-bench check-adapter ./bench/myClient.ts --profile normalised
+  npx amqp-bench check-adapter ./bench/myClient.ts --alarm-node     blocked / unblocked too
   node bin/bench.js check-adapter rabbitmq-client          a built-in adapter, for comparison`,
     )
     .action(async (modulePath: string, input: CheckAdapterInput) => {
@@ -100,9 +110,20 @@ export async function runCheckAdapter(
   const startedMs = performance.now();
   // A library's words may quote the URL it was given, or the password alone.
   const secrets = secretsOf(amqpUrl);
-  const { outcomes } = await runContract(spec, amqpUrl, (outcome) =>
-    log(redactSecrets(`${MARKS[outcome.status]} ${outcome.name}: ${outcome.words}`, secrets)),
-  );
+  const alarm = input.alarmNode ? await startAlarmNode(log, logError) : undefined;
+  if (alarm === null) return 2;
+  let outcomes: readonly CheckOutcome[];
+  try {
+    ({ outcomes } = await runContract(
+      spec,
+      amqpUrl,
+      (outcome) => log(redactSecrets(`${MARKS[outcome.status]} ${outcome.name}: ${outcome.words}`, secrets)),
+      CONTRACT_CHECKS,
+      alarm?.node,
+    ));
+  } finally {
+    await alarm?.stop();
+  }
   const count = (status: CheckOutcome['status']) => outcomes.filter((outcome) => outcome.status === status).length;
   const failed = outcomes.filter((outcome) => outcome.status === 'failed').map((outcome) => outcome.name);
   const counts = [
@@ -113,6 +134,31 @@ export async function runCheckAdapter(
   const verdict = failed.length === 0 ? 'it keeps the contract' : `it does not keep the contract (${failed.join(', ')})`;
   log(`${spec.name} (${spec.profile}): ${counts.join(', ')}: ${verdict}, in ${formatDuration(performance.now() - startedMs)}`);
   return failed.length === 0 ? 0 : 1;
+}
+
+const SOLO_NODE_WORDS = `${CHECK_ADAPTER_NODE.short}, AMQP ${CHECK_ADAPTER_NODE.amqpPort}`;
+
+/** The alarm node, started and ready; null (said why) when it could not start. */
+async function startAlarmNode(
+  log: (line: string) => void,
+  logError: (line: string) => void,
+): Promise<{ node: AlarmNode; stop: () => Promise<void> } | null> {
+  log(`Starting a RabbitMQ node of its own for the alarm check (${SOLO_NODE_WORDS})`);
+  let solo: SoloNode;
+  try {
+    solo = await startSoloNode(resolveClusterSettings(), () => undefined, CHECK_ADAPTER_NODE);
+  } catch (error) {
+    logError(`bench: --alarm-node: ${redactText(describeError(error))}`);
+    return null;
+  }
+  const actions = solo.brokerActions({ exchanges: [], queues: [] });
+  return {
+    node: { url: solo.url, setMemoryAlarm: (raised) => actions.setMemoryAlarm(raised) },
+    stop: async () => {
+      await actions.close().catch(() => undefined);
+      await solo.stop().catch((error: unknown) => logError(`bench: --alarm-node: stopping it: ${redactText(describeError(error))}`));
+    },
+  };
 }
 
 /** The client to check: a built-in name, or a module (loaded now: a bad one is said before anything connects). @throws ConfigError */

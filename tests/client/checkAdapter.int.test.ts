@@ -6,7 +6,10 @@
  */
 import path from 'node:path';
 import type { ClientConnection } from '../../src/client/api';
-import { ContractSession, runContract, type CheckOutcome, type ContractCheck } from '../../src/client/contract';
+import { resolveClusterSettings } from '../../src/broker/nodes/settings';
+import { CHECK_ADAPTER_NODE, startSoloNode, type SoloNode } from '../../src/broker/nodes/soloNode';
+import { ContractSession, runContract, type AlarmNode, type CheckOutcome, type ContractCheck } from '../../src/client/contract';
+import { blockedCheck } from '../../src/client/contract/signalChecks';
 import { needs } from '../../src/client/contract/types';
 import { loadAdapterModule } from '../../src/client/external';
 import { getConfig } from '../../src/config';
@@ -57,6 +60,47 @@ describe('check-adapter on adapters from outside (real broker, embedded proxy)',
     },
     90_000,
   );
+});
+
+describe('check-adapter --alarm-node: blocked / unblocked on a node of its own', () => {
+  let solo: SoloNode | undefined;
+  let alarmNode: AlarmNode;
+  let closeActions: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    // check-adapter's own node: the fault matrix's tests may use theirs at the same time.
+    solo = await startSoloNode(resolveClusterSettings(), () => undefined, CHECK_ADAPTER_NODE);
+    const actions = solo.brokerActions({ exchanges: [], queues: [] });
+    closeActions = () => actions.close();
+    alarmNode = { url: solo.url, setMemoryAlarm: (raised) => actions.setMemoryAlarm(raised) };
+  }, 120_000);
+  afterAll(async () => {
+    await closeActions().catch(() => undefined);
+    await solo?.stop();
+  }, 60_000);
+
+  const blockedOf = async (file: string): Promise<CheckOutcome> => {
+    const module = path.join(FIXTURES, file);
+    const adapter = loadAdapterModule(module);
+    const { outcomes } = await runContract(
+      { name: adapter.name, profile: 'defaults', module },
+      getConfig().amqpUrl,
+      undefined,
+      [blockedCheck],
+      alarmNode,
+    );
+    return outcomes[0]!;
+  };
+
+  it('passes an adapter that tells both, and names the defect of one that tells neither', async () => {
+    expect(await blockedOf('good.js')).toMatchObject({ status: 'passed', words: expect.stringMatching(/^told: .+; then .+/) });
+    expect(await blockedOf('no-blocked-signal.js')).toMatchObject({
+      status: 'failed',
+      words: expect.stringMatching(
+        /^a publish during a resource alarm \(connection\.blocked\) gave no blocked signal within 5 s, though the adapter's signals say the library gives one/,
+      ),
+    });
+  }, 90_000);
 });
 
 describe('the contract session: bounds and cleanup (real broker, embedded proxy)', () => {

@@ -19,22 +19,37 @@ import { runningPid } from './processes';
 import { runCli } from './rabbitmqctl';
 import type { ClusterSettings } from './settings';
 
-/** AMQP and distribution ports of the solo node: clear of the system broker's and the cluster's (5681-5683). */
-export const SOLO_PORTS = { amqp: 5690, dist: 25690 } as const;
+/**
+ * Who a node of the harness's own is: its short name, folder and ports (clear of the system
+ * broker's and the cluster's, 5681-5683). Each user has its own, so that one never stops the
+ * other's node as a leftover (the fault matrix and check-adapter may run at once).
+ */
+export interface SoloIdentity {
+  readonly short: string;
+  /** Folder under the cluster folder. */
+  readonly folder: string;
+  readonly amqpPort: number;
+  readonly distPort: number;
+}
+
+/** The fault matrix's node (alarm and pause scenarios). */
+export const SOLO_NODE: SoloIdentity = { short: 'bench-solo', folder: 'solo', amqpPort: 5690, distPort: 25690 };
+/** check-adapter's node (--alarm-node). */
+export const CHECK_ADAPTER_NODE: SoloIdentity = { short: 'bench-check', folder: 'check-adapter', amqpPort: 5691, distPort: 25691 };
 
 /** Bound on the solo node's boot (one Erlang VM on two shared cores). */
 const BOOT_BOUND_MS = 90_000;
 
-export function soloLayout(settings: ClusterSettings): ClusterLayout {
-  const dir = path.join(settings.dir, 'solo');
-  const short = 'bench-solo';
+export function soloLayout(settings: ClusterSettings, identity: SoloIdentity = SOLO_NODE): ClusterLayout {
+  const dir = path.join(settings.dir, identity.folder);
+  const short = identity.short;
   const nodeDir = path.join(dir, 'nodes', short);
   const node: ClusterNode = {
     letter: 'solo',
     index: 0,
     name: `${short}@${settings.nodeHost}`,
-    amqpPort: SOLO_PORTS.amqp,
-    distPort: SOLO_PORTS.dist,
+    amqpPort: identity.amqpPort,
+    distPort: identity.distPort,
     nodeDir,
     configFile: path.join(nodeDir, 'rabbitmq.conf'),
     envFile: path.join(nodeDir, 'rabbitmq-env.conf'),
@@ -73,8 +88,12 @@ export interface SoloNode {
  * Starts the solo node from empty data and waits until it serves (bounded).
  * @throws TimeoutError with the node's last console lines, after stopping what it started
  */
-export async function startSoloNode(settings: ClusterSettings, log: (line: string) => void = () => undefined): Promise<SoloNode> {
-  const layout = soloLayout(settings);
+export async function startSoloNode(
+  settings: ClusterSettings,
+  log: (line: string) => void = () => undefined,
+  identity: SoloIdentity = SOLO_NODE,
+): Promise<SoloNode> {
+  const layout = soloLayout(settings, identity);
   const node = layout.nodes[0]!;
   // A node left by a killed run is stopped first: it would hold the ports.
   if (runningPid(node) !== undefined) await stopNode(layout, node);

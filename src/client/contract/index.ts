@@ -9,10 +9,10 @@ import { consumerRecoveryCheck, ensureConnectedCheck, localPortCheck, onFaultChe
 import { ContractSession } from './session';
 import { blockedCheck, channelClosedCheck, consumerCancelledCheck } from './signalChecks';
 import { backlogCheck, connectCheck, manualAckCheck, publishConsumeCheck } from './trafficChecks';
-import type { CheckOutcome, ContractCheck } from './types';
+import type { AlarmNode, CheckOutcome, ContractCheck } from './types';
 
 export { ContractSession } from './session';
-export { ContractViolation, NotChecked, type CheckOutcome, type CheckStatus, type ContractCheck } from './types';
+export { ContractViolation, NotChecked, type AlarmNode, type CheckOutcome, type CheckStatus, type ContractCheck } from './types';
 
 export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   infoCheck,
@@ -49,8 +49,9 @@ export async function runContract(
   amqpUrl: string,
   onOutcome: (outcome: CheckOutcome) => void = () => undefined,
   checks: readonly ContractCheck[] = CONTRACT_CHECKS,
+  alarmNode?: AlarmNode,
 ): Promise<ContractRun> {
-  const session = await ContractSession.open(spec, amqpUrl);
+  const session = await ContractSession.open(spec, amqpUrl, alarmNode);
   const outcomes: CheckOutcome[] = [];
   try {
     for (const check of checks) {

@@ -12,7 +12,15 @@ import type { ClientAdapter, ClientConnection, ClientInfo, ClientSpec } from '..
 import { adapterOf, clientInfo } from '../registry';
 import { ContractFaultProxy } from './faultProxy';
 import { HarnessBroker } from './harnessBroker';
-import { ContractViolation, NotChecked, formatDuration, type CheckContext, type CheckOutcome, type ContractCheck } from './types';
+import {
+  ContractViolation,
+  NotChecked,
+  formatDuration,
+  type AlarmNode,
+  type CheckContext,
+  type CheckOutcome,
+  type ContractCheck,
+} from './types';
 
 /** The first connection's bound, given to the adapter (`startBoundMs`). */
 export const CONNECT_BOUND_MS = 10_000;
@@ -40,16 +48,17 @@ export class ContractSession {
     readonly directUrl: string,
     private readonly broker: HarnessBroker,
     readonly proxy: ContractFaultProxy,
+    private readonly alarmNode: AlarmNode | undefined,
   ) {}
 
   /** Loads the adapter, connects the harness's admin connection and starts the fault proxy. */
-  static async open(spec: ClientSpec, amqpUrl: string): Promise<ContractSession> {
+  static async open(spec: ClientSpec, amqpUrl: string, alarmNode?: AlarmNode): Promise<ContractSession> {
     const adapter = adapterOf(spec);
     const info = clientInfo(spec);
     const broker = await HarnessBroker.open(amqpUrl);
     try {
       const proxy = await ContractFaultProxy.start(amqpUrl);
-      return new ContractSession(spec, adapter, info, amqpUrl, broker, proxy);
+      return new ContractSession(spec, adapter, info, amqpUrl, broker, proxy, alarmNode);
     } catch (error) {
       await broker.close();
       throw error;
@@ -135,6 +144,7 @@ export class ContractSession {
       brokerUrl: this.directUrl,
       broker: this.broker,
       faults: this.proxy,
+      alarmNode: this.alarmNode,
       step: (what) => {
         state.step = what;
       },
@@ -171,8 +181,10 @@ export class ContractSession {
       connect: async (via, connectionName) => {
         stillRunning();
         const generation = this.generation;
+        if (via === 'alarm-node' && this.alarmNode === undefined) throw new Error('no alarm node in this session');
+        const url = via === 'proxy' ? this.proxy.proxiedUrl : via === 'alarm-node' ? this.alarmNode!.url : this.directUrl;
         const connection = await this.adapter.connect(this.spec.profile, {
-          urls: [via === 'proxy' ? this.proxy.proxiedUrl : this.directUrl],
+          urls: [url],
           connectionName: connectionName ?? `amqp-bench-check-adapter-${randomUUID()}`,
           startBoundMs: CONNECT_BOUND_MS,
         });

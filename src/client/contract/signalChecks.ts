@@ -2,9 +2,9 @@
  * The typed signals an adapter says its library gives, provoked where that is cheap and harms no
  * one: a confirmed publish to an exchange that does not exist (the broker closes that channel:
  * 404, channel_closed) and deleting the queue of a consumer (basic.cancel, consumer_cancelled),
- * both on the contract's own connection and queue. blocked / unblocked need a resource alarm on
- * the broker: never set on a broker others use, so not checked here (the adapter tests of this
- * repository slip connection.blocked into the stream through a relay instead).
+ * both on the contract's own connection and queue. blocked / unblocked need a resource alarm:
+ * never set on a broker others use, so checked only on a node of the command's own
+ * (`--alarm-node`), else not checked.
  */
 import { nowNs } from '../../measure/clock';
 import type { ClientConnection, ClientFault, ClientSignal, SignalKind } from '../api';
@@ -18,12 +18,13 @@ const SIGNAL_BOUND_MS = 5000;
 async function connectFor(
   context: CheckContext,
   kind: SignalKind,
+  via: 'direct' | 'alarm-node' = 'direct',
 ): Promise<{ connection: ClientConnection; signals: ClientSignal[]; faults: ClientFault[] }> {
   const words = context.info.signals[kind];
   if (saysNone(words)) throw new NotChecked(`not checked: the adapter says ${shorten(words)}`);
   needs(context, 'connect');
-  context.step('connecting straight to the broker (adapter.connect)');
-  const connection = await context.connect('direct');
+  context.step(via === 'direct' ? 'connecting straight to the broker (adapter.connect)' : 'connecting to the alarm node (adapter.connect)');
+  const connection = await context.connect(via);
   const signals: ClientSignal[] = [];
   const faults: ClientFault[] = [];
   connection.onSignal((signal) => signals.push(signal));
@@ -106,11 +107,34 @@ export const consumerCancelledCheck: ContractCheck = {
 export const blockedCheck: ContractCheck = {
   name: 'onSignal: blocked, unblocked',
   group: 'signals',
-  boundMs: 1000,
-  async run() {
-    throw new NotChecked(
-      'not checked here: it needs a resource alarm on the broker, and check-adapter never sets one on a broker others may use',
-    );
+  boundMs: 30_000,
+  async run(context) {
+    const node = context.alarmNode;
+    if (node === undefined)
+      throw new NotChecked(
+        'not checked: it needs a resource alarm, which check-adapter never sets on a broker others may use; --alarm-node starts a RabbitMQ node of its own for it',
+      );
+    const record = await connectFor(context, 'blocked', 'alarm-node');
+    context.step('opening a publisher');
+    const publisher = await record.connection.publisher({ confirms: false });
+    const queue = context.unique('amqp-bench.check-adapter.blocked');
+    try {
+      context.step('raising a memory alarm on the alarm node');
+      const raisedNs = nowNs();
+      await node.setMemoryAlarm(true);
+      // The broker blocks a connection when it publishes during the alarm; this publish waits until unblocked.
+      context.step('publishing while the alarm holds');
+      const waiting = publisher.publish('', queue, Buffer.from('while blocked')).catch((error: unknown) => error);
+      const blocked = await expectSignal(context, 'blocked', 'a publish during a resource alarm (connection.blocked)', record, raisedNs);
+      context.step('clearing the memory alarm');
+      const clearedNs = nowNs();
+      await node.setMemoryAlarm(false);
+      const unblocked = await expectSignal(context, 'unblocked', 'clearing the resource alarm (connection.unblocked)', record, clearedNs);
+      await context.within(waiting, SIGNAL_BOUND_MS, 'the publish made while blocked, once unblocked').catch(() => undefined);
+      return `told: ${shorten(blocked.message, 60)}; then ${shorten(unblocked.message, 60)}`;
+    } finally {
+      await node.setMemoryAlarm(false).catch(() => undefined);
+    }
   },
 };
 

@@ -37,6 +37,17 @@ export interface FaultSwitch {
   openClientPorts(): Promise<number[]>;
 }
 
+/**
+ * A RabbitMQ node of the command's own (`check-adapter --alarm-node`), the one broker a resource
+ * alarm may be set on: every client of a node is blocked by it.
+ */
+export interface AlarmNode {
+  /** Its AMQP URL. */
+  readonly url: string;
+  /** Raises (watermark 0) or clears the node's memory alarm. */
+  setMemoryAlarm(raised: boolean): Promise<void>;
+}
+
 /** What a check gets: the adapter, the harness's side of the broker, and bounded waits tied to the check. */
 export interface CheckContext {
   readonly spec: ClientSpec;
@@ -49,8 +60,10 @@ export interface CheckContext {
   readonly brokerUrl: string;
   readonly broker: HarnessBroker;
   readonly faults: FaultSwitch;
-  /** Connects the client under test, straight to the broker or through the fault proxy; closed when the group ends. */
-  connect(via: 'direct' | 'proxy', connectionName?: string): Promise<ClientConnection>;
+  /** The node of the command's own for the alarm check; undefined unless asked for. */
+  readonly alarmNode: AlarmNode | undefined;
+  /** Connects the client under test, straight to the broker, through the fault proxy or to the alarm node; closed when the group ends. */
+  connect(via: 'direct' | 'proxy' | 'alarm-node', connectionName?: string): Promise<ClientConnection>;
   /** Polls `predicate` until it holds (true) or `boundMs` passes (false). */
   waitUntil(predicate: () => boolean, boundMs: number): Promise<boolean>;
   /** `promise`'s value, or a ContractViolation saying `what` did not end within `boundMs`. */
