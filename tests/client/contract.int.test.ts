@@ -15,7 +15,7 @@ import { getConfig } from '../../src/config';
 
 const specs = allClientSpecs().map((spec): [string, ClientSpec] => [`${spec.name} (${spec.profile})`, spec]);
 /** What a built-in adapter may leave unchecked: a signal its library does not give, and blocked / unblocked (no alarm on the broker). */
-const ALLOWED_SKIP = /^not checked(?: here: it needs a resource alarm|: the adapter says none)/;
+const ALLOWED_SKIP = /^not checked(?:: it needs a resource alarm|: the adapter says none)/;
 /** A check's cleanup (closing what its group opened) runs at the start of the next one. */
 const CLEANUP_MARGIN_MS = 20_000;
 
