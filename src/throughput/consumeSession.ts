@@ -18,7 +18,8 @@ import { describeError, WorkerError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
 import { threadsCpuMs } from '../measure/threadCpu';
 import { redactText } from '../redact';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
+import { settleWithin, type ThreadPool } from '../workers/pool';
+import { borrowThreadPool } from '../workers/shelf';
 import { ConsumeBoard, ConsumeControl, type CounterReading } from './consumeBoard';
 import type { ConsumeWorkload } from './consumePlan';
 import { consumeWindow, depthDuring, type ConsumeWindow, type DepthSummary } from './consumeRates';
@@ -163,9 +164,9 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     admin = await QueueAdmin.open(options.url);
     // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
     await admin.declare(queue, { arguments: { 'x-max-length': workload.maxQueueLength, 'x-expires': 600_000 } });
-    const producerPool = startThreadPool(path.join(__dirname, 'loadProducerThread.ts'), workload.producerThreads);
+    const producerPool = borrowThreadPool(path.join(__dirname, 'loadProducerThread.ts'), workload.producerThreads);
     pools.push(producerPool);
-    const consumerPool = startThreadPool(path.join(__dirname, 'consumeThread.ts'), workload.consumerThreads);
+    const consumerPool = borrowThreadPool(path.join(__dirname, 'consumeThread.ts'), workload.consumerThreads);
     pools.push(consumerPool);
     const common = { buffer: board.buffer, layout: board.layout, url: options.url, queue, lifetimeBoundMs };
     producerTasks = Array.from({ length: workload.producerThreads }, (_, producer) =>

@@ -16,7 +16,8 @@ import { sleep } from '../measure/clock';
 import { mergeHistograms, type LatencyHistogram } from '../measure/histogram';
 import { isNonEmpty } from '../measure/statistics';
 import { redactText } from '../redact';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
+import { settleWithin, type ThreadPool } from '../workers/pool';
+import { borrowThreadPool } from '../workers/shelf';
 import type { ClientSpec } from '../client/api';
 import { DEFAULT_CLIENT } from '../client/api';
 import type { PublishTask, PublishWorkerReport } from './publishThread';
@@ -158,7 +159,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
     await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength, 'x-expires': 600_000 } });
 
-    pool = startThreadPool(path.join(__dirname, 'publishThread.ts'), workload.workerThreads);
+    pool = borrowThreadPool(path.join(__dirname, 'publishThread.ts'), workload.workerThreads);
     const started = pool;
     tasks = workload.assignments.map((assignment) =>
       started.run<PublishTask, PublishWorkerReport>({
