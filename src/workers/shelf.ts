@@ -45,6 +45,7 @@ export function borrowThreadPool(entryPath: string, threads: number): ThreadPool
   let released: Promise<void> | undefined;
   return {
     threads,
+    warmedUp: pool.warmedUp,
     run: <TTask, TResult>(task: TTask) => {
       if (released) return Promise.reject(new Error('this pool was given back; borrow another'));
       running += 1;
