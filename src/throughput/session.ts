@@ -97,7 +97,7 @@ export interface PublishSession {
  * thread's publish path reaches its speed only after thousands of calls (V8 compiles it in
  * tiers). Seen on two cores with pools reused across replicates: 10x100 plain went from 30k to
  * 117k msg/s over six replicates (18 rounds of 250 publishes a thread); fresh pools per replicate
- * stayed cold (16k-35k). Once per pool and mode, so every replicate is measured on warm threads.
+ * stayed cold (16k-35k). Once per pool, mode and client, so every replicate is measured on warm threads.
  */
 export const FIRST_USE_WARMUP_PUBLISHES_PER_THREAD = 5_000;
 /** Bound on those extra warm-up rounds (tiny rounds would otherwise need very many). */
@@ -178,7 +178,9 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
 
     pool = borrowThreadPool(path.join(__dirname, 'publishThread.ts'), workload.workerThreads);
     const started = pool;
-    const warmupTag = `publish-${workload.mode}`;
+    // Per client too: a pool reused across clients (bench:clients) has not warmed the next one's library.
+    const client = options.client ?? DEFAULT_CLIENT;
+    const warmupTag = `publish-${workload.mode}-${client.module ?? client.name}:${client.profile}`;
     if (!started.warmedUp.has(warmupTag)) {
       const publishesPerThreadRound = workload.messagesPerRound / workload.workerThreads;
       const firstUseRounds = Math.ceil(FIRST_USE_WARMUP_PUBLISHES_PER_THREAD / publishesPerThreadRound);
@@ -197,7 +199,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
         messageSizeBytes: workload.messageSizeBytes,
         mode: workload.mode,
         warmupRounds,
-        client: options.client ?? DEFAULT_CLIENT,
+        client,
         phaseBoundMs: workload.roundBoundMs,
       }),
     );
