@@ -37,6 +37,11 @@ export interface PublishSessionOptions {
   readonly startBoundMs?: number;
   /** How long to wait for the queue to hold a round's messages. @default 10000 */
   readonly arrivalBoundMs?: number;
+  /**
+   * Publishes per worker thread before the first measured round on threads new to the mode and
+   * client (0: only `workload.warmupRounds`). @default FIRST_USE_WARMUP_PUBLISHES_PER_THREAD
+   */
+  readonly firstUseWarmupPublishesPerThread?: number;
   /** @default 'amqp-bench.throughput' */
   readonly queuePrefix?: string;
   /**
@@ -183,7 +188,9 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     const warmupTag = `publish-${workload.mode}-${client.module ?? client.name}:${client.profile}`;
     if (!started.warmedUp.has(warmupTag)) {
       const publishesPerThreadRound = workload.messagesPerRound / workload.workerThreads;
-      const firstUseRounds = Math.ceil(FIRST_USE_WARMUP_PUBLISHES_PER_THREAD / publishesPerThreadRound);
+      const firstUseRounds = Math.ceil(
+        (options.firstUseWarmupPublishesPerThread ?? FIRST_USE_WARMUP_PUBLISHES_PER_THREAD) / publishesPerThreadRound,
+      );
       warmupRounds = Math.max(warmupRounds, Math.min(MAX_FIRST_USE_WARMUP_ROUNDS, firstUseRounds));
       started.warmedUp.add(warmupTag);
     }
