@@ -5,8 +5,9 @@
  * plain and publisher-confirm modes, straight to the broker. Logical publishers are spread over
  * a bounded worker pool (at most 4 threads), one channel each, starting together at a barrier.
  * Each configuration is measured in REPLICATES independent replicates, one after the other, each
- * a fresh session (connections, channels, queue, worker pool): one warm-up round, then a few
- * measured rounds whose median is the replicate's value. The recorded value is the median of the
+ * a fresh session (connections, channels, queue; the worker threads are reused within the file,
+ * see src/workers/shelf.ts): one warm-up round (more on threads new to the mode and client, see
+ * src/throughput/session.ts), then a few measured rounds whose median is the replicate's value. The recorded value is the median of the
  * replicates; the comparison tests the replicates (rounds of one session share its conditions and
  * are no replicates of a configuration). Also the harness overhead: the harness's publish rate
  * against a bare amqplib script's, alternating, in replicates too.
