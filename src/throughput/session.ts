@@ -91,13 +91,6 @@ export interface PublishSession {
 }
 
 /**
- * Declares the queue, starts the pool and waits until every worker is connected.
- * @throws WorkerError when a worker cannot connect within the start-up bound (everything started is cleaned up).
- * @example
- * const session = await openPublishSession({ url, workload: resolvePublishWorkload({ threads: 10, messagesPerThread: 100 }) });
- * try { await session.runRound(); } finally { await session.close(); }
- */
-/**
  * Publishes per worker thread before the first measured round on threads new to the mode: a
  * thread's publish path reaches its speed only after thousands of calls (V8 compiles it in
  * tiers). Seen on two cores with pools reused across replicates: 10x100 plain went from 30k to
@@ -108,6 +101,13 @@ export const FIRST_USE_WARMUP_PUBLISHES_PER_THREAD = 5_000;
 /** Bound on those extra warm-up rounds (tiny rounds would otherwise need very many). */
 const MAX_FIRST_USE_WARMUP_ROUNDS = 30;
 
+/**
+ * Declares the queue, borrows a pool (src/workers/shelf.ts) and waits until every worker is connected.
+ * @throws WorkerError when a worker cannot connect within the start-up bound (everything started is cleaned up).
+ * @example
+ * const session = await openPublishSession({ url, workload: resolvePublishWorkload({ threads: 10, messagesPerThread: 100 }) });
+ * try { await session.runRound(); } finally { await session.close(); }
+ */
 export async function openPublishSession(options: PublishSessionOptions): Promise<PublishSession> {
   const { workload } = options;
   const arrivalBoundMs = options.arrivalBoundMs ?? 10_000;
