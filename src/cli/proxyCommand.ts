@@ -36,7 +36,6 @@ export function registerProxyCommand(program: Command): void {
     .action(async (argv: { host?: string; port?: string; exitWithStdin?: boolean }) => {
       const options = resolveProxyCommandOptions(argv, getConfig().proxyApiUrl);
       const server = await startProxyServer(options);
-      process.stdout.write(`Toxiproxy-compatible fault proxy API listening on ${server.url} (Ctrl-C to stop)\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
@@ -51,7 +50,12 @@ export function registerProxyCommand(program: Command): void {
           process.stdin.on('close', stop);
           process.stdin.resume();
         }
+        // Only now: whoever reads this line may signal at once.
+        process.stdout.write(`Toxiproxy-compatible fault proxy API listening on ${server.url} (Ctrl-C to stop)\n`);
       });
       await server.close();
+      // A stdin still being read would keep this process alive after SIGTERM until the parent's
+      // SIGKILL five seconds later (seen at the end of every run).
+      process.stdin.destroy();
     });
 }

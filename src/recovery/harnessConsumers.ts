@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { WorkerError } from '../errors';
 import { sleep } from '../measure/clock';
-import { settleWithin, startThreadPool } from '../workers/pool';
+import { settleWithin } from '../workers/pool';
+import { borrowThreadPool } from '../workers/shelf';
 import { RECEIVED_KINDS } from '../client/faults';
 import { Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
 import type { RecoveryTask, RecoveryThreadReport } from './consumerThread';
@@ -20,7 +21,7 @@ const optionalNs = (ns: bigint): bigint | null => (ns === 0n ? null : ns);
 export function startHarnessConsumers(start: ConsumersStart): RecoveryConsumers {
   const { threads } = start;
   const board = new ThreadBoard(threads);
-  const pool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), threads);
+  const pool = borrowThreadPool(path.join(__dirname, 'consumerThread.ts'), threads);
   const tasks = Array.from({ length: threads }, (_, threadIndex) =>
     pool.run<RecoveryTask, RecoveryThreadReport>({
       threadIndex,

@@ -23,8 +23,15 @@ export interface ConsumeWorkloadInput {
   readonly consumerThreads?: number;
   /** Harness producer threads (plain amqplib, one connection each). @default 2 */
   readonly producerThreads?: number;
-  /** Measured windows (each a sample; the median is the value). @default 3 */
+  /** Measured windows at most (each a sample; the median is the value). @default 3 */
   readonly rounds?: number;
+  /**
+   * Measured windows at least: the phase ends after this many once the last `minRounds` windows'
+   * rates agree within `steadyWithinPercent` (the rate is steady), else after `rounds`. @default rounds (a fixed count)
+   */
+  readonly minRounds?: number;
+  /** How close the last `minRounds` windows' rates must be, as (max - min) / median. @default 5 */
+  readonly steadyWithinPercent?: number;
   /** Length of each measured window. @default 3000 */
   readonly windowMs?: number;
   /** Consuming before the first window, excluded (consumers' buffers filled, JIT warm). @default 1000 */
@@ -42,6 +49,8 @@ export interface ConsumeWorkload {
   readonly consumerThreads: number;
   readonly producerThreads: number;
   readonly rounds: number;
+  readonly minRounds: number;
+  readonly steadyWithinPercent: number;
   readonly windowMs: number;
   readonly warmupMs: number;
   readonly watermarks: Watermarks;
@@ -58,6 +67,7 @@ export const CONSUME_WORKLOAD_DEFAULTS = {
   consumerThreads: 1,
   producerThreads: 2,
   rounds: 3,
+  steadyWithinPercent: 5,
   windowMs: 3000,
   warmupMs: 1000,
   depthSamplingMs: 10,
@@ -79,13 +89,20 @@ export function resolveConsumeWorkload(input: ConsumeWorkloadInput): ConsumeWork
       `a whole number above lowMessages (${watermarks.lowMessages})`,
       String(watermarks.highMessages),
     );
+  const rounds = positiveInteger('rounds', input.rounds ?? CONSUME_WORKLOAD_DEFAULTS.rounds);
+  const minRounds = positiveInteger('minRounds', input.minRounds ?? rounds);
+  if (minRounds > rounds) throw new ConfigError('minRounds', `at most rounds (${rounds})`, String(minRounds));
+  const steadyWithinPercent = input.steadyWithinPercent ?? CONSUME_WORKLOAD_DEFAULTS.steadyWithinPercent;
+  if (!(steadyWithinPercent >= 0)) throw new ConfigError('steadyWithinPercent', 'a percentage of at least 0', String(steadyWithinPercent));
   return Object.freeze({
     consumers,
     messageSizeBytes,
     prefetch,
     consumerThreads,
     producerThreads: positiveInteger('producerThreads', input.producerThreads ?? CONSUME_WORKLOAD_DEFAULTS.producerThreads),
-    rounds: positiveInteger('rounds', input.rounds ?? CONSUME_WORKLOAD_DEFAULTS.rounds),
+    rounds,
+    minRounds,
+    steadyWithinPercent,
     windowMs: positiveInteger('windowMs', input.windowMs ?? CONSUME_WORKLOAD_DEFAULTS.windowMs),
     warmupMs: nonNegativeInteger('warmupMs', input.warmupMs ?? CONSUME_WORKLOAD_DEFAULTS.warmupMs),
     watermarks: Object.freeze({ ...watermarks }),

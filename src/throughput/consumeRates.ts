@@ -6,7 +6,19 @@
  */
 import { elapsedMs } from '../measure/clock';
 import type { CounterReading } from './consumeBoard';
-import { rateOf } from './rates';
+import { rateOf, summarizeRates } from './rates';
+
+/**
+ * True when the last `count` rates agree within `withinPercent` ((max - min) / median): the rate
+ * is steady and more windows would only repeat it. False with fewer than `count` rates.
+ * @example isSteady([20_000, 25_000, 25_500], 2, 5) // true (the last two are 2% apart)
+ */
+export function isSteady(rates: readonly number[], count: number, withinPercent: number): boolean {
+  const last = rates.slice(-count);
+  if (count < 1 || last.length < count) return false;
+  const [first, ...rest] = last as [number, ...number[]];
+  return summarizeRates([first, ...rest]).spreadPercent <= withinPercent;
+}
 
 /** One reading of the queue by the harness (`atNs`: when the broker's answer arrived). */
 export interface DepthSample {

@@ -120,6 +120,11 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
     },
     notes: [
       `throughput: the median of ${windows.length} consecutive windows of ${workload.windowMs} ms of steady state, after ${workload.warmupMs} ms of warm-up (excluded); every window's rate is in samples`,
+      ...(workload.minRounds < workload.rounds
+        ? [
+            `windows: ${workload.minRounds} to ${workload.rounds}, ended ${phase.windowsEnded === 'steady' ? `early: the last ${workload.minRounds} agreed within ${workload.steadyWithinPercent}%` : `after all ${workload.rounds}: the rate was not steady within ${workload.steadyWithinPercent}% earlier`} (details.windows_ended)`,
+          ]
+        : []),
       `rate counted on the consumers' side: each delivery bumps a shared-memory counter in its consumer thread and is acked (manual ack, prefetch ${workload.prefetch}); the main thread reads the counters and the monotonic clock at each window's edges`,
       `${workload.consumers} consumer(s) (one channel each) of the client under test on ${workload.consumerThreads} worker thread(s), one connection each, straight to the broker (no proxy), competing on one classic queue`,
       `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages; the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
@@ -135,6 +140,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       depth_sampling_ms: workload.depthSamplingMs,
       depth_samples: report.depthSamples,
       windows: windows.map(windowDetail),
+      windows_ended: phase.windowsEnded,
       rate_spread_percent: roundFigure(summarizeRates(msgRates).spreadPercent),
       drain: drain ? { published: drain.published, delivered: drain.delivered, drain_ms: roundFigure(drain.drainMs) } : null,
       consumers_per_thread: [...workload.consumersPerThread],

@@ -18,10 +18,11 @@ import { describeError, WorkerError } from '../errors';
 import { elapsedMs, nowNs, sleep } from '../measure/clock';
 import { threadsCpuMs } from '../measure/threadCpu';
 import { redactText } from '../redact';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
+import { settleWithin, type ThreadPool } from '../workers/pool';
+import { borrowThreadPool } from '../workers/shelf';
 import { ConsumeBoard, ConsumeControl, type CounterReading } from './consumeBoard';
 import type { ConsumeWorkload } from './consumePlan';
-import { consumeWindow, depthDuring, type ConsumeWindow, type DepthSummary } from './consumeRates';
+import { consumeWindow, depthDuring, isSteady, type ConsumeWindow, type DepthSummary } from './consumeRates';
 import { drainCounted, type DrainOutcome } from './consumeDrain';
 import type { ConsumeTask, ConsumeThreadReport } from './consumeThread';
 import { startDepthSampler, type DepthSampler } from './depthSampler';
@@ -49,6 +50,8 @@ export interface PhaseOutcome {
   /** Consumers started (phase opened) to every consumer consuming. */
   readonly startupMs: number;
   readonly windows: readonly ConsumeWindow[];
+  /** How the windows ended: `steady` (the last ones agreed, before the most asked for) or `max` (all asked for). */
+  readonly windowsEnded: 'steady' | 'max';
   /** Present when the phase drained the queue (see `runPhase`). */
   readonly drain?: DrainOutcome;
 }
@@ -74,7 +77,7 @@ export interface ConsumeSession {
    * the session's first phase, when nothing else has consumed (an exact account) — and cancel.
    * @throws WorkerError when a thread fails, or a phase does not start (the session is closed first)
    */
-  runPhase(windows: number, options?: { readonly drain?: boolean; readonly drainBoundMs?: number }): Promise<PhaseOutcome>;
+  runPhase(windows: number, options?: PhaseOptions): Promise<PhaseOutcome>;
   /** The queue between two moments (e.g. another consumer's window). */
   depthDuring(startNs: bigint, endNs: bigint): DepthSummary;
   /**
@@ -84,6 +87,13 @@ export interface ConsumeSession {
    */
   waitUntilFull(boundMs?: number): Promise<void>;
   close(): Promise<ConsumeSessionReport>;
+}
+
+export interface PhaseOptions {
+  readonly drain?: boolean;
+  readonly drainBoundMs?: number;
+  /** End before `windows` once the last `minWindows` windows' rates agree within `withinPercent` (consumeRates.ts isSteady). */
+  readonly steady?: { readonly minWindows: number; readonly withinPercent: number };
 }
 
 const SETTLE_BOUND_MS = 15_000;
@@ -163,9 +173,9 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     admin = await QueueAdmin.open(options.url);
     // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
     await admin.declare(queue, { arguments: { 'x-max-length': workload.maxQueueLength, 'x-expires': 600_000 } });
-    const producerPool = startThreadPool(path.join(__dirname, 'loadProducerThread.ts'), workload.producerThreads);
+    const producerPool = borrowThreadPool(path.join(__dirname, 'loadProducerThread.ts'), workload.producerThreads);
     pools.push(producerPool);
-    const consumerPool = startThreadPool(path.join(__dirname, 'consumeThread.ts'), workload.consumerThreads);
+    const consumerPool = borrowThreadPool(path.join(__dirname, 'consumeThread.ts'), workload.consumerThreads);
     pools.push(consumerPool);
     const common = { buffer: board.buffer, layout: board.layout, url: options.url, queue, lifetimeBoundMs };
     producerTasks = Array.from({ length: workload.producerThreads }, (_, producer) =>
@@ -243,12 +253,26 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       await check(`phase ${phase} (warm-up)`);
       const measured: ConsumeWindow[] = [];
       let edge = readEdge();
+      let windowsEnded: PhaseOutcome['windowsEnded'] = 'max';
       for (let window = 0; window < windows; window += 1) {
         await board.waitFor(ConsumeControl.CONSUMERS_FAILED, 1, workload.windowMs);
         const next = readEdge();
         await check(`phase ${phase}, window ${window + 1}`);
         measured.push(consumeWindow(edge, next, workload.messageSizeBytes, started.samples));
         edge = next;
+        const steady = phaseOptions.steady;
+        if (
+          steady &&
+          window + 1 < windows &&
+          isSteady(
+            measured.map((each) => each.consumeRateMsgsPerSec),
+            steady.minWindows,
+            steady.withinPercent,
+          )
+        ) {
+          windowsEnded = 'steady';
+          break;
+        }
       }
       const drained = phaseOptions.drain ? await drainCounted(board, phaseOptions.drainBoundMs ?? 300_000) : undefined;
       if (typeof drained === 'string') throw await failure(drained);
@@ -257,7 +281,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       if (!(await board.waitFor(ConsumeControl.CANCELLED, consumerThreads * phase, 15_000)))
         throw await failure(`phase ${phase}: consumers were not cancelled within 15000 ms`);
       await check(`phase ${phase} (cancel)`);
-      return { phase, startupMs, windows: measured, ...(drain ? { drain } : {}) };
+      return { phase, startupMs, windows: measured, windowsEnded, ...(drain ? { drain } : {}) };
     },
   };
 

@@ -13,7 +13,8 @@ export interface PublishThroughputOutcome {
 }
 
 /**
- * Runs `workload.warmupRounds + workload.rounds` rounds in one session.
+ * Runs the session's warm-up rounds (`workload.warmupRounds`, more on threads new to the mode),
+ * then `workload.rounds` measured rounds, in one session.
  * @throws WorkerError when a worker fails or a round exceeds its bound (the session is closed first).
  */
 export async function measurePublishThroughput(
@@ -24,7 +25,7 @@ export async function measurePublishThroughput(
   const rounds: RoundOutcome[] = [];
   let report: SessionReport;
   try {
-    for (let round = 0; round < workload.warmupRounds + workload.rounds; round += 1) rounds.push(await session.runRound());
+    for (let round = 0; round < session.warmupRounds + workload.rounds; round += 1) rounds.push(await session.runRound());
   } finally {
     // Idempotent: after a failed round it returns the report the failure already built.
     report = await session.close();

@@ -60,7 +60,8 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
   });
   // The client's harness path (its profile's settings) against its library alone, side by side.
   const client = options.client ?? DEFAULT_CLIENT;
-  const session = await openPublishSession({ url: options.url, workload, client });
+  // One warm-up round on each side, alike: no extra warm-up for the harness's threads alone.
+  const session = await openPublishSession({ url: options.url, workload, client, firstUseWarmupPublishesPerThread: 0 });
   const harnessRounds: RoundOutcome[] = [];
   const bareRuns: BareRunCheck[] = [];
   const pairs: OverheadPair[] = [];

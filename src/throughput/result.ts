@@ -106,7 +106,7 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
     },
     histograms: { publish_latency: encodeHistogram(outcome.report.histogram) },
     notes: [
-      `throughput: the median of ${measured.length} measured rounds (after ${workload.warmupRounds} warm-up round(s), discarded); every round's rate is in samples`,
+      `throughput: the median of ${measured.length} measured rounds (after ${outcome.rounds.length - measured.length} warm-up round(s), discarded: more on threads new to the mode); every round's rate is in samples`,
       ROUND_NOTES[workload.mode],
       LATENCY_NOTES[workload.mode],
       `${workload.threads} logical publishers (one channel each) over ${workload.workerThreads} worker thread(s), one connection per worker, straight to the broker (no proxy), default exchange into a dedicated queue purged after every round`,

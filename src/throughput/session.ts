@@ -16,7 +16,8 @@ import { sleep } from '../measure/clock';
 import { mergeHistograms, type LatencyHistogram } from '../measure/histogram';
 import { isNonEmpty } from '../measure/statistics';
 import { redactText } from '../redact';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
+import { settleWithin, type ThreadPool } from '../workers/pool';
+import { borrowThreadPool } from '../workers/shelf';
 import type { ClientSpec } from '../client/api';
 import { DEFAULT_CLIENT } from '../client/api';
 import type { PublishTask, PublishWorkerReport } from './publishThread';
@@ -36,6 +37,11 @@ export interface PublishSessionOptions {
   readonly startBoundMs?: number;
   /** How long to wait for the queue to hold a round's messages. @default 10000 */
   readonly arrivalBoundMs?: number;
+  /**
+   * Publishes per worker thread before the first measured round on threads new to the mode and
+   * client (0: only `workload.warmupRounds`). @default FIRST_USE_WARMUP_PUBLISHES_PER_THREAD
+   */
+  readonly firstUseWarmupPublishesPerThread?: number;
   /** @default 'amqp-bench.throughput' */
   readonly queuePrefix?: string;
   /**
@@ -70,8 +76,13 @@ export type SessionState = 'open' | 'closed';
 export interface PublishSession {
   readonly queue: string;
   readonly workload: PublishWorkload;
+  /**
+   * Warm-up rounds of this session: `workload.warmupRounds`, or more on threads that have not
+   * published in this mode yet (see FIRST_USE_WARMUP_PUBLISHES_PER_THREAD).
+   */
+  readonly warmupRounds: number;
   readonly state: SessionState;
-  /** Runs the next round; rounds up to `workload.warmupRounds` are warm-up. @throws WorkerError when a worker fails or the round exceeds its bound. */
+  /** Runs the next round; rounds up to `warmupRounds` are warm-up. @throws WorkerError when a worker fails or the round exceeds its bound. */
   runRound(): Promise<RoundOutcome>;
   /** Waits until the queue holds `expected` messages (or the bound passes), purges it, returns the purged count. */
   collectQueue(expected: number): Promise<number>;
@@ -80,7 +91,18 @@ export interface PublishSession {
 }
 
 /**
- * Declares the queue, starts the pool and waits until every worker is connected.
+ * Publishes per worker thread before the first measured round on threads new to the mode: a
+ * thread's publish path reaches its speed only after thousands of calls (V8 compiles it in
+ * tiers). Seen on two cores with pools reused across replicates: 10x100 plain went from 30k to
+ * 117k msg/s over six replicates (18 rounds of 250 publishes a thread); fresh pools per replicate
+ * stayed cold (16k-35k). Once per pool, mode and client, so every replicate is measured on warm threads.
+ */
+export const FIRST_USE_WARMUP_PUBLISHES_PER_THREAD = 5_000;
+/** Bound on those extra warm-up rounds (tiny rounds would otherwise need very many). */
+const MAX_FIRST_USE_WARMUP_ROUNDS = 30;
+
+/**
+ * Declares the queue, borrows a pool (src/workers/shelf.ts) and waits until every worker is connected.
  * @throws WorkerError when a worker cannot connect within the start-up bound (everything started is cleaned up).
  * @example
  * const session = await openPublishSession({ url, workload: resolvePublishWorkload({ threads: 10, messagesPerThread: 100 }) });
@@ -99,6 +121,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
   let state: SessionState = 'open';
   let closing: Promise<SessionReport> | undefined;
   let round = 0;
+  let warmupRounds = workload.warmupRounds;
 
   const settleReports = async (boundMs: number): Promise<PublishWorkerReport[]> => {
     const settled = await settleWithin(tasks, boundMs);
@@ -158,8 +181,19 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
     // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
     await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength, 'x-expires': 600_000 } });
 
-    pool = startThreadPool(path.join(__dirname, 'publishThread.ts'), workload.workerThreads);
+    pool = borrowThreadPool(path.join(__dirname, 'publishThread.ts'), workload.workerThreads);
     const started = pool;
+    // Per client too: a pool reused across clients (bench:clients) has not warmed the next one's library.
+    const client = options.client ?? DEFAULT_CLIENT;
+    const warmupTag = `publish-${workload.mode}-${client.module ?? client.name}:${client.profile}`;
+    if (!started.warmedUp.has(warmupTag)) {
+      const publishesPerThreadRound = workload.messagesPerRound / workload.workerThreads;
+      const firstUseRounds = Math.ceil(
+        (options.firstUseWarmupPublishesPerThread ?? FIRST_USE_WARMUP_PUBLISHES_PER_THREAD) / publishesPerThreadRound,
+      );
+      warmupRounds = Math.max(warmupRounds, Math.min(MAX_FIRST_USE_WARMUP_ROUNDS, firstUseRounds));
+      started.warmedUp.add(warmupTag);
+    }
     tasks = workload.assignments.map((assignment) =>
       started.run<PublishTask, PublishWorkerReport>({
         worker: assignment.worker,
@@ -171,8 +205,8 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
         messagesPerThread: workload.messagesPerThread,
         messageSizeBytes: workload.messageSizeBytes,
         mode: workload.mode,
-        warmupRounds: workload.warmupRounds,
-        client: options.client ?? DEFAULT_CLIENT,
+        warmupRounds,
+        client,
         phaseBoundMs: workload.roundBoundMs,
       }),
     );
@@ -193,6 +227,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
   return {
     queue,
     workload,
+    warmupRounds,
     get state() {
       return state;
     },
@@ -217,7 +252,7 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
       const combined = combineWorkerRounds(parts);
       const received = await collectQueue(workload.messagesPerRound);
       const rate = rateOf(combined.published, workload.messageSizeBytes, combined.durationMs);
-      return { ...combined, round, warmup: round <= workload.warmupRounds, expected: workload.messagesPerRound, received, ...rate };
+      return { ...combined, round, warmup: round <= warmupRounds, expected: workload.messagesPerRound, received, ...rate };
     },
   };
 }

@@ -34,7 +34,12 @@ export async function measureSustainedConsume(options: SustainedConsumeOptions):
   let phase: PhaseOutcome;
   let report: ConsumeSessionReport;
   try {
-    phase = await session.runPhase(options.workload.rounds, { drain: true, drainBoundMs: options.drainBoundMs ?? 300_000 });
+    const { rounds, minRounds, steadyWithinPercent } = options.workload;
+    phase = await session.runPhase(rounds, {
+      drain: true,
+      drainBoundMs: options.drainBoundMs ?? 300_000,
+      ...(minRounds < rounds ? { steady: { minWindows: minRounds, withinPercent: steadyWithinPercent } } : {}),
+    });
   } finally {
     report = await session.close();
   }

@@ -7,6 +7,11 @@ import { workerFile } from './bundle';
 
 export interface ThreadPool {
   readonly threads: number;
+  /**
+   * What the threads have been warmed up for (tags their users choose, e.g. `publish-plain`): a
+   * pool reused from the shelf (./shelf.ts) keeps it, so its users warm each path up once.
+   */
+  readonly warmedUp: Set<string>;
   run<TTask, TResult>(task: TTask): Promise<TResult>;
   destroy(): Promise<void>;
 }
@@ -30,6 +35,7 @@ export function startThreadPool(entryPath: string, threads: number): ThreadPool 
   let destroyed: Promise<void> | undefined;
   return {
     threads,
+    warmedUp: new Set(),
     run: <TTask, TResult>(task: TTask) => pool.run(task) as Promise<TResult>,
     destroy: () => {
       destroyed ??= pool.destroy();

@@ -11,14 +11,17 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-function startCli(args: string[]): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; output: () => string } {
-  const child = spawn('node', [BIN, 'proxy', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startCli(
+  args: string[],
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; output: () => string } {
+  const child = spawn('node', [BIN, 'proxy', ...args], { stdio: [stdin, 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+  child.stderr!.on('data', (data: Buffer) => (stderr += data.toString()));
   const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (data: Buffer) => {
+    child.stdout!.on('data', (data: Buffer) => {
       stdout += data.toString();
       if (stdout.includes('\n')) resolve(stdout.split('\n')[0]!);
     });
@@ -45,6 +48,20 @@ describe('bench proxy', () => {
     },
     30_000,
   );
+
+  // How the harness starts it: stdin a pipe it holds. Reading stdin kept the process alive after
+  // SIGTERM until the harness's SIGKILL five seconds later, at the end of every run.
+  it('with --exit-with-stdin, exits 0 at once on SIGTERM while stdin is still open, and when stdin closes', async () => {
+    const flags = ['--host', '127.0.0.1', '--port', '0', '--exit-with-stdin'];
+    const signalled = startCli(flags, 'pipe');
+    await signalled.firstLine;
+    signalled.child.kill('SIGTERM');
+    expect(await withTimeout(signalled.exit, 2_000, 'did not stop within 2 s of SIGTERM')).toBe(0);
+    const orphaned = startCli(flags, 'pipe');
+    await orphaned.firstLine;
+    orphaned.child.stdin!.end();
+    expect(await withTimeout(orphaned.exit, 2_000, 'did not stop within 2 s of stdin closing')).toBe(0);
+  }, 30_000);
 
   it('stops with exit code 2 and one line on a bad port', async () => {
     const failure = await promisify(execFile)('node', [BIN, 'proxy', '--port', 'eighty'], { timeout: 20_000 }).catch(

@@ -11,6 +11,8 @@ describe('a sustained consume workload', () => {
       consumerThreads: 1,
       producerThreads: 2,
       rounds: 3,
+      minRounds: 3,
+      steadyWithinPercent: 5,
       windowMs: 3000,
       warmupMs: 1000,
       watermarks: { lowMessages: 180_000, highMessages: 200_000 },
@@ -38,6 +40,9 @@ describe('a sustained consume workload', () => {
     [{ consumers: 1, prefetch: 0 }, 'prefetch must be a whole number of at least 1; got "0"'],
     [{ consumers: 1, windowMs: 2.5 }, 'windowMs must be a whole number of at least 1; got "2.5"'],
     [{ consumers: 1, warmupMs: -1 }, 'warmupMs must be a whole number of at least 0; got "-1"'],
+    [{ consumers: 1, rounds: 3, minRounds: 4 }, 'minRounds must be at most rounds (3); got "4"'],
+    [{ consumers: 1, minRounds: 0 }, 'minRounds must be a whole number of at least 1; got "0"'],
+    [{ consumers: 1, steadyWithinPercent: -1 }, 'steadyWithinPercent must be a percentage of at least 0; got "-1"'],
     [
       { consumers: 1, watermarks: { lowMessages: 10, highMessages: 10 } },
       'watermarks.highMessages must be a whole number above lowMessages (10); got "10"',

@@ -1,6 +1,6 @@
 import { ConsumeBoard, ConsumeControl } from '../../src/throughput/consumeBoard';
 import { parseStatCpuMs } from '../../src/measure/threadCpu';
-import { boundOf, consumeWindow, cpuFigures, depthDuring, type DepthSample } from '../../src/throughput/consumeRates';
+import { boundOf, consumeWindow, cpuFigures, depthDuring, isSteady, type DepthSample } from '../../src/throughput/consumeRates';
 
 const ms = (value: number): bigint => BigInt(value) * 1_000_000n;
 const sample = (atMs: number, ready: number, consumers = 1): DepthSample => ({ atNs: ms(atMs), ready, consumers });
@@ -137,5 +137,21 @@ describe('consumer CPU in a window', () => {
     expect(parseStatCpuMs('42 (node) S 1 2 3 4 5 6 7 8 9 10 150 30 0 0')).toBe(1800);
     expect(parseStatCpuMs('42 (a ) b) S 1 2 3 4 5 6 7 8 9 10 7 3 0 0')).toBe(100);
     expect(parseStatCpuMs('not a stat line')).toBeNull();
+  });
+});
+
+describe('a steady rate (ending the windows early)', () => {
+  it('is the last `count` rates agreeing within the percentage of their median', () => {
+    expect(isSteady([20_000, 25_000, 25_500], 2, 5)).toBe(true);
+    expect(isSteady([25_000, 25_500, 20_000], 2, 5)).toBe(false);
+    // 1000 apart on a median of 20500: 4.9%; 1100 on 20550: 5.4%.
+    expect(isSteady([20_000, 21_000], 2, 5)).toBe(true);
+    expect(isSteady([20_000, 21_100], 2, 5)).toBe(false);
+  });
+
+  it('needs `count` rates at least', () => {
+    expect(isSteady([20_000], 2, 5)).toBe(false);
+    expect(isSteady([], 1, 5)).toBe(false);
+    expect(isSteady([20_000], 0, 5)).toBe(false);
   });
 });

@@ -40,7 +40,7 @@ const sustained = (
   drain = { published: 150_000, delivered: 150_000, drainMs: 900 },
 ): SustainedConsumeOutcome => ({
   workload: resolveConsumeWorkload({ consumers: 10 }),
-  phase: { phase: 1, startupMs: 12.5, windows, drain },
+  phase: { phase: 1, startupMs: 12.5, windows, windowsEnded: 'max', drain },
   report,
   queue: 'q',
   connectionPrefix: 'amqp-bench-consume-x',
@@ -55,6 +55,22 @@ const asRawResult = (draft: ReturnType<typeof sustainedConsumeResult>) => ({
 });
 
 describe('sustainedConsumeResult', () => {
+  it('says how its windows ended when their count may vary, and not otherwise', () => {
+    const steady: SustainedConsumeOutcome = {
+      ...sustained([window(40_000), window(40_500)]),
+      workload: resolveConsumeWorkload({ consumers: 10, minRounds: 2 }),
+      phase: { phase: 1, startupMs: 12.5, windows: [window(40_000), window(40_500)], windowsEnded: 'steady' },
+    };
+    const result = sustainedConsumeResult(steady);
+    expectValid('raw-result.schema.json', asRawResult(result));
+    expect(result.details?.windows_ended).toBe('steady');
+    expect(result.parameters.rounds).toBe(3);
+    expect(result.notes).toContain('windows: 2 to 3, ended early: the last 2 agreed within 5% (details.windows_ended)');
+    const fixed = sustainedConsumeResult(sustained([window(40_000), window(30_000), window(50_000)]));
+    expect(fixed.details?.windows_ended).toBe('max');
+    expect(fixed.notes?.some((note) => note.startsWith('windows:'))).toBe(false);
+  });
+
   it('takes the median window, keeps every window as a sample, and records the settings as parameters', () => {
     const result = sustainedConsumeResult(sustained([window(40_000), window(30_000), window(50_000)]));
     expectValid('raw-result.schema.json', asRawResult(result));

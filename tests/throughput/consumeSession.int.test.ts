@@ -152,6 +152,28 @@ describe('a short sustained consume session (real broker)', () => {
     expect((await waitForNoConnections(url, session.connectionPrefix)).leaked).toEqual([]);
   }, 60_000);
 
+  it('ends the windows early once the last ones agree, and says which way they ended', async () => {
+    const workload = resolveConsumeWorkload({
+      consumers: 1,
+      producerThreads: 1,
+      rounds: 1,
+      windowMs: 200,
+      warmupMs: 100,
+      watermarks: { lowMessages: 500, highMessages: 1000 },
+    });
+    const session = await openConsumeSession({ url, client, workload });
+    try {
+      // One window always agrees with itself: steady after the first of three.
+      const early = await session.runPhase(3, { steady: { minWindows: 1, withinPercent: 0 } });
+      expect([early.windows.length, early.windowsEnded]).toEqual([1, 'steady']);
+      // Never steady within -1%: all three.
+      const full = await session.runPhase(3, { steady: { minWindows: 1, withinPercent: -1 } });
+      expect([full.windows.length, full.windowsEnded]).toEqual([3, 'max']);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+
   it('allows the drain (an exact account) only in the first phase', async () => {
     const workload = resolveConsumeWorkload({
       consumers: 1,

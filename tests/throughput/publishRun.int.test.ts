@@ -14,6 +14,7 @@ process.env.BENCH_RAW_DIR = rawDir;
 
 import { recordResult } from '../../fixtures/record';
 import { getConfig } from '../../src/config';
+import { summarizeMs } from '../../src/measure/histogram';
 import { WorkerError } from '../../src/errors';
 import { BARE_PUBLISH_SCRIPT, parseBareRecord, startBarePublisher } from '../../src/throughput/bare';
 import { measurePublishThroughput, measuredRounds } from '../../src/throughput/measure';
@@ -25,6 +26,7 @@ import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard'
 import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
 import { openPublishSession } from '../../src/throughput/session';
 import publishThread from '../../src/throughput/publishThread';
+import { closeShelvedPools, enableThreadPoolShelf } from '../../src/workers/shelf';
 
 const url = getConfig().amqpUrl;
 
@@ -51,7 +53,7 @@ describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode 
     expect(getConfig().rawResultsDir).toBe(rawDir);
     const workload = resolvePublishWorkload({ threads: 2, messagesPerThread: 20, mode, rounds: 3, warmupRounds: 1, roundBoundMs: 10_000 });
     expect(workload.workerThreads).toBe(2);
-    const outcome = await measurePublishThroughput({ url }, workload);
+    const outcome = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 0 }, workload);
 
     expect(outcome.report.workers.map((worker) => worker.fatal)).toEqual([undefined, undefined]);
     expect(outcome.report.errorSamples).toEqual([]);
@@ -110,6 +112,24 @@ describe.each(['plain', 'confirm'] as const)('a tiny publish session in %s mode 
 });
 
 describe('a publish session', () => {
+  it('warms threads new to the mode and client up to the publishes asked for, once per pool on the shelf', async () => {
+    enableThreadPoolShelf();
+    try {
+      // 2 publishers x 20 messages on 2 threads: 20 publishes a thread a round; 50 asked for: 3 rounds.
+      const workload = resolvePublishWorkload({ threads: 2, messagesPerThread: 20, mode: 'plain', rounds: 2, warmupRounds: 1 });
+      const first = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 50 }, workload);
+      expect(first.rounds.map((round) => round.warmup)).toEqual([true, true, true, false, false]);
+      expect(summarizeMs(first.report.histogram).count).toBe(2 * 40);
+      const again = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 50 }, workload);
+      expect(again.rounds.map((round) => round.warmup)).toEqual([true, false, false]);
+      const confirm = resolvePublishWorkload({ threads: 2, messagesPerThread: 20, mode: 'confirm', rounds: 2, warmupRounds: 1 });
+      const otherMode = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 50 }, confirm);
+      expect(otherMode.rounds.map((round) => round.warmup)).toEqual([true, true, true, false, false]);
+    } finally {
+      await closeShelvedPools();
+    }
+  }, 60_000);
+
   it('deletes its queue on close, and close() can be called twice', async () => {
     const session = await openPublishSession({
       url,
