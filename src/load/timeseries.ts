@@ -70,7 +70,10 @@ export function startSampler(inputs: SamplerInputs): TimeSeriesSampler {
   const { recorder } = inputs;
   let ticks = 0;
   let stopped = false;
-  const take = () => {
+  const take = (final = false) => {
+    // The last, partial interval is kept only when it is a real part of one (not a few ms of shutdown).
+    const lastEndNs = recorder.startNs + BigInt(points.length * inputs.intervalMs) * 1_000_000n;
+    if (final && Number(inputs.nowNs() - lastEndNs) / 1e6 < inputs.intervalMs / 10) return;
     const interval = recorder.takeInterval();
     const point: TimeSeriesPoint = {
       t_s: Math.round(Number(inputs.nowNs() - recorder.startNs) / 1e6) / 1000,
@@ -108,7 +111,7 @@ export function startSampler(inputs: SamplerInputs): TimeSeriesSampler {
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
-      take();
+      take(true);
     },
   };
 }

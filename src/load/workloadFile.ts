@@ -54,14 +54,18 @@ export function parseWorkloadText(text: string, file: string): WorkloadFileConte
     throw new WorkloadFileError(file, 1, '', 'must be a mapping of workload fields (producers, rate, size, ...); see docs/guide/load.md');
   const lineOf = (field: string): number | null => lineOfPath(document, lineCounter, fieldPath(field));
   const input = document.toJS() as unknown;
+  const problem = schemaProblemOf(input);
+  if (problem) throw new WorkloadFileError(file, lineOf(problem.field), problem.field, problem.problem);
+  return { file, input: input as WorkloadInput, lineOf };
+}
+
+/** The first problem of `input` against the schema, as a field and words; undefined when there is none. */
+export function schemaProblemOf(input: unknown): { readonly field: string; readonly problem: string } | undefined {
   const validate = schemaRegistry().getSchema(SCHEMA_ID);
   if (!validate) throw new Error(`schemas/workload.schema.json is not loaded`);
-  if (!validate(input)) {
-    const error = mostTelling(validate.errors ?? []);
-    const field = fieldOf(error);
-    throw new WorkloadFileError(file, lineOf(field), field, problemOf(error));
-  }
-  return { file, input: input as WorkloadInput, lineOf };
+  if (validate(input)) return undefined;
+  const error = mostTelling(validate.errors ?? []);
+  return { field: fieldOf(error), problem: problemOf(error) };
 }
 
 /** Resolves a file's workload (with `overrides` from flags on top). @throws WorkloadFileError */
@@ -132,7 +136,7 @@ function problemOf(error: ErrorObject): string {
     case 'additionalProperties':
       return 'is not a workload field (see schemas/workload.schema.json or docs/guide/load.md for the fields there are)';
     case 'pattern':
-      return `has the wrong form (${patternWords(fieldOf(error))})`;
+      return `must be ${patternWords(fieldOf(error))}`;
     case 'type':
       return `must be ${String(params.type).replace(',', ' or ')}${fieldOf(error).startsWith('rate') ? ' (a number, or {steps: [...]} or {ramp: {...}})' : ''}`;
     default:
