@@ -134,12 +134,7 @@ export function flagsToInput(flags: LoadFlags): WorkloadInput {
   };
   for (const key of Object.keys(input)) if (input[key] === undefined) delete input[key];
   const problem = schemaProblemOf(input);
-  if (problem)
-    throw new ConfigError(
-      `--${problem.field.split(/[.[]/)[0]!.replace(/_/g, '-')}`,
-      problem.problem.replace(/^must be /, ''),
-      String(valueAt(input, problem.field)),
-    );
+  if (problem) throw flagError(problem.field, problem.problem, valueAt(input, problem.field));
   return input;
 }
 
@@ -156,12 +151,18 @@ export function workloadOf(file: string | undefined, flags: LoadFlags): LoadWork
     return resolveWorkloadFile({ ...content, input: { ...named, ...content.input } }, overrides);
   }
   return resolveWorkload(overrides, (field, problem) => {
-    throw new ConfigError(
-      `--${field.split(/[.[]/)[0]!.replace(/_/g, '-')}`,
-      problem.replace(/^must be /, ''),
-      String(valueAt(overrides as Record<string, unknown>, field)),
-    );
+    throw flagError(field, problem, valueAt(overrides as Record<string, unknown>, field));
   });
+}
+
+/** A workload field's problem as the flag's: `--size must be ...; got "100:10"`. */
+function flagError(field: string, problem: string, got: unknown): ConfigError {
+  const flag = `--${field.split(/[.[]/)[0]!.replace(/_/g, '-')}`;
+  return new ConfigError(
+    flag,
+    problem.startsWith('must be ') ? problem.slice('must be '.length) : `valid (${problem})`,
+    typeof got === 'object' ? JSON.stringify(got) : String(got),
+  );
 }
 
 function fileName(file: string): string {
