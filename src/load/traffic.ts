@@ -74,6 +74,8 @@ export function startPublishing(options: TrafficOptions): Publishing {
   const window = options.confirmWindow > 0 ? options.confirmWindow : PLAIN_IN_FLIGHT_CAP;
   const startNs = recorder.startNs;
   let stopped = false;
+  /** A producer had messages due but its window (or in-flight cap) was full at the last pass. */
+  let windowFull = false;
   let timer: NodeJS.Timeout | undefined;
   let immediate: NodeJS.Immediate | undefined;
   let finish!: (outcome: PublishingOutcome) => void;
@@ -106,6 +108,7 @@ export function startPublishing(options: TrafficOptions): Publishing {
     const now = nowNs();
     let earliest: bigint | null = null;
     let remaining = false;
+    windowFull = false;
     for (const state of states) {
       if (state.plan.connection.state !== 'up') {
         remaining = true;
@@ -129,7 +132,10 @@ export function startPublishing(options: TrafficOptions): Publishing {
         send(state, intendedNs, sequence);
       }
       const sequence = global(state);
-      if (sequence < options.totalMessages && (schedule.paced || now < options.scheduleEndNs)) remaining = true;
+      if (sequence < options.totalMessages && (schedule.paced || now < options.scheduleEndNs)) {
+        remaining = true;
+        if (state.outstanding >= window) windowFull = true;
+      }
     }
     if (!remaining) return null;
     return earliest ?? now + 1_000_000n;
@@ -151,12 +157,14 @@ export function startPublishing(options: TrafficOptions): Publishing {
       return;
     }
     const waitMs = Number(nextNs - now) / 1e6;
-    // A window or a socket that frees up wakes the loop early (wake()).
-    if (waitMs <= 0.5) immediate = setImmediate(loop);
-    else timer = setTimeout(loop, Math.min(waitMs, 50) - 0.5);
+    // Timers have 1 ms resolution: what falls due meanwhile goes out as one batch on the next
+    // pass (never a busy loop, which would take a core from the broker). A full window that
+    // frees up wakes the loop at once (wake()).
+    if (waitMs <= 0) immediate = setImmediate(loop);
+    else timer = setTimeout(loop, Math.min(waitMs, 50));
   };
   const wake = () => {
-    if (stopped || immediate) return;
+    if (stopped || immediate || !windowFull) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
     immediate = setImmediate(loop);
