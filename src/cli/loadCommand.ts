@@ -16,7 +16,10 @@ import { RAW_RESULT_SCHEMA_VERSION, type RawResult } from '../results/rawResult'
 import { recordRun } from '../run/record';
 import { parseFaultFlag } from '../load/faultSchedule';
 import { loadRawResult, type LoadResult } from '../load/result';
-import { runLoad } from '../load/run';
+import { runLoad, type LoadRunOptions } from '../load/run';
+import { runBarePublish, type BarePublishRecord } from '../load/bare';
+import { adapterOf } from '../client/registry';
+import { findMaxRate, maxRateTable, type MaxRateSummary } from './loadMaxRate';
 import { timeSeriesCsv } from '../load/timeseries';
 import { resolveWorkload, type LoadWorkload, type WorkloadInput } from '../load/workload';
 import { readWorkloadFile, resolveWorkloadFile, schemaProblemOf } from '../load/workloadFile';
@@ -45,6 +48,9 @@ interface LoadFlags {
   readonly metricsPort?: string;
   readonly proxy: boolean;
   readonly catchUp: string;
+  readonly findMaxRate?: boolean;
+  readonly p99Bound?: string;
+  readonly compareBare?: boolean;
 }
 
 export function registerLoadCommand(program: Command): void {
@@ -76,6 +82,15 @@ export function registerLoadCommand(program: Command): void {
     .option('--interval <time>', 'time-series interval', '1s')
     .option('--metrics-port <port>', 'serve the live figures as OpenMetrics on 127.0.0.1:PORT/metrics during the run')
     .option('--no-proxy', 'connect to the broker directly (no network faults then)')
+    .option(
+      '--find-max-rate',
+      'search the highest rate achieved (≥ 99%) with e2e p99 within --p99-bound of the unloaded p99 (one short run per probe: set --duration)',
+    )
+    .option('--p99-bound <ms>', "with --find-max-rate: how far above the unloaded p99 (100 msg/s) a probe's p99 may be", '10')
+    .option(
+      '--compare-bare',
+      'after the run, the bare amqplib publish script on the same address, same size (use with --rate 0 --consumers 0)',
+    )
     .option('--catch-up <time>', 'how long a publisher behind schedule at the end keeps sending', '10s')
     .addHelpText(
       'after',
@@ -179,11 +194,17 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
   let intervalMs: number;
   let catchUpMs: number;
   let metricsPort: number | undefined;
+  let p99BoundMs: number;
   try {
     workload = workloadOf(file, flags);
     intervalMs = parseDurationMs(flags.interval, '--interval');
     if (intervalMs < 50) throw new ConfigError('--interval', 'at least 50ms', flags.interval);
     catchUpMs = parseDurationMs(flags.catchUp, '--catch-up');
+    p99BoundMs = Number(flags.p99Bound ?? '10');
+    if (!Number.isFinite(p99BoundMs) || p99BoundMs < 0)
+      throw new ConfigError('--p99-bound', 'a number of milliseconds ≥ 0', flags.p99Bound);
+    if (flags.findMaxRate && flags.compareBare)
+      throw new ConfigError('--find-max-rate', 'given without --compare-bare (one at a time)', 'both');
     if (flags.metricsPort !== undefined) {
       metricsPort = Number(flags.metricsPort);
       if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)
@@ -216,10 +237,12 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
   process.once('SIGTERM', onSignal);
   let lastPrintMs = 0;
   let result: LoadResult;
-  try {
-    log(`bench load: ${describeWorkload(workload)}`);
-    result = await runLoad({
-      workload,
+  const extras: Record<string, unknown> = {};
+  const measure = (each: LoadWorkload, alongside?: LoadRunOptions['alongside']) => {
+    lastPrintMs = 0;
+    log(`bench load: ${describeWorkload(each)}`);
+    return runLoad({
+      workload: each,
       config,
       viaProxy: flags.proxy,
       intervalMs,
@@ -228,6 +251,7 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
       drainMs: 15_000,
       signal: controller.signal,
       log,
+      alongside,
       onMetrics: (url) => log(`bench load: live metrics at ${url}`),
       onPoint: (point, recorder) => {
         if (point.t_s * 1000 - lastPrintMs < 900) return;
@@ -238,6 +262,30 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
         );
       },
     });
+  };
+  try {
+    if (flags.findMaxRate) {
+      const search = await findMaxRate(workload, p99BoundMs, measure, log);
+      extras.find_max_rate = search.summary;
+      result = search.best;
+    } else if (flags.compareBare) {
+      result = await measure(workload, async (url, recorder) => {
+        const spec = { name: workload.client.name, profile: workload.client.profile };
+        const messages = Math.max(20_000, recorder.publishedMeasured);
+        log(`bench load: the bare amqplib publish script, ${messages} messages of ${sizeLabel(workload)} B on the same address`);
+        const bare = await runBarePublish(url, {
+          messages,
+          sizeBytes: workload.size.kind === 'fixed' ? workload.size.bytes : workload.size.minBytes,
+          warmup: Math.min(messages, 20_000),
+          libraryOptions: adapterOf(spec).bareOptions?.(spec.profile) ?? {},
+        });
+        extras.bare_publish = bare;
+      });
+      const bare = extras.bare_publish as BarePublishRecord | undefined;
+      if (bare) extras.harness_to_bare_ratio = Math.round((result.achieved_rate_per_s / bare.msgs_per_sec) * 1000) / 1000;
+    } else {
+      result = await measure(workload);
+    }
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`bench load: ${error.message}\n`);
@@ -249,7 +297,7 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
     process.off('SIGTERM', onSignal);
   }
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, 'result.json'), `${JSON.stringify(result, null, 2)}\n`);
+  fs.writeFileSync(path.join(outDir, 'result.json'), `${JSON.stringify({ ...result, ...extras }, null, 2)}\n`);
   fs.writeFileSync(path.join(outDir, 'timeseries.csv'), timeSeriesCsv(result.timeseries));
   await writeLoadReport(result, outDir);
   const environment = await captureEnvironment({ amqpUrl: config.amqpUrl });
@@ -285,6 +333,13 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
     },
   );
   process.stdout.write(`${summaryTable(result)}\n`);
+  if (extras.find_max_rate) process.stdout.write(`${maxRateTable(extras.find_max_rate as MaxRateSummary)}\n`);
+  if (extras.bare_publish) {
+    const bare = extras.bare_publish as BarePublishRecord;
+    process.stdout.write(
+      `open loop vs bare: ${result.achieved_rate_per_s} msg/s vs ${Math.round(bare.msgs_per_sec * 10) / 10} msg/s (bare amqplib script, ${bare.messages} messages): ratio ${String(extras.harness_to_bare_ratio)}\n`,
+    );
+  }
   process.stdout.write(
     `\nresult: ${path.join(outDir, 'result.json')}\ntime series: ${path.join(outDir, 'timeseries.csv')}\nreport: ${path.join(outDir, 'report.md')}\narchive: ${recorded.archivePath}\n`,
   );
@@ -337,4 +392,8 @@ export function summaryTable(result: LoadResult): string {
     ]);
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+}
+
+function sizeLabel(workload: LoadWorkload): string {
+  return workload.size.kind === 'fixed' ? String(workload.size.bytes) : String(workload.size.minBytes);
 }

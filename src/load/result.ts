@@ -71,6 +71,8 @@ export interface LoadResultInput {
   /** Messages intended after the warm-up (null for rate 0). */
   readonly intendedMeasured: number | null;
   readonly unsent: number;
+  /** What the achieved rate is over: the duration, or (rate 0) until the broker had taken the last message. */
+  readonly measuredMs: number;
   readonly publishingEndedMs: number;
   readonly endedMs: number;
   readonly points: readonly TimeSeriesPoint[];
@@ -85,12 +87,16 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
   const totals = recorder.totals;
   const intended = input.schedulePaced ? input.totalMessages : null;
   const measuredIntended = input.intendedMeasured;
-  const achieved = (recorder.publishedMeasured * 1000) / workload.durationMs;
+  const achieved = (recorder.publishedMeasured * 1000) / input.measuredMs;
   const intendedRate = measuredIntended === null ? null : (measuredIntended * 1000) / workload.durationMs;
   const notes = [
     `client ${input.client.label}; recovery: ${input.client.info.recovery === 'harness' ? "the harness's own reconnect loop (the amqplib adapter)" : "the library's own"}`,
     "latencies are timed from each message's intended send time (open loop: coordinated omission avoided)",
-    ...(input.schedulePaced ? [] : ['rate 0: as fast as possible; intended time = send time, so latencies are from the send']),
+    ...(input.schedulePaced
+      ? []
+      : [
+          `rate 0: as fast as possible; intended time = send time, so latencies are from the send; the achieved rate is over ${input.measuredMs} ms, until the broker had taken the last message`,
+        ]),
     ...(input.viaProxy ? ['through the fault proxy entry'] : ['directly to the broker (no proxy)']),
     ...(input.unsent > 0 ? [`${input.unsent} message(s) were still due when the catch-up time ran out: not sent`] : []),
     ...(input.aborted ? ['aborted before the end (Ctrl-C): figures cover the part that ran'] : []),

@@ -43,6 +43,11 @@ export interface LoadRunOptions {
   readonly log: (line: string) => void;
   /** Each time-series point as it is taken (progress lines). */
   readonly onPoint?: (point: TimeSeriesPoint, recorder: LoadRecorder) => void;
+  /**
+   * Runs after the measured part and the drain, before anything is closed, with the URL the
+   * clients used (`--compare-bare` runs the bare script there, under the same conditions).
+   */
+  readonly alongside?: (url: string, recorder: LoadRecorder) => Promise<void>;
   /** Called once the metrics endpoint listens. */
   readonly onMetrics?: (url: string) => void;
 }
@@ -177,6 +182,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
     });
     if (aborted()) publishing.stop();
     const published = await publishing.done;
+    // As fast as possible: the rate counts until the broker has taken everything (one round
+    // trip behind the last message on each channel), as the bare script's does.
+    if (!schedule.paced && !aborted()) await Promise.allSettled(producerPlans.map((plan) => plan.publisher.flush(10_000)));
     const publishingEndedNs = nowNs();
     // Confirms still due, then what the consumers have yet to take (both bounded).
     await until(() => publishing!.outstanding() === 0 || aborted(), 10_000);
@@ -186,6 +194,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
     const windows: FaultWindowRecord[] = await faults.stop(() =>
       proxy ? proxy.client.events(proxy.name, startNs) : Promise.resolve(null),
     );
+    if (options.alongside && !aborted()) await options.alongside(url, recorder);
     const connectionFaults: ConnectionFaultRecord[] = supervisors.flatMap((supervisor, index) =>
       supervisor.faults.map((fault) => ({
         connection: index < workload.producers ? `p${index}` : `c${index - workload.producers}`,
@@ -203,6 +212,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
       totalMessages,
       intendedMeasured: schedule.paced ? totalMessages - schedule.dueBy(workload.warmupMs * 1e6) : null,
       unsent: published.unsent,
+      measuredMs: schedule.paced ? workload.durationMs : msFrom(startNs, publishingEndedNs) - workload.warmupMs,
       publishingEndedMs: msFrom(startNs, publishingEndedNs),
       endedMs: msFrom(startNs, endedNs),
       points: sampler.points,
