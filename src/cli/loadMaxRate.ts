@@ -15,6 +15,7 @@ export interface MaxRateSummary {
 }
 
 const UNLOADED_RATE = 100;
+const PROBE_WARMUP_MS = 2000;
 
 /** Runs the search; `best` is the run of the highest passing rate (the unloaded run when none passed). */
 export async function findMaxRate(
@@ -23,7 +24,14 @@ export async function findMaxRate(
   measure: (workload: LoadWorkload) => Promise<LoadResult>,
   log: (line: string) => void,
 ): Promise<{ readonly best: LoadResult; readonly summary: MaxRateSummary }> {
-  const at = (ratePerSecond: number): LoadWorkload => ({ ...workload, rate: { kind: 'constant', perSecond: ratePerSecond }, faults: [] });
+  // Each probe starts with a warm-up (at least 2 s): the first seconds of a fresh connection (JIT,
+  // buffers) are not the rate's steady state.
+  const at = (ratePerSecond: number): LoadWorkload => ({
+    ...workload,
+    rate: { kind: 'constant', perSecond: ratePerSecond },
+    warmupMs: Math.max(workload.warmupMs, PROBE_WARMUP_MS),
+    faults: [],
+  });
   const unloaded = await measure(at(UNLOADED_RATE));
   const unloadedP99Ms = unloaded.latency_ms.end_to_end.p99 ?? 0;
   log(
