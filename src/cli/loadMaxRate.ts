@@ -35,7 +35,7 @@ export async function findMaxRate(
   const unloaded = await measure(at(UNLOADED_RATE));
   const unloadedP99Ms = unloaded.latency_ms.end_to_end.p99 ?? 0;
   log(
-    `bench load: unloaded e2e p99 ${unloadedP99Ms} ms at ${UNLOADED_RATE} msg/s; a probe passes at ≥ 99% achieved and p99 ≤ ${unloadedP99Ms + p99BoundMs} ms`,
+    `bench load: unloaded e2e p99 ${unloadedP99Ms} ms at ${UNLOADED_RATE} msg/s; a probe passes at ≥ 99% achieved and p99 ≤ ${(unloadedP99Ms + p99BoundMs).toFixed(3)} ms`,
   );
   const results = new Map<number, LoadResult>();
   const search = await searchMaxRate(
