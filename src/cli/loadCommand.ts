@@ -314,7 +314,7 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
       startedAt,
       finishedAt: new Date(),
       markerExpression: null,
-      testNameFilter: `bench load ${workload.name}`,
+      testNameFilter: null,
       invokedBy: 'cli',
       jestExitCode: null,
       interrupted: result.aborted,

@@ -172,7 +172,7 @@ export function loadRawResult(result: LoadResult): ResultDraft {
       e2e_p50_ms: ms(e2e.p50),
       e2e_p90_ms: ms(e2e.p90),
       e2e_p99_ms: ms(e2e.p99),
-      e2e_p99_9_ms: ms(e2e.p99_9),
+      e2e_p999_ms: ms(e2e.p99_9),
       e2e_max_ms: ms(e2e.max),
       confirm_p99_ms: ms(result.latency_ms.confirm.p99),
       schedule_lag_p99_ms: ms(result.latency_ms.schedule_lag.p99),
