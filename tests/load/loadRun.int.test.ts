@@ -47,6 +47,7 @@ test('reset_peer under load: consumption falls to 0 and comes back, nothing lost
   const listen = entry.proxiedUrl.replace(/^amqp:\/\/guest:guest@/, '');
   const [host, port] = [listen.slice(0, listen.lastIndexOf(':')), Number(listen.slice(listen.lastIndexOf(':') + 1))];
   const before = openResources();
+  let scraped: Promise<string> = Promise.resolve('');
   const result = await runLoad({
     workload,
     config: {
@@ -60,7 +61,24 @@ test('reset_peer under load: consumption falls to 0 and comes back, nothing lost
     catchUpMs: 5000,
     drainMs: 10_000,
     log: () => undefined,
+    metricsPort: 0,
+    // The live endpoint, scraped once during the run.
+    onMetrics: (url) => {
+      scraped = new Promise((resolve) =>
+        setTimeout(
+          () =>
+            void fetch(url).then(
+              (response) => resolve(response.text()),
+              () => resolve(''),
+            ),
+          1000,
+        ),
+      );
+    },
   });
+  const metrics = await scraped;
+  expect(metrics).toMatch(/^amqp_bench_load_published_total \d+/m);
+  expect(metrics).toMatch(/^amqp_bench_load_connections_up 2/m);
 
   // The fault was injected and removed, its moment seen by the proxy.
   expect(result.faults).toHaveLength(1);
