@@ -52,6 +52,23 @@ export class ConfigError extends BenchError {
   }
 }
 
+/**
+ * A workload file (`bench load workloads/x.yaml`) that cannot be used: the message names the file,
+ * the line and the field (`workloads/x.yaml line 7: rate: must be ≥ 0`).
+ */
+export class WorkloadFileError extends BenchError {
+  readonly file: string;
+  readonly line: number | null;
+  readonly field: string;
+
+  constructor(file: string, line: number | null, field: string, problem: string) {
+    super('CONFIG_INVALID', `${file}${line === null ? '' : ` line ${line}`}: ${field === '' ? '' : `${field}: `}${problem}`);
+    this.file = file;
+    this.line = line;
+    this.field = field;
+  }
+}
+
 /** RabbitMQ did not answer (or refused us). */
 export class BrokerError extends BenchError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -45,6 +45,15 @@ export class QueueAdmin {
     this.declared.add(queue);
   }
 
+  /**
+   * Deletes `queue` if it exists (a queue left by a killed run, perhaps of another type, with
+   * messages in it), then declares it as `declare` does.
+   */
+  async declareFresh(queue: string, spec: QueueSpec = {}): Promise<void> {
+    await this.run((channel) => channel.deleteQueue(queue));
+    await this.declare(queue, spec);
+  }
+
   /** Binds `queue` to a fanout `exchange` (declared if missing; deleted by `close()` only if asked there). */
   async bindToFanout(queue: string, exchange: string): Promise<void> {
     await this.channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: false });

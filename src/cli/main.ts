@@ -9,6 +9,7 @@ import type * as AaCommand from './aaCommand';
 import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
+import type * as LoadCommand from './loadCommand';
 import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -29,6 +30,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
+  load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,

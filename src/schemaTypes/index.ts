@@ -36,3 +36,4 @@ export type {
 export type { RunManifest } from './runManifest';
 export type { ShardManifest, Shard } from './shardManifest';
 export type { Verifications, Verification, VerificationMachine, VerificationCheck, CaptureCheck, AaCheck } from './verifications';
+export type { Duration, Workload, Steps, Ramp, SizeDistribution, FaultWindow } from './workload';

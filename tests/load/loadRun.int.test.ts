@@ -1,0 +1,128 @@
+/**
+ * A short real load against the real broker through the embedded proxy: 500 msg/s for 4 s with a
+ * reset_peer fault from 1.5 s for 1 s. Consumption falls to 0 and comes back, the accounting
+ * balances (every confirmed message consumed), and every socket and timer the run opened is
+ * closed when it resolves.
+ */
+import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
+import { getConfig } from '../../src/config';
+import { runLoad } from '../../src/load/run';
+import { resolveWorkload } from '../../src/load/workload';
+import { timeSeriesCsv } from '../../src/load/timeseries';
+
+jest.setTimeout(60_000);
+
+const PROXY_NAME = `load-int-${process.pid}`;
+let entry: EmbeddedProxyEntry;
+
+beforeAll(async () => {
+  entry = await startEmbeddedProxyEntry(PROXY_NAME);
+});
+
+afterAll(async () => {
+  await entry?.close();
+});
+
+/** Sockets and timers alive now (the kinds a run could leave behind). */
+function openResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) if (/TCP|Timeout|Immediate/.test(kind)) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
+}
+
+test('reset_peer under load: consumption falls to 0 and comes back, nothing lost, everything closed', async () => {
+  const workload = resolveWorkload(
+    {
+      name: 'int_reset',
+      rate: 500,
+      duration: '4s',
+      confirm_window: 50,
+      queue_pattern: `bench-load-int-${process.pid}-%d`,
+      faults: [{ fault: 'reset_peer', at: '1500ms', length: '1s' }],
+    },
+    (field, problem) => {
+      throw new Error(`${field}: ${problem}`);
+    },
+  );
+  const listen = entry.proxiedUrl.replace(/^amqp:\/\/guest:guest@/, '');
+  const [host, port] = [listen.slice(0, listen.lastIndexOf(':')), Number(listen.slice(listen.lastIndexOf(':') + 1))];
+  const before = openResources();
+  let scraped: Promise<string> = Promise.resolve('');
+  const result = await runLoad({
+    workload,
+    config: {
+      ...getConfig(),
+      proxyApiUrl: entry.server.url,
+      proxyName: PROXY_NAME,
+      proxyListen: { host, port },
+    },
+    viaProxy: true,
+    intervalMs: 250,
+    catchUpMs: 5000,
+    drainMs: 10_000,
+    log: () => undefined,
+    metricsPort: 0,
+    // The live endpoint, scraped once during the run.
+    onMetrics: (url) => {
+      scraped = new Promise((resolve) =>
+        setTimeout(
+          () =>
+            void fetch(url).then(
+              (response) => resolve(response.text()),
+              () => resolve(''),
+            ),
+          1000,
+        ),
+      );
+    },
+  });
+  const metrics = await scraped;
+  expect(metrics).toMatch(/^amqp_bench_load_published_total \d+/m);
+  expect(metrics).toMatch(/^amqp_bench_load_connections_up 2/m);
+
+  // The fault was injected and removed, its moment seen by the proxy.
+  expect(result.faults).toHaveLength(1);
+  const [fault] = result.faults;
+  expect(fault!.error).toBeNull();
+  expect(fault!.injectedAtMs).toBeGreaterThanOrEqual(1500);
+  expect(fault!.removedAtMs).toBeGreaterThan(fault!.injectedAtMs!);
+  expect(fault!.record?.reference.source).toBe('proxy_timeline');
+
+  // Consumption falls to 0 while the fault is in place and comes back after it.
+  const points = result.timeseries;
+  const during = points.filter((point) => point.fault_state !== 'none');
+  expect(during.some((point) => point.consumed === 0)).toBe(true);
+  expect(during.some((point) => point.connections_up < 2)).toBe(true);
+  const lastZero = points
+    .map((point) => point.consumed)
+    .lastIndexOf(0, points.findIndex((point) => point.t_s > fault!.removedAtMs! / 1000) + 4);
+  const back = points.slice(lastZero + 1).find((point) => point.consumed > 0);
+  expect(back).toBeDefined();
+  const upAgain = points.find(
+    (point) => point.t_s * 1000 > fault!.injectedAtMs! && point.connections_up === 2 && point.fault_state === 'none',
+  );
+  expect(upAgain).toBeDefined();
+  // The moment consumption comes back agrees with the connections-up column within one point.
+  expect(Math.abs(points.indexOf(back!) - points.indexOf(upAgain!))).toBeLessThanOrEqual(1);
+  expect(result.connection_faults.length).toBeGreaterThanOrEqual(1);
+  expect(result.connection_faults.every((record) => record.backAtMs !== null)).toBe(true);
+
+  // Accounting: every message intended was sent; every confirmed one consumed; the rest in doubt.
+  const m = result.messages;
+  expect(m.intended).toBe(2000);
+  expect(m.published).toBe(2000);
+  expect(m.unsent).toBe(0);
+  expect(m.lost_confirmed).toBe(0);
+  expect(m.confirmed + m.publish_failed + m.nacked).toBe(m.published);
+  expect(m.consumed_unique).toBeGreaterThanOrEqual(m.confirmed);
+  expect(m.consumed_unique).toBeLessThanOrEqual(m.published);
+  expect(result.latency_ms.end_to_end.count).toBe(m.consumed_unique);
+
+  // The CSV is what the series says.
+  expect(timeSeriesCsv(points).split('\n')).toHaveLength(points.length + 2);
+
+  // Nothing left open by the run (a moment for closed sockets to be released).
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const after = openResources();
+  for (const [kind, count] of Object.entries(after)) expect([kind, count]).toEqual([kind, Math.min(count, before[kind] ?? 0)]);
+});
