@@ -11,6 +11,7 @@
 import type { ClientAdapter } from './client/api';
 
 export type {
+  AckSupport,
   ClientAdapter,
   ClientConnection,
   ClientFault,

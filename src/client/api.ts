@@ -93,6 +93,21 @@ export interface Delivery {
   readonly redelivered: boolean;
   /** Acknowledges it (manual ack); a no-op with automatic ack or on a connection that died. */
   ack(): void;
+  /**
+   * Acknowledges it and every earlier unacked delivery of its channel (basic.ack multiple, as
+   * PerfTest's `--multi-ack-every`); absent where the library cannot (see `ClientAdapter.acks`).
+   */
+  ackUpTo?(): void;
+  /** Rejects it (basic.nack); `requeue` puts it back in the queue, delivered again flagged redelivered. Absent where the library cannot. */
+  nack?(requeue: boolean): void;
+}
+
+/** The acknowledgement modes beyond a single ack that an adapter's deliveries offer. */
+export interface AckSupport {
+  /** Deliveries have `ackUpTo()`. */
+  readonly multiple: boolean;
+  /** Deliveries have `nack(requeue)`. */
+  readonly nack: boolean;
 }
 
 export interface ConsumeOptions {
@@ -219,6 +234,8 @@ export interface ClientAdapter {
   readonly recovery: 'library' | 'harness';
   /** How the library gives each typed signal (or that it does not). */
   readonly signals: SignalSupport;
+  /** Acknowledgement modes beyond a single ack its deliveries offer. @default neither */
+  readonly acks?: AckSupport;
   /** The settings a profile gives this library (reported as `ClientInfo.settings`). */
   settings(profile: ClientProfile): Readonly<Record<string, string | number | boolean>>;
   /**

@@ -15,8 +15,10 @@ export interface LoadTotals {
   nacked: number;
   /** Deliveries (duplicates included). */
   consumed: number;
-  /** Deliveries of a sequence number already seen (redeliveries after a fault). */
+  /** Deliveries of a sequence number already seen (redeliveries after a fault, or of a message the consumer nacked). */
   duplicates: number;
+  /** Deliveries the consumers nacked back into the queue (`--ack nack:FRACTION`): each comes again. */
+  nackedByConsumer: number;
   /** Deliveries of messages intended during the warm-up. */
   consumedInWarmup: number;
 }
@@ -38,6 +40,7 @@ export class LoadRecorder {
     nacked: 0,
     consumed: 0,
     duplicates: 0,
+    nackedByConsumer: 0,
     consumedInWarmup: 0,
   };
   readonly confirmLatency = createLatencyHistogram();
@@ -92,6 +95,10 @@ export class LoadRecorder {
 
   nacked(): void {
     this.totals.nacked += 1;
+  }
+
+  nackedByConsumer(): void {
+    this.totals.nackedByConsumer += 1;
   }
 
   /** A delivery of message `sequence`; true when it is the first of it. */

@@ -40,6 +40,8 @@ export interface LoadResult {
     readonly consumed: number;
     readonly consumed_unique: number;
     readonly duplicates: number;
+    /** Deliveries the consumers nacked back into the queue (each delivered again: among the duplicates). */
+    readonly nacked_by_consumer: number;
     /** Published, not consumed by the end (in-doubt publishes included). */
     readonly not_consumed: number;
     /** Confirmed and never consumed: lost (0 expected). Null without confirms or consumers. */
@@ -119,6 +121,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
       consumed: totals.consumed,
       consumed_unique: recorder.consumedUnique,
       duplicates: totals.duplicates,
+      nacked_by_consumer: totals.nackedByConsumer,
       not_consumed: Math.max(0, totals.published - recorder.consumedUnique),
       lost_confirmed: workload.confirmWindow > 0 && workload.consumers > 0 ? recorder.lostConfirmed() : null,
     },

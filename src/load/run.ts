@@ -59,11 +59,21 @@ export function checkSupported(workload: LoadWorkload): void {
   } catch (error) {
     throw new ConfigError('--client', `a client with an adapter (${describeError(error).replace(/^.*known: /, '')})`, workload.client.name);
   }
-  if (workload.ack.kind === 'multiple' || workload.ack.kind === 'nack')
+  const acks = adapterOf({ name: workload.client.name }).acks;
+  if (workload.ack.kind === 'multiple' && acks?.multiple !== true)
     throw new ConfigError(
       '--ack',
-      'auto or manual in this version: the client adapter interface acks one delivery at a time and has no nack, so multiple:N and nack:FRACTION cannot be measured honestly yet',
-      workload.ack.kind === 'multiple' ? `multiple:${workload.ack.every}` : `nack:${workload.ack.fraction}`,
+      `auto, manual${acks?.nack ? ' or nack:FRACTION' : ''} for ${workload.client.name}: its adapter has no multiple ack (the library settles one delivery at a time)`,
+      `multiple:${workload.ack.every}`,
+    );
+  if (workload.ack.kind === 'nack' && acks?.nack !== true)
+    throw new ConfigError('--ack', `auto or manual for ${workload.client.name}: its adapter has no nack`, `nack:${workload.ack.fraction}`);
+  // Acking every N-th delivery with prefetch below N would stall: the broker stops at the prefetch.
+  if (workload.ack.kind === 'multiple' && workload.prefetch > 0 && workload.prefetch < workload.ack.every)
+    throw new ConfigError(
+      '--ack/--prefetch',
+      `a prefetch of at least ${workload.ack.every} (or 0) with multiple:${workload.ack.every}`,
+      `prefetch ${workload.prefetch}`,
     );
   if (workload.queueType === 'stream' && (workload.ack.kind === 'auto' || workload.prefetch === 0))
     throw new ConfigError(
@@ -134,10 +144,10 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
 
     const startNs = nowNs() + 20_000_000n; // a moment for the consumers to start
     const recorder = new LoadRecorder(startNs, startNs + BigInt(workload.warmupMs) * 1_000_000n);
-    for (const [index, connection] of consumerConnections.entries()) {
-      const ack = workload.ack.kind === 'auto' ? 'auto' : 'manual';
-      consumers.push(await startConsumer(connection, queues[index % queues.length]!, { ack, prefetch: workload.prefetch }, recorder));
-    }
+    for (const [index, connection] of consumerConnections.entries())
+      consumers.push(
+        await startConsumer(connection, queues[index % queues.length]!, { ack: workload.ack, prefetch: workload.prefetch }, recorder),
+      );
     const schedule = scheduleOf(workload.rate);
     const endMs = scheduleEndMs(workload);
     const scheduleEndNs = startNs + BigInt(endMs) * 1_000_000n;

@@ -12,11 +12,11 @@
  * a library with its own recovery is waited for); nothing else is recovered here.
  */
 import { describeError } from '../errors';
-import type { ClientConnection, Consumer, Publisher } from '../client/api';
+import type { ClientConnection, Consumer, Delivery, Publisher } from '../client/api';
 import { nowNs } from '../measure/clock';
 import type { LoadRecorder } from './recorder';
 import type { Schedule } from './schedule';
-import { HEADER_BYTES, type SizePlan } from './workload';
+import { HEADER_BYTES, type AckMode, type SizePlan } from './workload';
 
 /** Plain publishes (no confirms) allowed in flight per producer before the loop waits for the socket. */
 const PLAIN_IN_FLIGHT_CAP = 2000;
@@ -187,16 +187,47 @@ export function startPublishing(options: TrafficOptions): Publishing {
 export function startConsumer(
   connection: ClientConnection,
   queue: string,
-  options: { readonly ack: 'auto' | 'manual'; readonly prefetch: number },
+  options: { readonly ack: AckMode; readonly prefetch: number },
   recorder: LoadRecorder,
 ): Promise<Consumer> {
-  return connection.consume(queue, { ack: options.ack, prefetch: options.prefetch }, (delivery) => {
+  const settle = settlerOf(options.ack, recorder);
+  return connection.consume(queue, { ack: options.ack.kind === 'auto' ? 'auto' : 'manual', prefetch: options.prefetch }, (delivery) => {
     const atNs = nowNs();
     if (delivery.body.length >= HEADER_BYTES) {
       recorder.consumed(Number(delivery.body.readBigUInt64BE(8)), delivery.body.readBigUInt64BE(0), atNs);
     }
-    delivery.ack();
+    settle(delivery);
   });
+}
+
+/**
+ * How a consumer settles each delivery under `mode` (PerfTest's `-a`, `--multi-ack-every`,
+ * `--nack`): one ack each; an ack of everything so far on every N-th delivery; or a nack (requeued:
+ * delivered again, counted with the redeliveries) of a share of the deliveries, spread evenly, and
+ * an ack of the rest. The adapter says which of these its library has (run.ts refuses the others).
+ */
+export function settlerOf(mode: AckMode, recorder: LoadRecorder): (delivery: Delivery) => void {
+  if (mode.kind === 'multiple') {
+    let unacked = 0;
+    return (delivery) => {
+      unacked += 1;
+      if (unacked < mode.every) return;
+      unacked = 0;
+      delivery.ackUpTo!();
+    };
+  }
+  if (mode.kind === 'nack') {
+    let seen = 0;
+    return (delivery) => {
+      seen += 1;
+      // Evenly spread: the n-th delivery is nacked when floor(n * fraction) steps up.
+      if (Math.floor(seen * mode.fraction) > Math.floor((seen - 1) * mode.fraction)) {
+        recorder.nackedByConsumer();
+        delivery.nack!(true);
+      } else delivery.ack();
+    };
+  }
+  return (delivery) => delivery.ack();
 }
 
 /**

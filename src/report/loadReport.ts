@@ -94,7 +94,7 @@ export function loadReportMarkdown(result: LoadResult, chartFile: string | null)
     latencyRow('confirm', result.latency_ms.confirm),
     latencyRow('schedule lag (sent − intended)', result.latency_ms.schedule_lag),
     '',
-    `Messages: intended ${cell(m.intended)}, published ${m.published}, unsent ${m.unsent}, publish failed (in doubt) ${m.publish_failed}, confirmed ${m.confirmed}, nacked ${m.nacked}, consumed ${m.consumed_unique} distinct (+${m.duplicates} redelivered), not consumed ${m.not_consumed}, confirmed but lost ${cell(m.lost_confirmed)}.`,
+    `Messages: intended ${cell(m.intended)}, published ${m.published}, unsent ${m.unsent}, publish failed (in doubt) ${m.publish_failed}, confirmed ${m.confirmed}, nacked ${m.nacked}, consumed ${m.consumed_unique} distinct (+${m.duplicates} redelivered${m.nacked_by_consumer > 0 ? `, after ${m.nacked_by_consumer} nacks by the consumers` : ''}), not consumed ${m.not_consumed}, confirmed but lost ${cell(m.lost_confirmed)}.`,
     '',
   ];
   if (result.faults.length > 0) {

@@ -126,3 +126,45 @@ test('reset_peer under load: consumption falls to 0 and comes back, nothing lost
   const after = openResources();
   for (const [kind, count] of Object.entries(after)) expect([kind, count]).toEqual([kind, Math.min(count, before[kind] ?? 0)]);
 });
+
+describe('ack modes beyond a single ack (PerfTest -A / --nack), straight to the broker', () => {
+  const run = (ack: string, prefetch: number) =>
+    runLoad({
+      workload: resolveWorkload(
+        {
+          name: `int_ack_${ack.replace(/\W/g, '_')}`,
+          rate: 1000,
+          duration: '2s',
+          ack,
+          prefetch,
+          queue_pattern: `bench-load-ack-${process.pid}-%d`,
+        },
+        (field, problem) => {
+          throw new Error(`${field}: ${problem}`);
+        },
+      ),
+      config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME },
+      viaProxy: false,
+      intervalMs: 1000,
+      catchUpMs: 5000,
+      drainMs: 10_000,
+      log: () => undefined,
+    });
+
+  test('multiple:10 acks every tenth delivery and drains; nack:0.1 sends a tenth back, each delivered again', async () => {
+    const multiple = await run('multiple:10', 20);
+    expect(multiple.messages).toMatchObject({ published: 2000, consumed_unique: 2000, duplicates: 0, nacked_by_consumer: 0 });
+
+    const nack = await run('nack:0.1', 20);
+    // A tenth of the deliveries nacked and requeued (of the redeliveries too): each comes back once more.
+    expect(nack.messages.consumed_unique).toBe(2000);
+    expect(nack.messages.nacked_by_consumer).toBeGreaterThanOrEqual(200);
+    // Each nacked delivery comes back once, but those nacked in the last moments may still be on their way when the run closes.
+    expect(nack.messages.duplicates).toBeLessThanOrEqual(nack.messages.nacked_by_consumer);
+    expect(nack.messages.duplicates).toBeGreaterThanOrEqual(nack.messages.nacked_by_consumer - 20);
+  });
+
+  test('refuses multiple:N with a prefetch below N, saying what to give', async () => {
+    await expect(run('multiple:50', 20)).rejects.toThrow(/prefetch of at least 50/);
+  });
+});

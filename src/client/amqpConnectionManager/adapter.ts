@@ -48,6 +48,7 @@ export const amqpConnectionManagerAdapter: ClientAdapter = {
   multipleHosts: true,
   recovery: 'library',
   signals: SIGNALS,
+  acks: { multiple: true, nack: true },
   settings: acmSettingsOf,
   bareOptions: (profile) => ({ ...managerOptionsOf(profile, undefined) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {

@@ -172,19 +172,21 @@ export class AcmConsumer implements Consumer, WrapperBinding {
     this.onDelivery({
       body: message.content,
       redelivered: message.fields.redelivered,
-      ack: noAck
-        ? () => undefined
-        : () => {
-            // The wrapper acks on its current channel; a delivery tag of an earlier channel there
-            // would be a 406 that closes the channel, which the library re-opens only on the next
-            // reconnection. The broker has requeued such a delivery anyway.
-            if (generation !== this.owner.generation) return;
-            try {
-              this.wrapper.ack(message);
-            } catch {
-              // The channel is closing with its connection: the broker requeues and redelivers (flagged).
-            }
-          },
+      ack: noAck ? () => undefined : () => this.settle(generation, () => this.wrapper.ack(message)),
+      ackUpTo: noAck ? () => undefined : () => this.settle(generation, () => this.wrapper.ack(message, true)),
+      nack: noAck ? () => undefined : (requeue) => this.settle(generation, () => this.wrapper.nack(message, false, requeue)),
     });
+  }
+
+  private settle(generation: number, settle: () => void): void {
+    // The wrapper acks on its current channel; a delivery tag of an earlier channel there
+    // would be a 406 that closes the channel, which the library re-opens only on the next
+    // reconnection. The broker has requeued such a delivery anyway.
+    if (generation !== this.owner.generation) return;
+    try {
+      settle();
+    } catch {
+      // The channel is closing with its connection: the broker requeues and redelivers (flagged).
+    }
   }
 }

@@ -96,15 +96,18 @@ export class AmqplibConsumer implements Consumer, ChannelBinding {
     this.onDelivery({
       body: message.content,
       redelivered: message.fields.redelivered,
-      ack: noAck
-        ? NO_ACK
-        : () => {
-            try {
-              if (this.channel === channel) channel.ack(message);
-            } catch {
-              // The channel died with its connection: the broker requeues and redelivers (flagged).
-            }
-          },
+      ack: noAck ? NO_ACK : () => this.settle(channel, () => channel.ack(message)),
+      ackUpTo: noAck ? NO_ACK : () => this.settle(channel, () => channel.ack(message, true)),
+      nack: noAck ? NO_ACK : (requeue) => this.settle(channel, () => channel.nack(message, false, requeue)),
     });
+  }
+
+  /** Acks or nacks on the channel the delivery came on, while it is still this consumer's. */
+  private settle(channel: Channel, settle: () => void): void {
+    try {
+      if (this.channel === channel) settle();
+    } catch {
+      // The channel died with its connection: the broker requeues and redelivers (flagged).
+    }
   }
 }

@@ -193,6 +193,7 @@ export const amqplibManualAdapter: ClientAdapter = {
   multipleHosts: true,
   recovery: 'harness',
   signals: SIGNALS,
+  acks: { multiple: true, nack: true },
   settings: (profile) => {
     const settings = settingsOf(profile);
     return {

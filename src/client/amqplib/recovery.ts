@@ -123,6 +123,7 @@ export const amqplibRecoveryAdapter: ClientAdapter = {
   multipleHosts: false,
   recovery: 'library',
   signals: SIGNALS,
+  acks: { multiple: true, nack: true },
   settings: (profile) => {
     const options = recoveryOptionsOf(profile);
     return {

@@ -31,6 +31,7 @@ export const cloudamqpAdapter: ClientAdapter = {
   multipleHosts: false,
   recovery: 'library',
   signals: CLOUDAMQP_SIGNALS,
+  acks: { multiple: true, nack: true },
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...sessionTuningOf(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {

@@ -187,6 +187,8 @@ export class CloudamqpConsumer implements Consumer {
       // The tag is valid only on the channel it came on: after a reconnection the ack is rejected
       // (the broker requeues and redelivers the message, flagged): nothing to report.
       ack: noAck ? () => undefined : () => void message.ack().catch(() => undefined),
+      ackUpTo: noAck ? () => undefined : () => void message.ack(true).catch(() => undefined),
+      nack: noAck ? () => undefined : (requeue) => void message.nack(requeue).catch(() => undefined),
     });
   }
 }

@@ -31,6 +31,8 @@ export const rabbitmqClientAdapter: ClientAdapter = {
   multipleHosts: true,
   recovery: 'library',
   signals: RABBITMQ_CLIENT_SIGNALS,
+  // A delivery is settled by its handler's result, one at a time: no multiple ack.
+  acks: { multiple: false, nack: true },
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...profileOptions(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {

@@ -124,7 +124,13 @@ export class RabbitmqClientConsumer implements Consumer {
       };
       this.pending.add(settle);
       try {
-        this.onDelivery({ body, redelivered, ack: () => settle(ConsumerStatus.ACK) });
+        // No ackUpTo: the library settles each delivery by its handler's result, one at a time.
+        this.onDelivery({
+          body,
+          redelivered,
+          ack: () => settle(ConsumerStatus.ACK),
+          nack: (requeue) => settle(requeue ? ConsumerStatus.REQUEUE : ConsumerStatus.DROP),
+        });
       } catch (error) {
         // The library nacks (requeue) a delivery whose handler failed and reports the error.
         this.pending.delete(settle);
