@@ -43,7 +43,14 @@ describe('bench load', () => {
   test.each([
     [['--rate', '-5'], /--rate must be ≥ 0; got "-5"/],
     [['--fault', 'meteor@1s+1s'], /fault kind must be one of reset_peer/],
-    [['--ack', 'multiple:10', '--no-proxy'], /--ack must be auto or manual in this version/],
+    [
+      ['--ack', 'multiple:10', '--client', 'rabbitmq-client', '--no-proxy'],
+      /--ack must be auto, manual or nack:FRACTION for rabbitmq-client: its adapter has no multiple ack/,
+    ],
+    [
+      ['--ack', 'multiple:10', '--prefetch', '5', '--no-proxy'],
+      /--ack\/--prefetch must be a prefetch of at least 10 \(or 0\) with multiple:10/,
+    ],
     [['workloads/none.yaml'], /workloads\/none\.yaml: cannot be read \(no such file\)/],
     [['--interval', '10ms'], /--interval must be at least 50ms/],
   ])('bad input %j exits 2 with what to give instead', async (args, message) => {

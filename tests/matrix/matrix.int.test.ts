@@ -117,7 +117,10 @@ describe.each([
 
   it('dead_peer: only the 5 s heartbeat notices the silence, within two to three intervals', async () => {
     const result = await cell(client, 'dead_peer', sharedBroker(), { detectionBoundMs: 25_000, recoveryBoundMs: 15_000 });
-    expect(result.fault.received).toEqual({ heartbeat: 1 });
+    // The client's heartbeat, or the broker's: RabbitMQ misses the client's heartbeats too and closes
+    // its socket, and the timeout toxic passes that end on to the client (as real Toxiproxy's does),
+    // sometimes before amqplib's own check gives up (seen once in CI). Either way, heartbeats told.
+    expect(Object.keys(result.fault.received)).toEqual([expect.stringMatching(/^(heartbeat|closed)$/)]);
     const detection = result.metrics.error_detection_latency_ms?.value ?? Infinity;
     expect(detection).toBeGreaterThanOrEqual(5000);
     expect(detection).toBeLessThan(20_000);
@@ -128,7 +131,10 @@ describe.each([
     const result = await cell(client, 'node_pause', soloBroker, { detectionBoundMs: 25_000, recoveryBoundMs: 15_000 });
     // Silence leaves no event: an upper bound from the signal, a few µs wide.
     expect(result.fault.reference).toMatchObject({ source: 'api_call_start', exact: false });
-    expect(result.fault.received).toEqual({ heartbeat: 1 });
+    // The client's heartbeat, or the broker's: RabbitMQ misses the client's heartbeats too and closes
+    // its socket, and the timeout toxic passes that end on to the client (as real Toxiproxy's does),
+    // sometimes before amqplib's own check gives up (seen once in CI). Either way, heartbeats told.
+    expect(Object.keys(result.fault.received)).toEqual([expect.stringMatching(/^(heartbeat|closed)$/)]);
     expect(result.verdict.ok).toBe(true);
     expect(solo.actions().running()).toBe(true);
   }, 90_000);
