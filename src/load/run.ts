@@ -11,6 +11,8 @@ import { parseHostPort, proxiedAmqpUrl, type BenchConfig } from '../config';
 import { ConfigError, describeError } from '../errors';
 import { sharedBrokerActions, type ClosableBrokerActions } from '../broker/actions';
 import { QueueAdmin } from '../broker/queueAdmin';
+import { resolveClusterSettings } from '../broker/nodes/settings';
+import { LOAD_NODE, startSoloNode, type SoloNode } from '../broker/nodes/soloNode';
 import type { FaultContext } from '../faults/model';
 import { ensureProxyApi, type ProxyApiHandle } from '../faults/proxyProcess';
 import { ensureProxyEntry } from '../faults/proxyEntry';
@@ -25,6 +27,9 @@ import { startSampler, type TimeSeriesPoint, type TimeSeriesSampler } from './ti
 import { startConsumer, startPublishing, superviseConnection, type ProducerPlan, type Publishing } from './traffic';
 import { queueName, scheduleEndMs, type LoadWorkload } from './workload';
 import { buildLoadResult, type ConnectionFaultRecord, type LoadResult } from './result';
+
+/** The proxy entry in front of the run's own node. */
+const OWN_NODE_ENTRY = 'bench-load-node';
 
 export interface LoadRunOptions {
   readonly workload: LoadWorkload;
@@ -90,6 +95,17 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
   const needsProxy = workload.faults.some((fault) => faultDefinition(fault.spec.kind).layer === 'network');
   if (needsProxy && !options.viaProxy)
     throw new ConfigError('--no-proxy', 'left out when a network fault is scheduled (it is injected in the proxy)', 'given');
+  if (workload.faults.some((fault) => fault.spec.kind === 'rolling_restart'))
+    throw new ConfigError('--fault', 'not rolling_restart in a load run (it needs the benchmark cluster)', 'rolling_restart');
+  // An alarm or a node fault affects every client of its node: never the shared broker's, always a
+  // node this run starts for it (its own name, ports and data), reached through a proxy entry of its own.
+  const ownNode = workload.faults.some((fault) => fault.spec.kind === 'alarm' || faultDefinition(fault.spec.kind).layer === 'node');
+  if (ownNode && !options.viaProxy)
+    throw new ConfigError(
+      '--no-proxy',
+      'left out when an alarm or a node fault is scheduled (the run reaches its own node through the proxy)',
+      'given',
+    );
   const prefix = `bench-load-${process.pid}-${Date.now().toString(36)}`;
   const queues = Array.from({ length: workload.queues }, (_, index) => queueName(workload.queuePattern, index));
   const connections: ClientConnection[] = [];
@@ -103,26 +119,49 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
   let metrics: MetricsEndpoint | undefined;
   let publishing: Publishing | undefined;
   let proxy: ProxyTarget | undefined;
+  let solo: SoloNode | undefined;
   const onAbort = () => publishing?.stop();
   options.signal?.addEventListener('abort', onAbort);
   const aborted = () => options.signal?.aborted === true;
   try {
     let url = options.config.amqpUrl;
-    if (options.viaProxy) {
+    let brokerUrl = options.config.amqpUrl;
+    if (ownNode) {
+      solo = await startSoloNode(resolveClusterSettings(), log, LOAD_NODE);
+      brokerUrl = solo.url;
+      proxyApi = await ensureProxyApi(options.config, log);
+      await proxyApi.client.deleteProxy(OWN_NODE_ENTRY).catch(() => undefined);
+      const entry = await proxyApi.client.createProxy({
+        name: OWN_NODE_ENTRY,
+        listen: '127.0.0.1:0',
+        upstream: `127.0.0.1:${solo.node.amqpPort}`,
+        enabled: true,
+      });
+      proxy = { client: proxyApi.client, name: OWN_NODE_ENTRY };
+      url = proxiedAmqpUrl({ amqpUrl: solo.url, proxyListen: parseHostPort('proxy listen', entry.listen) });
+    } else if (options.viaProxy) {
       proxyApi = await ensureProxyApi(options.config, log);
       const entry = await ensureProxyEntry(proxyApi.client, options.config, log);
       proxy = entry.target;
       url = proxiedAmqpUrl({ amqpUrl: options.config.amqpUrl, proxyListen: parseHostPort('proxy listen', entry.listen) });
     }
-    admin = await QueueAdmin.open(options.config.amqpUrl);
+    admin = await QueueAdmin.open(brokerUrl);
     const durable = workload.queueType !== 'classic';
     for (const queue of queues) await admin.declareFresh(queue, { durable, arguments: { 'x-queue-type': workload.queueType } });
-    const context: FaultContext = { proxy, connectionNamePrefix: prefix, queues, exchange: '', log };
+    const context: FaultContext = {
+      proxy,
+      connectionNamePrefix: prefix,
+      queues,
+      exchange: '',
+      log,
+      ...(solo ? { node: solo.actions(proxy) } : {}),
+    };
     if (workload.faults.some((fault) => faultDefinition(fault.spec.kind).layer === 'broker')) {
-      broker = sharedBrokerActions(options.config.amqpUrl, {
+      const topology = {
         exchanges: [],
         queues: queues.map((name) => ({ name, durable, arguments: { 'x-queue-type': workload.queueType }, bindings: [] })),
-      });
+      };
+      broker = solo ? solo.brokerActions(topology) : sharedBrokerActions(options.config.amqpUrl, topology);
     }
     faults = await prepareFaultSchedule(workload.faults, { ...context, ...(broker ? { broker } : {}) }, log);
 
@@ -242,6 +281,10 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
     await metrics?.close();
     await broker?.close().catch(() => undefined);
     await admin?.close().catch((error: unknown) => log(`load: queues not deleted: ${describeError(error)}`));
+    if (solo) {
+      await proxyApi?.client.deleteProxy(OWN_NODE_ENTRY).catch(() => undefined);
+      await solo.stop().catch((error: unknown) => log(`load: its own node did not stop: ${describeError(error)}`));
+    }
     await proxyApi?.stop();
   }
 }

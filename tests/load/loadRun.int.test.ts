@@ -4,6 +4,8 @@
  * balances (every confirmed message consumed), and every socket and timer the run opened is
  * closed when it resolves.
  */
+import net from 'node:net';
+import { LOAD_NODE } from '../../src/broker/nodes/soloNode';
 import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
 import { getConfig } from '../../src/config';
 import { runLoad } from '../../src/load/run';
@@ -168,3 +170,47 @@ describe('ack modes beyond a single ack (PerfTest -A / --nack), straight to the 
     await expect(run('multiple:50', 20)).rejects.toThrow(/prefetch of at least 50/);
   });
 });
+
+test('a resource alarm runs on a node of the run’s own: publishers held while it lasts, nothing lost, the node stopped after', async () => {
+  const workload = resolveWorkload(
+    {
+      name: 'int_alarm',
+      rate: 200,
+      duration: '4s',
+      confirm_window: 20,
+      queue_pattern: `bench-load-alarm-${process.pid}-%d`,
+      faults: [{ fault: 'alarm', at: '1s', length: '1500ms' }],
+    },
+    (field, problem) => {
+      throw new Error(`${field}: ${problem}`);
+    },
+  );
+  const result = await runLoad({
+    workload,
+    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME },
+    viaProxy: true,
+    intervalMs: 250,
+    catchUpMs: 5000,
+    drainMs: 10_000,
+    log: () => undefined,
+  });
+  const [fault] = result.faults;
+  expect(fault!.error).toBeNull();
+  // Timed from the broker's connection.blocked as the proxy saw it pass.
+  expect(fault!.record?.reference.source).toBe('proxy_timeline');
+  // Held: the confirm window filled while blocked, and the publisher fell behind schedule.
+  const during = result.timeseries.filter((point) => point.fault_state !== 'none');
+  expect(Math.max(...during.map((point) => point.outstanding_confirms))).toBe(20);
+  expect(result.latency_ms.schedule_lag.max ?? 0).toBeGreaterThan(500);
+  expect(result.messages).toMatchObject({ intended: 800, published: 800, unsent: 0, lost_confirmed: 0, confirmed: 800 });
+  // The node is gone: nothing listens on its port any more.
+  const refused = await new Promise<boolean>((resolve) => {
+    const socket = net.connect(LOAD_NODE.amqpPort, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+  expect(refused).toBe(true);
+}, 120_000);

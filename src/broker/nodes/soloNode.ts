@@ -34,6 +34,8 @@ export interface SoloIdentity {
 
 /** The fault matrix's node (alarm and pause scenarios). */
 export const SOLO_NODE: SoloIdentity = { short: 'bench-solo', folder: 'solo', amqpPort: 5690, distPort: 25690 };
+/** bench load's node, for a resource alarm or a node fault in its schedule. */
+export const LOAD_NODE: SoloIdentity = { short: 'bench-load', folder: 'load', amqpPort: 5692, distPort: 25692 };
 /** check-adapter's node (--alarm-node). */
 export const CHECK_ADAPTER_NODE: SoloIdentity = { short: 'bench-check', folder: 'check-adapter', amqpPort: 5691, distPort: 25691 };
 
