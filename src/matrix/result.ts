@@ -6,7 +6,7 @@
  * awaiting, the library's last event), and its verdict: ✅ with detection and recovery, or ❌ with
  * what failed.
  */
-import { RECEIVED_KINDS, type ReceivedKind } from '../client/faults';
+import { RECEIVED_KINDS } from '../client/faults';
 import { unhandledFinding } from '../client/unhandledTrap';
 import { describeProxyServer } from '../faults';
 import { actedConnections, faultMomentsByPort, faultReference, faultSpread } from '../faults/moments';
@@ -18,80 +18,9 @@ import { accountPublishes, sumAccounts, type PublishAccount } from './accounting
 import { MatrixInt, MatrixTime } from './board';
 import type { MatrixOutcome } from './scenario';
 
-export interface MatrixThreadDetail {
-  readonly thread: number;
-  /** ms from the fault's moment on its own connection (or the run's reference); null: never noticed. */
-  readonly detection_ms: number | null;
-  readonly detected_by: ReceivedKind;
-  /** It noticed only once the harness had removed the fault (e.g. when the proxy closed the silent connection). */
-  readonly detected_after_removal: boolean;
-  /** ms from the reference until its own post-removal message was delivered; null: never. */
-  readonly recovered_ms: number | null;
-  readonly recovered_after_removal_ms: number | null;
-  /** ms after the removal of its first confirm / its first delivery (own or probe); null: never. */
-  readonly publisher_back_after_removal_ms: number | null;
-  readonly consumer_back_after_removal_ms: number | null;
-  readonly published: number;
-  readonly confirmed: number;
-  readonly nacked: number;
-  readonly rejected: number;
-  readonly hung: number;
-  readonly confirmed_lost: number;
-  readonly duplicates: number;
-  /** Each distinct rejection the library gave, with how often. */
-  readonly rejections: readonly { readonly message: string; readonly count: number }[];
-  /** The library's faults and signals, in order, ms from the reference (the evidence). */
-  readonly events: readonly { readonly source: string; readonly kind: string; readonly message: string; readonly at_ms: number }[];
-  readonly unhandled: readonly string[];
-  /** How long close() took; null: it did not return within the bound. */
-  readonly close_ms: number | null;
-  readonly error?: string;
-}
-
-export interface MatrixVerdict {
-  readonly ok: boolean;
-  /** The matrix cell: `✅ 4.2 / 120 ms` or `❌ stopped consuming`. */
-  readonly cell: string;
-  readonly findings: readonly string[];
-}
-
-export interface MatrixDetails {
-  readonly kind: 'fault_matrix';
-  readonly verdict: MatrixVerdict;
-  readonly reference: string;
-  readonly bounds_ms: {
-    readonly detection: number;
-    readonly hold: number;
-    readonly recovery: number;
-    readonly settle: number;
-    readonly close: number;
-  };
-  readonly confirm_window: number;
-  readonly publish_interval_ms: number;
-  readonly in_flight_at_fault: PublishAccount['inFlightAtFault'];
-  readonly during_fault: PublishAccount['duringFault'];
-  readonly close_while_blocked: {
-    readonly close_ms: number | null;
-    readonly bound_ms: number;
-    /** The library's close did not end by itself: the adapter's own bound cut it short. */
-    readonly cut_by_adapter_bound: boolean;
-    readonly error?: string;
-  } | null;
-  readonly threads: readonly MatrixThreadDetail[];
-  readonly harness_problems: readonly string[];
-  /**
-   * A silent fault (only heartbeats can tell) on a client whose heartbeat interval is known (the
-   * normalised profile): whether its slowest thread noticed within the protocol's window — one to
-   * two intervals, plus HEARTBEAT_SLACK_MS. Beyond it is not a failure, but a client that does not
-   * honour the heartbeat it was given, which the report says.
-   */
-  readonly heartbeat?: {
-    readonly interval_s: number;
-    readonly window_ms: { readonly low: number; readonly high: number };
-    readonly slowest_detection_ms: number | null;
-    readonly within: boolean;
-  };
-}
+/** A thread's record, the cell's verdict and its details: typed by schemas/matrix-details.schema.json. */
+import type { MatrixDetails, MatrixThread as MatrixThreadDetail, MatrixVerdict } from '../schemaTypes';
+export type { MatrixDetails, MatrixThreadDetail, MatrixVerdict };
 
 /** What "a little" past two heartbeat intervals is: a timer's tick, the socket's last read. */
 export const HEARTBEAT_SLACK_MS = 1000;

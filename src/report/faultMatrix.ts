@@ -6,16 +6,11 @@
  * (their `details.verdict`): nothing here names a fault.
  */
 import type { RawResult } from '../results/rawResult';
+import type { MatrixDetails, MatrixVerdict } from '../schemaTypes';
 import { descriptorOf, scenarioRank } from '../scenarios/catalogue';
 import { clientConfigurations, configurationOf } from './clientFigures';
 import { escapeCell } from './format';
 import { markdownTable } from './markdown';
-
-interface MatrixVerdictDetail {
-  readonly ok: boolean;
-  readonly cell: string;
-  readonly findings: readonly string[];
-}
 
 export interface FaultMatrixSection {
   readonly table: string;
@@ -30,17 +25,14 @@ export interface FaultMatrixSection {
   readonly heartbeat: readonly string[];
 }
 
-interface HeartbeatDetail {
-  readonly interval_s: number;
-  readonly window_ms: { readonly low: number; readonly high: number };
-  readonly slowest_detection_ms: number | null;
-  readonly within: boolean;
+/** A matrix cell's details (schemas/matrix-details.schema.json, checked with the raw result); undefined for other results. */
+function matrixDetailsOf(result: RawResult | undefined): MatrixDetails | undefined {
+  return result?.details?.kind === 'fault_matrix' ? (result.details as unknown as MatrixDetails) : undefined;
 }
 
 /** A matrix result's verdict, read from its details (results of other families have none). */
-function verdictOf(result: RawResult): MatrixVerdictDetail | undefined {
-  const details = result.details as { readonly kind?: unknown; readonly verdict?: MatrixVerdictDetail } | undefined;
-  return details?.kind === 'fault_matrix' && details.verdict ? details.verdict : undefined;
+function verdictOf(result: RawResult): MatrixVerdict | undefined {
+  return matrixDetailsOf(result)?.verdict;
 }
 
 export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSection | null {
@@ -81,7 +73,7 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
   const heartbeat = faults.flatMap((fault) =>
     configurations.flatMap((configuration) => {
       const result = cellOf(fault, configuration.label);
-      const window = (result?.details as { readonly heartbeat?: HeartbeatDetail } | undefined)?.heartbeat;
+      const window = matrixDetailsOf(result)?.heartbeat;
       if (!window) return [];
       const noticed =
         window.slowest_detection_ms === null ? 'never noticed' : `noticed after ${(window.slowest_detection_ms / 1000).toFixed(1)} s`;

@@ -21,7 +21,8 @@ export type SchemaFile =
   | 'shard-manifest.schema.json'
   | 'run-manifest.schema.json'
   | 'verifications.schema.json'
-  | 'recovery-details.schema.json';
+  | 'recovery-details.schema.json'
+  | 'matrix-details.schema.json';
 
 let ajv: Ajv2020 | undefined;
 

@@ -3,6 +3,7 @@
  */
 export type { BenchmarkHistory, HistoryEntry, HistoryResult } from './benchmarkHistory';
 export type { JestOutcome } from './jestOutcome';
+export type { MatrixDetails, MatrixVerdict, OutcomeCounts, MatrixThread } from './matrixDetails';
 export type {
   Category,
   Direction,

@@ -12,7 +12,7 @@ export type Category = 'throughput' | 'scalability' | 'recovery' | 'faults' | 's
  */
 export type Direction = 'higher' | 'lower' | 'none';
 /**
- * Extra structured detail (per-thread records, injection bracket...), kept but not compared. Typed where its `kind` says what it is (`recovery`: schemas/recovery-details.schema.json); a replicated result keeps each replicate's under `replicates`, checked alike.
+ * Extra structured detail (per-thread records, injection bracket...), kept but not compared. Typed where its `kind` says what it is (`recovery`: schemas/recovery-details.schema.json; `fault_matrix`: schemas/matrix-details.schema.json); a replicated result keeps each replicate's under `replicates`, checked alike.
  */
 export type Details = {
   [k: string]: unknown;

@@ -176,10 +176,10 @@ test('a resource alarm runs on a node of the run’s own: publishers held while 
     {
       name: 'int_alarm',
       rate: 200,
-      duration: '4s',
+      duration: '5s',
       confirm_window: 20,
       queue_pattern: `bench-load-alarm-${process.pid}-%d`,
-      faults: [{ fault: 'alarm', at: '1s', length: '1500ms' }],
+      faults: [{ fault: 'alarm', at: '1s', length: '3s' }],
     },
     (field, problem) => {
       throw new Error(`${field}: ${problem}`);
@@ -198,11 +198,12 @@ test('a resource alarm runs on a node of the run’s own: publishers held while 
   expect(fault!.error).toBeNull();
   // Timed from the broker's connection.blocked as the proxy saw it pass.
   expect(fault!.record?.reference.source).toBe('proxy_timeline');
-  // Held: the confirm window filled while blocked, and the publisher fell behind schedule.
+  // Held: the confirm window filled while blocked, and the publisher fell behind schedule (the
+  // alarm's CLI calls take a while under load: 3 s leaves the block long enough to fill it).
   const during = result.timeseries.filter((point) => point.fault_state !== 'none');
   expect(Math.max(...during.map((point) => point.outstanding_confirms))).toBe(20);
   expect(result.latency_ms.schedule_lag.max ?? 0).toBeGreaterThan(500);
-  expect(result.messages).toMatchObject({ intended: 800, published: 800, unsent: 0, lost_confirmed: 0, confirmed: 800 });
+  expect(result.messages).toMatchObject({ intended: 1000, published: 1000, unsent: 0, lost_confirmed: 0, confirmed: 1000 });
   // The node is gone: nothing listens on its port any more.
   const refused = await new Promise<boolean>((resolve) => {
     const socket = net.connect(LOAD_NODE.amqpPort, '127.0.0.1');

@@ -11,6 +11,7 @@ import { resolveClusterSettings } from '../../src/broker/nodes/settings';
 import { startSoloNode, type SoloNode } from '../../src/broker/nodes/soloNode';
 import { getConfig } from '../../src/config';
 import { computeMatrixResult, type MatrixResult } from '../../src/matrix/result';
+import { schemaProblem } from '../../src/results/schemas';
 import { runMatrixCell, type MatrixBroker, type MatrixCellOptions } from '../../src/matrix/scenario';
 import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
 
@@ -76,6 +77,8 @@ async function cell(
   const m = (name: string) => result.metrics[name]?.value ?? 0;
   expect(m('messages_published')).toBeGreaterThan(0);
   expect(m('messages_confirmed') + m('publishes_nacked') + m('publishes_rejected') + m('publishes_hung')).toBe(m('messages_published'));
+  // Its details follow their schema (as the raw result checks them when it is written).
+  expect(schemaProblem('matrix-details.schema.json', result.details)).toBeUndefined();
   return result;
 }
 
