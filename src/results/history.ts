@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BenchError } from '../errors';
 import type { RunArchive } from './archive';
 import { isRecord } from './collect';
 import type { DeepReadonly } from './deepReadonly';
@@ -14,7 +13,8 @@ import { withFileLock, type FileLockOptions } from './fileLock';
 import { testsRun } from './outcome';
 import { writeJsonSafely } from './safeWrite';
 import type * as Schema from '../schemaTypes';
-import { assertFollowsSchema, schemaProblem } from './schemas';
+import { assertFollowsSchema } from './schemas';
+import { moveCorruptAside, readVersionedJson } from './versionedFile';
 
 export const HISTORY_SCHEMA_VERSION = 1;
 export const HISTORY_FILE_NAME = 'benchmark_history.json';
@@ -91,57 +91,20 @@ export interface ReadHistoryOptions {
  */
 export function readHistory(reportsDir: string, options: ReadHistoryOptions = {}): HistoryRead {
   const filePath = historyPath(reportsDir);
-  let text: string;
-  try {
-    text = fs.readFileSync(filePath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { history: emptyHistory() };
-    throw error;
-  }
-  let reason: string | undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-    reason = historyProblem(parsed);
-  } catch (error) {
-    reason = `not valid JSON (${(error as Error).message})`;
-  }
-  if (reason === undefined) {
-    const version = (parsed as { schema_version: number }).schema_version;
-    if (version > HISTORY_SCHEMA_VERSION) {
-      throw new BenchError(
-        'RESULT_INVALID',
-        `${filePath} has schema_version ${version}, newer than this harness (${HISTORY_SCHEMA_VERSION}); update the harness or move the file away`,
-      );
-    }
-    // Every history this harness wrote follows the schema (it only grows optional fields); one
-    // that does not was written by something else, and is not extended but moved aside like garbage.
-    const problem = schemaProblem('benchmark-history.schema.json', parsed);
-    if (problem !== undefined) reason = `it does not follow schemas/benchmark-history.schema.json: ${problem}`;
-  }
-  if (reason === undefined) {
-    const history = parsed as History;
+  const read = readVersionedJson(filePath, 'benchmark-history.schema.json', HISTORY_SCHEMA_VERSION, historyProblem);
+  if (read.kind === 'missing') return { history: emptyHistory() };
+  if (read.kind === 'ok') {
+    const history = read.value as History;
     // Older entries in today's parameter names (legacyParameters.ts), so they still compare with new runs.
     return { history: { ...history, runs: history.runs.map(upgradeHistoryEntry) } };
   }
-  const movedTo = options.moveCorruptAside ? moveAside(filePath, options.now?.() ?? new Date()) : null;
-  return { history: emptyHistory(), corrupt: { reason, movedTo } };
+  const movedTo = options.moveCorruptAside ? moveCorruptAside(filePath, options.now?.() ?? new Date()) : null;
+  return { history: emptyHistory(), corrupt: { reason: read.reason, movedTo } };
 }
 
 /** A history entry with its results and key metrics in today's parameter names (legacyParameters.ts). */
 export function upgradeHistoryEntry(entry: HistoryEntry): HistoryEntry {
   return upgradeRun(entry);
-}
-
-function moveAside(filePath: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '_');
-  const base = filePath.replace(/\.json$/, `.corrupt-${stamp}`);
-  for (let attempt = 1; ; attempt += 1) {
-    const target = attempt === 1 ? `${base}.json` : `${base}_${attempt}.json`;
-    if (fs.existsSync(target)) continue;
-    fs.renameSync(filePath, target);
-    return target;
-  }
 }
 
 export interface AppendResult {

@@ -8,11 +8,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BenchError } from '../errors';
 import type * as Schema from '../schemaTypes';
 import { withFileLock, type FileLockOptions } from './fileLock';
 import { writeJsonSafely } from './safeWrite';
-import { assertFollowsSchema, schemaProblem } from './schemas';
+import { assertFollowsSchema } from './schemas';
+import { moveCorruptAside, readVersionedJson } from './versionedFile';
 
 export const VERIFICATIONS_FILE_NAME = 'verifications.json';
 export const VERIFICATIONS_SCHEMA_VERSION = 1;
@@ -44,30 +44,10 @@ export function thisMachine(): VerificationMachine {
 
 /** Reads the verifications (missing = none). Read-only: a corrupt file is reported, left where it is. */
 export function readVerifications(reportsDir: string): VerificationsRead {
-  const filePath = verificationsPath(reportsDir);
-  let text: string;
-  try {
-    text = fs.readFileSync(filePath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { verifications: [] };
-    throw error;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return { verifications: [], corrupt: { reason: `not valid JSON (${(error as Error).message})`, movedTo: null } };
-  }
-  const version = (parsed as { schema_version?: unknown } | null)?.schema_version;
-  if (typeof version === 'number' && version > VERIFICATIONS_SCHEMA_VERSION)
-    throw new BenchError(
-      'RESULT_INVALID',
-      `${filePath} has schema_version ${version}, newer than this harness (${VERIFICATIONS_SCHEMA_VERSION}); update the harness or move the file away`,
-    );
-  const problem = schemaProblem('verifications.schema.json', parsed);
-  if (problem !== undefined)
-    return { verifications: [], corrupt: { reason: `it does not follow schemas/verifications.schema.json: ${problem}`, movedTo: null } };
-  return { verifications: (parsed as Schema.Verifications).verifications };
+  const read = readVersionedJson(verificationsPath(reportsDir), 'verifications.schema.json', VERIFICATIONS_SCHEMA_VERSION);
+  if (read.kind === 'missing') return { verifications: [] };
+  if (read.kind === 'corrupt') return { verifications: [], corrupt: { reason: read.reason, movedTo: null } };
+  return { verifications: (read.value as Schema.Verifications).verifications };
 }
 
 /** Appends one verification under the file's lock (read, append, atomic write); a corrupt file is moved aside first. */
@@ -82,7 +62,7 @@ export function appendVerification(
     `${filePath}.lock`,
     () => {
       const read = readVerifications(reportsDir);
-      const corrupt = read.corrupt ? { ...read.corrupt, movedTo: moveAside(filePath, options.now?.() ?? new Date()) } : undefined;
+      const corrupt = read.corrupt ? { ...read.corrupt, movedTo: moveCorruptAside(filePath, options.now?.() ?? new Date()) } : undefined;
       const file: Schema.Verifications = {
         schema_version: VERIFICATIONS_SCHEMA_VERSION,
         verifications: [...read.verifications, verification],
@@ -122,16 +102,4 @@ export function citedVerification(
   if (same.length > 0) return { verification: same[same.length - 1]!, sameBuild: true };
   const earlier = here.filter((one) => Date.parse(one.verified_at) <= before.getTime());
   return earlier.length > 0 ? { verification: earlier[earlier.length - 1]!, sameBuild: false } : null;
-}
-
-function moveAside(filePath: string, now: Date): string | null {
-  if (!fs.existsSync(filePath)) return null;
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '_');
-  const base = filePath.replace(/\.json$/, `.corrupt-${stamp}`);
-  for (let attempt = 1; ; attempt += 1) {
-    const target = attempt === 1 ? `${base}.json` : `${base}_${attempt}.json`;
-    if (fs.existsSync(target)) continue;
-    fs.renameSync(filePath, target);
-    return target;
-  }
 }
