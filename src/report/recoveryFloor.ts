@@ -6,6 +6,7 @@
  */
 import type { RawResult } from '../results/rawResult';
 import { descriptorOf, floorOf, SCENARIOS } from '../scenarios/catalogue';
+import { targetMark } from './familyTables';
 import { formatNumber } from './format';
 import { markdownTable } from './markdown';
 
@@ -49,12 +50,11 @@ const value = (result: RawResult, metric: string): number | null => {
 };
 const cell = (figure: number | null): string => (figure === null ? '—' : formatNumber(figure));
 
-/** A ratio cell with its target's mark: `104.2% ✅`. */
+/** A ratio cell with its target's mark: `104.2% ✅` (➖ when its interval straddles the target). */
 function ratioCell(result: RawResult, metric: string): string {
   const figure = value(result, metric);
   if (figure === null) return '—';
-  const met = result.targets?.find((target) => target.metric === metric)?.met;
-  return `${formatNumber(figure)}%${met === true ? ' ✅' : met === false ? ' ❌' : ''}`;
+  return `${formatNumber(figure)}%${targetMark(result, metric)}`;
 }
 
 /** The overhead results in thread order (one per thread count and client). */
