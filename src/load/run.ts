@@ -5,14 +5,14 @@
  * in `finally`, on an error and on an abort (Ctrl-C) too.
  */
 import { adapterOf, clientInfo, connectClient } from '../client/registry';
-import type { ClientConnection, Consumer } from '../client/api';
+import type { AckSupport, ClientConnection, Consumer } from '../client/api';
 import { clientLabel } from '../client/api';
 import { parseHostPort, proxiedAmqpUrl, type BenchConfig } from '../config';
 import { ConfigError, describeError } from '../errors';
 import { sharedBrokerActions, type ClosableBrokerActions } from '../broker/actions';
 import { QueueAdmin } from '../broker/queueAdmin';
 import { resolveClusterSettings } from '../broker/nodes/settings';
-import { LOAD_NODE, startSoloNode, type SoloNode } from '../broker/nodes/soloNode';
+import { LOAD_NODE, soloProxyEntry, startSoloNode, type SoloNode } from '../broker/nodes/soloNode';
 import type { FaultContext } from '../faults/model';
 import { ensureProxyApi, type ProxyApiHandle } from '../faults/proxyProcess';
 import { ensureProxyEntry } from '../faults/proxyEntry';
@@ -59,12 +59,12 @@ export interface LoadRunOptions {
 
 /** What the adapter interface lets a load run do: the acks it has. @throws ConfigError */
 export function checkSupported(workload: LoadWorkload): void {
+  let acks: AckSupport | undefined;
   try {
-    adapterOf({ name: workload.client.name });
+    acks = adapterOf({ name: workload.client.name }).acks;
   } catch (error) {
     throw new ConfigError('--client', `a client with an adapter (${describeError(error).replace(/^.*known: /, '')})`, workload.client.name);
   }
-  const acks = adapterOf({ name: workload.client.name }).acks;
   if (workload.ack.kind === 'multiple' && acks?.multiple !== true)
     throw new ConfigError(
       '--ack',
@@ -130,15 +130,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
       solo = await startSoloNode(resolveClusterSettings(), log, LOAD_NODE);
       brokerUrl = solo.url;
       proxyApi = await ensureProxyApi(options.config, log);
-      await proxyApi.client.deleteProxy(OWN_NODE_ENTRY).catch(() => undefined);
-      const entry = await proxyApi.client.createProxy({
-        name: OWN_NODE_ENTRY,
-        listen: '127.0.0.1:0',
-        upstream: `127.0.0.1:${solo.node.amqpPort}`,
-        enabled: true,
-      });
-      proxy = { client: proxyApi.client, name: OWN_NODE_ENTRY };
-      url = proxiedAmqpUrl({ amqpUrl: solo.url, proxyListen: parseHostPort('proxy listen', entry.listen) });
+      ({ proxy, proxiedUrl: url } = await soloProxyEntry(solo, proxyApi.client, OWN_NODE_ENTRY));
     } else if (options.viaProxy) {
       proxyApi = await ensureProxyApi(options.config, log);
       const entry = await ensureProxyEntry(proxyApi.client, options.config, log);

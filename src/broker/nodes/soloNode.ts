@@ -10,6 +10,7 @@ import path from 'node:path';
 import { TimeoutError } from '../../errors';
 import type { BrokerActions, NodeActions } from '../../faults/model';
 import type { ProxyTarget } from '../../faults/toxics';
+import type { ToxiproxyClient } from '../../faults/toxiproxyClient';
 import { brokerActions, type ClosableBrokerActions, type Topology } from '../actions';
 import { nodeAmqpUrl, type ClusterLayout, type ClusterNode } from './layout';
 import { ensureCookie } from './lifecycle';
@@ -137,4 +138,20 @@ export async function startSoloNode(
       }),
     stop,
   };
+}
+
+/**
+ * A proxy entry in front of the solo node, named `name` (a leftover of that name is replaced):
+ * the clients' way to the node, where proxy faults act. The caller deletes it when done.
+ */
+export async function soloProxyEntry(
+  solo: SoloNode,
+  client: ToxiproxyClient,
+  name: string,
+): Promise<{ proxy: ProxyTarget; proxiedUrl: string }> {
+  await client.deleteProxy(name).catch(() => undefined);
+  const entry = await client.createProxy({ name, listen: '127.0.0.1:0', upstream: `127.0.0.1:${solo.node.amqpPort}`, enabled: true });
+  const url = new URL(solo.url);
+  url.host = entry.listen;
+  return { proxy: { client, name }, proxiedUrl: url.toString().replace(/\/$/, '') };
 }
