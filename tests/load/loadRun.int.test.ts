@@ -8,7 +8,7 @@ import net from 'node:net';
 import { LOAD_NODE } from '../../src/broker/nodes/soloNode';
 import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
 import { getConfig } from '../../src/config';
-import { runLoad } from '../../src/load/run';
+import { runLoad, type LoadRunOptions } from '../../src/load/run';
 import { resolveWorkload } from '../../src/load/workload';
 import { timeSeriesCsv } from '../../src/load/timeseries';
 
@@ -32,37 +32,40 @@ function openResources(): Record<string, number> {
   return counts;
 }
 
+/** A workload from file fields; a field the schema refuses fails the test, naming it. */
+const workloadOf = (fields: Record<string, unknown>) =>
+  resolveWorkload(fields, (field, problem) => {
+    throw new Error(`${field}: ${problem}`);
+  });
+
+/** runLoad against the test's proxy server, quietly, with the bounds every test here uses. */
+const runWith = (options: Pick<LoadRunOptions, 'workload' | 'viaProxy' | 'intervalMs'> & Partial<LoadRunOptions>) =>
+  runLoad({
+    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME },
+    catchUpMs: 5000,
+    drainMs: 10_000,
+    log: () => undefined,
+    ...options,
+  });
+
 test('reset_peer under load: consumption falls to 0 and comes back, nothing lost, everything closed', async () => {
-  const workload = resolveWorkload(
-    {
-      name: 'int_reset',
-      rate: 500,
-      duration: '4s',
-      confirm_window: 50,
-      queue_pattern: `bench-load-int-${process.pid}-%d`,
-      faults: [{ fault: 'reset_peer', at: '1500ms', length: '1s' }],
-    },
-    (field, problem) => {
-      throw new Error(`${field}: ${problem}`);
-    },
-  );
+  const workload = workloadOf({
+    name: 'int_reset',
+    rate: 500,
+    duration: '4s',
+    confirm_window: 50,
+    queue_pattern: `bench-load-int-${process.pid}-%d`,
+    faults: [{ fault: 'reset_peer', at: '1500ms', length: '1s' }],
+  });
   const listen = entry.proxiedUrl.replace(/^amqp:\/\/guest:guest@/, '');
   const [host, port] = [listen.slice(0, listen.lastIndexOf(':')), Number(listen.slice(listen.lastIndexOf(':') + 1))];
   const before = openResources();
   let scraped: Promise<string> = Promise.resolve('');
-  const result = await runLoad({
+  const result = await runWith({
     workload,
-    config: {
-      ...getConfig(),
-      proxyApiUrl: entry.server.url,
-      proxyName: PROXY_NAME,
-      proxyListen: { host, port },
-    },
+    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME, proxyListen: { host, port } },
     viaProxy: true,
     intervalMs: 250,
-    catchUpMs: 5000,
-    drainMs: 10_000,
-    log: () => undefined,
     metricsPort: 0,
     // The live endpoint, scraped once during the run.
     onMetrics: (url) => {
@@ -131,26 +134,17 @@ test('reset_peer under load: consumption falls to 0 and comes back, nothing lost
 
 describe('ack modes beyond a single ack (PerfTest -A / --nack), straight to the broker', () => {
   const run = (ack: string, prefetch: number) =>
-    runLoad({
-      workload: resolveWorkload(
-        {
-          name: `int_ack_${ack.replace(/\W/g, '_')}`,
-          rate: 1000,
-          duration: '2s',
-          ack,
-          prefetch,
-          queue_pattern: `bench-load-ack-${process.pid}-%d`,
-        },
-        (field, problem) => {
-          throw new Error(`${field}: ${problem}`);
-        },
-      ),
-      config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME },
+    runWith({
+      workload: workloadOf({
+        name: `int_ack_${ack.replace(/\W/g, '_')}`,
+        rate: 1000,
+        duration: '2s',
+        ack,
+        prefetch,
+        queue_pattern: `bench-load-ack-${process.pid}-%d`,
+      }),
       viaProxy: false,
       intervalMs: 1000,
-      catchUpMs: 5000,
-      drainMs: 10_000,
-      log: () => undefined,
     });
 
   test('multiple:10 acks every tenth delivery and drains; nack:0.1 sends a tenth back, each delivered again', async () => {
@@ -172,28 +166,15 @@ describe('ack modes beyond a single ack (PerfTest -A / --nack), straight to the 
 });
 
 test('a resource alarm runs on a node of the run’s own: publishers held while it lasts, nothing lost, the node stopped after', async () => {
-  const workload = resolveWorkload(
-    {
-      name: 'int_alarm',
-      rate: 200,
-      duration: '5s',
-      confirm_window: 20,
-      queue_pattern: `bench-load-alarm-${process.pid}-%d`,
-      faults: [{ fault: 'alarm', at: '1s', length: '3s' }],
-    },
-    (field, problem) => {
-      throw new Error(`${field}: ${problem}`);
-    },
-  );
-  const result = await runLoad({
-    workload,
-    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME },
-    viaProxy: true,
-    intervalMs: 250,
-    catchUpMs: 5000,
-    drainMs: 10_000,
-    log: () => undefined,
+  const workload = workloadOf({
+    name: 'int_alarm',
+    rate: 200,
+    duration: '5s',
+    confirm_window: 20,
+    queue_pattern: `bench-load-alarm-${process.pid}-%d`,
+    faults: [{ fault: 'alarm', at: '1s', length: '3s' }],
   });
+  const result = await runWith({ workload, viaProxy: true, intervalMs: 250 });
   const [fault] = result.faults;
   expect(fault!.error).toBeNull();
   // Timed from the broker's connection.blocked as the proxy saw it pass.
