@@ -66,6 +66,12 @@ export class QueueAdmin {
     return messageCount;
   }
 
+  /** Removes every ready message of `queue` (unacked ones stay with their consumers); resolves to how many it removed. */
+  async purge(queue: string): Promise<number> {
+    const { messageCount } = await this.channel.purgeQueue(queue);
+    return messageCount;
+  }
+
   /** Ready messages and consumers of `queue`, as the broker counts them now (one round trip). */
   async inspect(queue: string): Promise<{ readonly ready: number; readonly consumers: number }> {
     const { messageCount, consumerCount } = await this.channel.checkQueue(queue);

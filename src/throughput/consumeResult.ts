@@ -89,7 +89,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
   if (!isNonEmpty(msgRates)) throw new RangeError('sustained_consume needs at least one measured window');
   const bound = boundOf(windows);
   const depth = depthFigures(windows.map((window) => window.depth));
-  const drain = phase.drain;
+  const account = phase.account;
   return {
     name: 'sustained_consume',
     category: 'throughput',
@@ -108,9 +108,9 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       queue_depth_min: metric(depth.min, 'count', 'none'),
       queue_depth_max: metric(depth.max, 'count', 'none'),
       consumer_startup_ms: metric(phase.startupMs, 'ms', 'lower'),
-      messages_consumed: metric(drain ? drain.delivered : null, 'count', 'none'),
-      messages_missing: metric(drain ? Math.max(0, drain.published - drain.delivered) : null, 'count', 'lower'),
-      messages_extra: metric(drain ? Math.max(0, drain.delivered - drain.published) : null, 'count', 'lower'),
+      messages_consumed: metric(account ? account.delivered : null, 'count', 'none'),
+      messages_missing: metric(account ? Math.max(0, account.published - account.delivered - account.purged) : null, 'count', 'lower'),
+      messages_extra: metric(account ? Math.max(0, account.delivered + account.purged - account.published) : null, 'count', 'lower'),
       errors: metric(report.errors.length, 'count', 'lower'),
     },
     samples: {
@@ -130,7 +130,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages; the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
       BOUND_NOTES[bound],
       `consumer_cpu_percent: CPU time the consumer thread(s) ran during a window (Linux /proc, 10 ms ticks), in % of one core, summed over threads; near ${workload.consumerThreads * 100}% the client is what bounds the rate, far below it the consumers waited (for the broker, or for a CPU they did not get); consumer_cpu_us_per_msg: that CPU time per delivery`,
-      'messages_consumed/missing/extra: after the windows the producers stop and the consumers drain the queue; every message published in the session must be counted exactly once',
+      'messages_consumed/missing/extra: after the windows the producers stop, the queue is purged (the broker counts the ready messages it removes) and the consumers count what was already on its way to them; every message published in the session must be counted by a consumer or purged, exactly once (a delivery the client never handed over stays unacked, is not purged and counts as missing)',
       'MB/s counts message bodies only, 1 MB = 10^6 bytes',
     ],
     details: {
@@ -142,7 +142,9 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       windows: windows.map(windowDetail),
       windows_ended: phase.windowsEnded,
       rate_spread_percent: roundFigure(summarizeRates(msgRates).spreadPercent),
-      drain: drain ? { published: drain.published, delivered: drain.delivered, drain_ms: roundFigure(drain.drainMs) } : null,
+      account: account
+        ? { published: account.published, delivered: account.delivered, purged: account.purged, account_ms: roundFigure(account.accountMs) }
+        : null,
       consumers_per_thread: [...workload.consumersPerThread],
       consumer_threads: report.consumers.map((thread) => ({
         thread: thread.thread,

@@ -23,7 +23,7 @@ import { borrowThreadPool } from '../workers/shelf';
 import { ConsumeBoard, ConsumeControl, type CounterReading } from './consumeBoard';
 import type { ConsumeWorkload } from './consumePlan';
 import { consumeWindow, depthDuring, isSteady, type ConsumeWindow, type DepthSummary } from './consumeRates';
-import { drainCounted, type DrainOutcome } from './consumeDrain';
+import { closeAccount, type AccountOutcome } from './consumeAccount';
 import type { ConsumeTask, ConsumeThreadReport } from './consumeThread';
 import { startDepthSampler, type DepthSampler } from './depthSampler';
 import type { LoadProducerReport, LoadProducerTask } from './loadProducerThread';
@@ -43,7 +43,7 @@ export interface ConsumeSessionOptions {
   readonly queuePrefix?: string;
 }
 
-export type { DrainOutcome } from './consumeDrain';
+export type { AccountOutcome } from './consumeAccount';
 
 export interface PhaseOutcome {
   readonly phase: number;
@@ -52,8 +52,8 @@ export interface PhaseOutcome {
   readonly windows: readonly ConsumeWindow[];
   /** How the windows ended: `steady` (the last ones agreed, before the most asked for) or `max` (all asked for). */
   readonly windowsEnded: 'steady' | 'max';
-  /** Present when the phase drained the queue (see `runPhase`). */
-  readonly drain?: DrainOutcome;
+  /** Present when the phase closed the session's account (see `runPhase`). */
+  readonly account?: AccountOutcome;
 }
 
 export interface ConsumeSessionReport {
@@ -72,9 +72,10 @@ export interface ConsumeSession {
   readonly state: 'open' | 'closed';
   /**
    * One phase: start every consumer, warm up for `workload.warmupMs`, measure `windows`
-   * consecutive windows of `workload.windowMs`, then, with `drain`, stop the producers and wait
-   * (while deliveries keep coming, at most `drainBoundMs`, default 300000) until every message published in the session is counted — only in
-   * the session's first phase, when nothing else has consumed (an exact account) — and cancel.
+   * consecutive windows of `workload.windowMs`, then, with `account`, stop the producers, purge the
+   * queue and wait (while deliveries keep coming, at most `accountBoundMs`, default 300000) until
+   * every message published in the session is counted or purged (consumeAccount.ts) — only in the
+   * session's first phase, when nothing else has consumed (an exact account) — and cancel.
    * @throws WorkerError when a thread fails, or a phase does not start (the session is closed first)
    */
   runPhase(windows: number, options?: PhaseOptions): Promise<PhaseOutcome>;
@@ -90,8 +91,8 @@ export interface ConsumeSession {
 }
 
 export interface PhaseOptions {
-  readonly drain?: boolean;
-  readonly drainBoundMs?: number;
+  readonly account?: boolean;
+  readonly accountBoundMs?: number;
   /** End before `windows` once the last `minWindows` windows' rates agree within `withinPercent` (consumeRates.ts isSteady). */
   readonly steady?: { readonly minWindows: number; readonly withinPercent: number };
 }
@@ -122,7 +123,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
   let state: 'open' | 'closed' = 'open';
   let closing: Promise<ConsumeSessionReport> | undefined;
   let phase = 0;
-  let drainable = true;
+  let accountable = true;
 
   const close = (): Promise<ConsumeSessionReport> => {
     closing ??= (async () => {
@@ -216,6 +217,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
   }
 
   const started = sampler;
+  const queueAdmin = admin;
   const consumerThreads = workload.consumerThreads;
   /** Fails the session when a thread or the sampling failed. */
   const check = async (what: string): Promise<void> => {
@@ -238,9 +240,9 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     async runPhase(windows, phaseOptions = {}): Promise<PhaseOutcome> {
       if (state !== 'open') throw new WorkerError('the consume session is closed; open a new one');
       if (!Number.isInteger(windows) || windows < 0) throw new RangeError(`windows must be a whole number; got ${windows}`);
-      if (phaseOptions.drain && !drainable)
-        throw new WorkerError('drain needs an exact account: only in the first phase, before anything else consumed the queue');
-      drainable = false;
+      if (phaseOptions.account && !accountable)
+        throw new WorkerError('the account must be exact: only in the first phase, before anything else consumed the queue');
+      accountable = false;
       phase += 1;
       const openedNs = nowNs();
       board.raise(ConsumeControl.PHASE, phase);
@@ -274,14 +276,16 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
           break;
         }
       }
-      const drained = phaseOptions.drain ? await drainCounted(board, phaseOptions.drainBoundMs ?? 300_000) : undefined;
-      if (typeof drained === 'string') throw await failure(drained);
-      const drain = drained;
+      const closed = phaseOptions.account
+        ? await closeAccount(board, () => queueAdmin.purge(queue), phaseOptions.accountBoundMs ?? 300_000)
+        : undefined;
+      if (typeof closed === 'string') throw await failure(closed);
+      const account = closed;
       board.raise(ConsumeControl.PHASE_END, phase);
       if (!(await board.waitFor(ConsumeControl.CANCELLED, consumerThreads * phase, 15_000)))
         throw await failure(`phase ${phase}: consumers were not cancelled within 15000 ms`);
       await check(`phase ${phase} (cancel)`);
-      return { phase, startupMs, windows: measured, windowsEnded, ...(drain ? { drain } : {}) };
+      return { phase, startupMs, windows: measured, windowsEnded, ...(account ? { account } : {}) };
     },
   };
 

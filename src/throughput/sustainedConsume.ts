@@ -1,6 +1,6 @@
 /**
  * The sustained consume measurement: open a session, run one phase (warm-up, then
- * `workload.rounds` consecutive windows, then a drain that accounts for every message), close
+ * `workload.rounds` consecutive windows, then an account of every message: consumeAccount.ts), close
  * (always), and hand back the windows and what every thread reported.
  */
 import type { ClientSpec } from '../client/api';
@@ -12,8 +12,8 @@ export interface SustainedConsumeOptions {
   readonly url: string;
   readonly client: ClientSpec;
   readonly workload: ConsumeWorkload;
-  /** Bound on the drain after the windows (it also ends after 10 s without a delivery). @default 300000 */
-  readonly drainBoundMs?: number;
+  /** Bound on the account after the windows (it also ends after 10 s without a delivery). @default 300000 */
+  readonly accountBoundMs?: number;
 }
 
 export interface SustainedConsumeOutcome {
@@ -36,8 +36,8 @@ export async function measureSustainedConsume(options: SustainedConsumeOptions):
   try {
     const { rounds, minRounds, steadyWithinPercent } = options.workload;
     phase = await session.runPhase(rounds, {
-      drain: true,
-      drainBoundMs: options.drainBoundMs ?? 300_000,
+      account: true,
+      accountBoundMs: options.accountBoundMs ?? 300_000,
       ...(minRounds < rounds ? { steady: { minWindows: minRounds, withinPercent: steadyWithinPercent } } : {}),
     });
   } finally {

@@ -37,10 +37,10 @@ const report: ConsumeSessionReport = {
 
 const sustained = (
   windows: ConsumeWindow[],
-  drain = { published: 150_000, delivered: 150_000, drainMs: 900 },
+  account = { published: 150_000, delivered: 110_000, purged: 40_000, accountMs: 120 },
 ): SustainedConsumeOutcome => ({
   workload: resolveConsumeWorkload({ consumers: 10 }),
-  phase: { phase: 1, startupMs: 12.5, windows, windowsEnded: 'max', drain },
+  phase: { phase: 1, startupMs: 12.5, windows, windowsEnded: 'max', account },
   report,
   queue: 'q',
   connectionPrefix: 'amqp-bench-consume-x',
@@ -102,11 +102,13 @@ describe('sustainedConsumeResult', () => {
   it('accounts for every message published in the session', () => {
     const exact = sustainedConsumeResult(sustained([window(40_000)]));
     expect([exact.metrics.messages_consumed?.value, exact.metrics.messages_missing?.value, exact.metrics.messages_extra?.value]).toEqual([
-      150_000, 0, 0,
+      110_000, 0, 0,
     ]);
-    const lossy = sustainedConsumeResult(sustained([window(40_000)], { published: 150_000, delivered: 149_990, drainMs: 30_000 }));
+    expect(exact.details?.account).toEqual({ published: 150_000, delivered: 110_000, purged: 40_000, account_ms: 120 });
+    // Counted or purged: a delivery the client kept to itself is neither.
+    const lossy = sustainedConsumeResult(sustained([window(40_000)], { published: 150_000, delivered: 109_990, purged: 40_000, accountMs: 10_000 }));
     expect(lossy.metrics.messages_missing?.value).toBe(10);
-    const doubled = sustainedConsumeResult(sustained([window(40_000)], { published: 150_000, delivered: 150_004, drainMs: 900 }));
+    const doubled = sustainedConsumeResult(sustained([window(40_000)], { published: 150_000, delivered: 110_004, purged: 40_000, accountMs: 170 }));
     expect(doubled.metrics.messages_extra?.value).toBe(4);
   });
 
