@@ -14,6 +14,7 @@ import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import { recoveryProgress } from '../src/report/progress';
+import { markedTest } from '../src/testing';
 
 const THREADS = 10;
 
@@ -42,7 +43,8 @@ const SCENARIOS: readonly Scenario[] = [
 
 forEachClient((client) =>
   describe('TestNetworkResilienceBenchmarks', () => {
-    test('test_network_resilience_summary', async () => {
+    // `summary`: its reset and partition repeat the recovery suite's 10-thread rows (bench:clients leaves it out).
+    markedTest(['summary'])('test_network_resilience_summary', async () => {
       const context = benchContext();
       const fields = clientFields(client);
       const metrics: Record<string, Metric> = {};

@@ -24,7 +24,7 @@ import { runJest } from './jestProcess';
 import { openRunSession, type RunSession } from './runSession';
 import { finishShardRun, shardArguments } from './shard';
 import { formatShard } from '../results/shardManifest';
-import { FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
+import { CLIENTS_MARKERS, FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
 import { formatNothingRan } from '../run/nothingRan';
 import { formatComparison, formatSummary } from './summary';
 
@@ -94,7 +94,7 @@ Examples:
   npm run bench -- -m "not stress" -n 1           fewer resources
   npm run bench -- -t test_recovery_after_reset_peer
   npm run bench:compare -- --threshold 10         fail on a metric judged worse by more than 10%
-  npm run bench:clients                           every client side by side (--quick --clients all --replicates 1)
+  npm run bench:clients                           every client side by side (-m "${CLIENTS_MARKERS}" --clients all --replicates 1)
   npm run bench:faults                            the fault matrix: every fault for every client (-m "faults and not slow" --clients all)
   npm run bench:quick -- --clients amqplib,rabbitmq-client:normalised`,
     )

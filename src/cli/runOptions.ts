@@ -14,6 +14,11 @@ import { resolveShardOption } from './shard';
 
 /** Marker expression of `--quick` (and `npm run bench:quick`). */
 export const QUICK_MARKERS = 'benchmark and not slow and not stress and not witness';
+/**
+ * Marker expression of `npm run bench:clients`: the quick selection without the summary, whose
+ * reset and partition scenarios the recovery suite measures in the same run (marker `summary`).
+ */
+export const CLIENTS_MARKERS = `${QUICK_MARKERS} and not summary`;
 /** Marker expression of a full run. */
 export const FULL_MARKERS = 'benchmark';
 

@@ -3,7 +3,9 @@
  * environment, else the quick or full selection; a malformed one fails before anything runs,
  * naming where it came from.
  */
-import { resolveRunOptions } from '../../src/cli/runOptions';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLIENTS_MARKERS, resolveRunOptions } from '../../src/cli/runOptions';
 import { resolveConfig } from '../../src/config';
 import { MarkerExpressionError } from '../../src/errors';
 
@@ -19,6 +21,13 @@ describe('the marker expression of a run', () => {
     [{}, { BENCH_MARKERS: '' }, 'benchmark'],
   ])('input %p with environment %p selects %p', (input, env, expected) => {
     expect(resolveRunOptions(input, config, '/', env).markerExpression).toBe(expected);
+  });
+
+  it('bench:clients runs the quick selection without the summary, as its npm script spells it', () => {
+    const scripts = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> })
+      .scripts;
+    expect(CLIENTS_MARKERS).toBe('benchmark and not slow and not stress and not witness and not summary');
+    expect(scripts['bench:clients']).toBe(`node bin/bench.js run -m "${CLIENTS_MARKERS}" --clients all --replicates 1`);
   });
 
   it('refuses a malformed BENCH_MARKERS by name, before anything runs', () => {
