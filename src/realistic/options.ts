@@ -12,7 +12,7 @@ export interface RoundSpec {
   readonly measured?: boolean;
   /** Pace of all producers together, msg/s. @default undefined (as fast as flow control allows) */
   readonly ratePerSecond?: number;
-  /** Idle time after the round is consumed, before the next round. @default 0 */
+  /** Idle time after the round is consumed, before the next round (none after the last round). @default 0 */
   readonly gapAfterMs?: number;
   /** Name in results and messages. @default `round <n>` */
   readonly label?: string;

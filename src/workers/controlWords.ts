@@ -64,6 +64,14 @@ export class ControlWords {
     Atomics.notify(this.control, index);
   }
 
+  /**
+   * Wakes whoever waits on `index` without changing it: they check their abort word at once
+   * instead of at the end of their slice (`waitForWord`'s `sliceMs`).
+   */
+  wake(index: number): void {
+    Atomics.notify(this.control, index);
+  }
+
   /** Adds `delta` to a counter and wakes its waiters. */
   count(index: number, delta = 1): void {
     Atomics.add(this.control, index, delta);
