@@ -130,6 +130,9 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
       state = 'closed';
       board.raise(ConsumeControl.PRODUCE_STOP);
       board.raise(ConsumeControl.STOP);
+      // The consumer threads wait on PHASE / PHASE_END with STOP as their abort word: woken, they see it now, not a slice later.
+      board.wake(ConsumeControl.PHASE);
+      board.wake(ConsumeControl.PHASE_END);
       const errors: string[] = [];
       try {
         await sampler?.stop();
