@@ -8,7 +8,7 @@
  *   binding in that order (`not` tightest), e.g. `benchmark and not slow and not stress`.
  *   It comes from BENCH_MARKERS (the run script's `-m` sets it: Jest rejects unknown flags);
  *   absent or blank selects everything. A deselected test is reported as skipped.
- * - Only the known markers (`benchmark`, `stress`, `slow`, `cluster`, `faults`, `witness`, `capture`, `summary`) may be named in an
+ * - Only the known markers (`benchmark`, `stress`, `slow`, `cluster`, `faults`, `witness`, `capture`, `variant`) may be named in an
  *   expression: a typo such as `-m stres` would otherwise select nothing, or with `not`,
  *   everything. `cluster` marks tests that need the local benchmark cluster (`npm run
  *   cluster:up`); they are skipped, with the reason, while it is down (fixtures/cluster.ts).
@@ -17,10 +17,11 @@
  *   `bench verify` runs them, the quick run leaves them out.
  *   `capture` marks the scenario whose fault timeline `bench verify` checks against a packet
  *   capture (reset_peer at 10 threads; it stays in the quick run too).
- *   `summary` marks a test that repeats, beside something of its own, scenarios other tests of
- *   the quick run measure (the network resilience summary: the recovery suite's 10-thread reset
- *   and partition, plus a slow network): `npm run bench:clients` leaves it out to fit ten client
- *   configurations in its time.
+ *   `variant` marks a quick test that measures again, at another scale or under another
+ *   condition, a fault other quick tests measure (the recovery suite's 50-thread rows, the reset
+ *   behind latency, the network resilience summary, whose reset and partition are the recovery
+ *   suite's 10-thread rows): `npm run bench:clients` leaves them out to fit ten client
+ *   configurations in its time; the quick run keeps them.
  *
  * Less parallelism (the seed's `--numprocesses=1`): the benchmark project already runs one test
  * file at a time (`maxWorkers: 1` in jest.config.ts); `--runInBand` (`-i`) also keeps that file
@@ -32,7 +33,7 @@ import { extract, parse } from 'jest-docblock';
 import { MarkerExpressionError } from './errors';
 
 /** The markers the harness knows, in the order they are listed in messages. */
-export const MARKERS = ['benchmark', 'stress', 'slow', 'cluster', 'faults', 'witness', 'capture', 'summary'] as const;
+export const MARKERS = ['benchmark', 'stress', 'slow', 'cluster', 'faults', 'witness', 'capture', 'variant'] as const;
 export type Marker = (typeof MARKERS)[number];
 
 /** A parsed marker expression. `position` is the 0-based offset of the name in the source. */

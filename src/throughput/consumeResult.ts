@@ -11,6 +11,7 @@ import type { ConsumeWorkload } from './consumePlan';
 import { boundOf, type ConsumeWindow, type DepthSummary } from './consumeRates';
 import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
 import { HARNESS_OVERHEAD_TARGET_PERCENT, type ResultDraft } from './result';
+import type { PhaseOutcome } from './consumeSession';
 import type { SustainedConsumeOutcome } from './sustainedConsume';
 
 const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
@@ -82,6 +83,13 @@ function workloadParameters(workload: ConsumeWorkload) {
  * The `sustained_consume` raw result of one configuration.
  * @throws RangeError when no window was measured.
  */
+/** How the windows ended, in the result's notes. */
+const WINDOWS_ENDED: Record<PhaseOutcome['windowsEnded'], (workload: ConsumeWorkload) => string> = {
+  steady: (workload) => `early: the last ${workload.minRounds} agreed within ${workload.steadyWithinPercent}%`,
+  dry: () => 'early: the queue ran dry in a window, so the figure is producer-bound whatever followed',
+  max: (workload) => `after all ${workload.rounds}: the rate was not steady within ${workload.steadyWithinPercent}% earlier`,
+};
+
 export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): ResultDraft {
   const { workload, phase, report } = outcome;
   const windows = phase.windows;
@@ -122,7 +130,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       `throughput: the median of ${windows.length} consecutive windows of ${workload.windowMs} ms of steady state, after ${workload.warmupMs} ms of warm-up (excluded); every window's rate is in samples`,
       ...(workload.minRounds < workload.rounds
         ? [
-            `windows: ${workload.minRounds} to ${workload.rounds}, ended ${phase.windowsEnded === 'steady' ? `early: the last ${workload.minRounds} agreed within ${workload.steadyWithinPercent}%` : `after all ${workload.rounds}: the rate was not steady within ${workload.steadyWithinPercent}% earlier`} (details.windows_ended)`,
+            `windows: ${workload.minRounds} to ${workload.rounds}, ended ${WINDOWS_ENDED[phase.windowsEnded](workload)} (details.windows_ended)`,
           ]
         : []),
       `rate counted on the consumers' side: each delivery bumps a shared-memory counter in its consumer thread and is acked (manual ack, prefetch ${workload.prefetch}); the main thread reads the counters and the monotonic clock at each window's edges`,

@@ -50,8 +50,12 @@ export interface PhaseOutcome {
   /** Consumers started (phase opened) to every consumer consuming. */
   readonly startupMs: number;
   readonly windows: readonly ConsumeWindow[];
-  /** How the windows ended: `steady` (the last ones agreed, before the most asked for) or `max` (all asked for). */
-  readonly windowsEnded: 'steady' | 'max';
+  /**
+   * How the windows ended: `steady` (the last ones agreed, before the most asked for), `dry` (the
+   * queue ran dry in one of them: the figure is producer-bound whatever follows, before the most
+   * asked for) or `max` (all asked for).
+   */
+  readonly windowsEnded: 'steady' | 'dry' | 'max';
   /** Present when the phase closed the session's account (see `runPhase`). */
   readonly account?: AccountOutcome;
 }
@@ -93,7 +97,10 @@ export interface ConsumeSession {
 export interface PhaseOptions {
   readonly account?: boolean;
   readonly accountBoundMs?: number;
-  /** End before `windows` once the last `minWindows` windows' rates agree within `withinPercent` (consumeRates.ts isSteady). */
+  /**
+   * End before `windows`, after `minWindows` at least, once the last `minWindows` windows' rates
+   * agree within `withinPercent` (consumeRates.ts isSteady), or once a window ran dry.
+   */
   readonly steady?: { readonly minWindows: number; readonly withinPercent: number };
 }
 
@@ -276,6 +283,12 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
           )
         ) {
           windowsEnded = 'steady';
+          break;
+        }
+        // A window that ran dry makes the figure producer-bound (consumeRates.ts boundOf): no later
+        // window can make it a clean consume rate, so the least asked for is enough.
+        if (steady && window + 1 >= steady.minWindows && window + 1 < windows && measured.some((each) => each.depth.ranDry === true)) {
+          windowsEnded = 'dry';
           break;
         }
       }

@@ -23,10 +23,10 @@ describe('the marker expression of a run', () => {
     expect(resolveRunOptions(input, config, '/', env).markerExpression).toBe(expected);
   });
 
-  it('bench:clients runs the quick selection without the summary, as its npm script spells it', () => {
+  it('bench:clients runs the quick selection without its variants, as its npm script spells it', () => {
     const scripts = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> })
       .scripts;
-    expect(CLIENTS_MARKERS).toBe('benchmark and not slow and not stress and not witness and not summary');
+    expect(CLIENTS_MARKERS).toBe('benchmark and not slow and not stress and not witness and not variant');
     expect(scripts['bench:clients']).toBe(`node bin/bench.js run -m "${CLIENTS_MARKERS}" --clients all --replicates 1`);
   });
 

@@ -158,20 +158,20 @@ describe('marker expressions: malformed', () => {
     [
       'stres',
       1,
-      'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture, summary',
+      'unknown marker "stres" (did you mean "stress"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture, variant',
     ],
     [
       'benchmark and SLOW',
       15,
-      'unknown marker "SLOW" (did you mean "slow"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture, summary',
+      'unknown marker "SLOW" (did you mean "slow"?); known markers: benchmark, stress, slow, cluster, faults, witness, capture, variant',
     ],
     [
       'AND slow',
       1,
-      'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow, cluster, faults, witness, capture, summary',
+      'unknown marker "AND" (operators are lowercase: "and"); known markers: benchmark, stress, slow, cluster, faults, witness, capture, variant',
     ],
     ['slow AND stress', 6, 'expected "and", "or" or the end of the expression, found marker "AND" (operators are lowercase: "and")'],
-    ['integration', 1, 'unknown marker "integration"; known markers: benchmark, stress, slow, cluster, faults, witness, capture, summary'],
+    ['integration', 1, 'unknown marker "integration"; known markers: benchmark, stress, slow, cluster, faults, witness, capture, variant'],
   ])(
     '%s: column %i, %s',
     (source, column, problem) => {

@@ -66,6 +66,14 @@ describe('sustainedConsumeResult', () => {
     expect(result.details?.windows_ended).toBe('steady');
     expect(result.parameters.rounds).toBe(3);
     expect(result.notes).toContain('windows: 2 to 3, ended early: the last 2 agreed within 5% (details.windows_ended)');
+    const dry = sustainedConsumeResult({
+      ...steady,
+      phase: { ...steady.phase, windows: [window(40_000), window(52_000, 0)], windowsEnded: 'dry' },
+    });
+    expect(dry.details?.windows_ended).toBe('dry');
+    expect(dry.notes).toContain(
+      'windows: 2 to 3, ended early: the queue ran dry in a window, so the figure is producer-bound whatever followed (details.windows_ended)',
+    );
     const fixed = sustainedConsumeResult(sustained([window(40_000), window(30_000), window(50_000)]));
     expect(fixed.details?.windows_ended).toBe('max');
     expect(fixed.notes?.some((note) => note.startsWith('windows:'))).toBe(false);
@@ -106,9 +114,13 @@ describe('sustainedConsumeResult', () => {
     ]);
     expect(exact.details?.account).toEqual({ published: 150_000, delivered: 110_000, purged: 40_000, account_ms: 120 });
     // Counted or purged: a delivery the client kept to itself is neither.
-    const lossy = sustainedConsumeResult(sustained([window(40_000)], { published: 150_000, delivered: 109_990, purged: 40_000, accountMs: 10_000 }));
+    const lossy = sustainedConsumeResult(
+      sustained([window(40_000)], { published: 150_000, delivered: 109_990, purged: 40_000, accountMs: 10_000 }),
+    );
     expect(lossy.metrics.messages_missing?.value).toBe(10);
-    const doubled = sustainedConsumeResult(sustained([window(40_000)], { published: 150_000, delivered: 110_004, purged: 40_000, accountMs: 170 }));
+    const doubled = sustainedConsumeResult(
+      sustained([window(40_000)], { published: 150_000, delivered: 110_004, purged: 40_000, accountMs: 170 }),
+    );
     expect(doubled.metrics.messages_extra?.value).toBe(4);
   });
 

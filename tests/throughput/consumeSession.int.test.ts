@@ -178,13 +178,14 @@ describe('a short sustained consume session (real broker)', () => {
   }, 60_000);
 
   it('ends the windows early once the last ones agree, and says which way they ended', async () => {
+    // A backlog that lasts: the queue never runs dry here, which would end the windows too.
     const workload = resolveConsumeWorkload({
       consumers: 1,
       producerThreads: 1,
       rounds: 1,
       windowMs: 200,
       warmupMs: 100,
-      watermarks: { lowMessages: 500, highMessages: 1000 },
+      watermarks: { lowMessages: 20_000, highMessages: 40_000 },
     });
     const session = await openConsumeSession({ url, client, workload });
     try {
@@ -194,6 +195,28 @@ describe('a short sustained consume session (real broker)', () => {
       // Never steady within -1%: all three.
       const full = await session.runPhase(3, { steady: { minWindows: 1, withinPercent: -1 } });
       expect([full.windows.length, full.windowsEnded]).toEqual([3, 'max']);
+      expect(full.windows.every((window) => window.depth.ranDry === false)).toBe(true);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+
+  it('ends the windows early once one ran dry: the figure is producer-bound whatever follows', async () => {
+    // Producers held to two messages ahead: the consumer empties the queue at once, again and again.
+    const workload = resolveConsumeWorkload({
+      consumers: 1,
+      producerThreads: 1,
+      rounds: 1,
+      windowMs: 300,
+      warmupMs: 100,
+      watermarks: { lowMessages: 1, highMessages: 2 },
+    });
+    const session = await openConsumeSession({ url, client, workload });
+    try {
+      // Never steady within -1%: only the dry window ends it, after the least asked for (2).
+      const phase = await session.runPhase(4, { steady: { minWindows: 2, withinPercent: -1 } });
+      expect([phase.windows.length, phase.windowsEnded]).toEqual([2, 'dry']);
+      expect(phase.windows.some((window) => window.depth.ranDry === true)).toBe(true);
     } finally {
       await session.close();
     }
