@@ -16,9 +16,9 @@ import { waitForNoConnections } from '../../src/faults/brokerConnections';
 import { sleep } from '../../src/measure/clock';
 import { BARE_CONSUME_SCRIPT, startBareConsumer } from '../../src/throughput/bareConsume';
 import { measureConsumeOverhead } from '../../src/throughput/consumeOverhead';
-import { resolveConsumeWorkload } from '../../src/throughput/consumePlan';
+import { resolveConsumeWorkload, type ConsumeWorkloadInput } from '../../src/throughput/consumePlan';
 import { consumeOverheadResult, sustainedConsumeResult } from '../../src/throughput/consumeResult';
-import { openConsumeSession } from '../../src/throughput/consumeSession';
+import { openConsumeSession, type ConsumeSession } from '../../src/throughput/consumeSession';
 import { measureSustainedConsume } from '../../src/throughput/sustainedConsume';
 
 const url = getConfig().amqpUrl;
@@ -179,16 +179,7 @@ describe('a short sustained consume session (real broker)', () => {
 
   it('ends the windows early once the last ones agree, and says which way they ended', async () => {
     // A backlog that lasts: the queue never runs dry here, which would end the windows too.
-    const workload = resolveConsumeWorkload({
-      consumers: 1,
-      producerThreads: 1,
-      rounds: 1,
-      windowMs: 200,
-      warmupMs: 100,
-      watermarks: { lowMessages: 20_000, highMessages: 40_000 },
-    });
-    const session = await openConsumeSession({ url, client, workload });
-    try {
+    await withSmallSession({ windowMs: 200, warmupMs: 100, watermarks: { lowMessages: 20_000, highMessages: 40_000 } }, async (session) => {
       // One window always agrees with itself: steady after the first of three.
       const early = await session.runPhase(3, { steady: { minWindows: 1, withinPercent: 0 } });
       expect([early.windows.length, early.windowsEnded]).toEqual([1, 'steady']);
@@ -196,51 +187,45 @@ describe('a short sustained consume session (real broker)', () => {
       const full = await session.runPhase(3, { steady: { minWindows: 1, withinPercent: -1 } });
       expect([full.windows.length, full.windowsEnded]).toEqual([3, 'max']);
       expect(full.windows.every((window) => window.depth.ranDry === false)).toBe(true);
-    } finally {
-      await session.close();
-    }
+    });
   }, 60_000);
 
   it('ends the windows early once one ran dry: the figure is producer-bound whatever follows', async () => {
     // Producers held to two messages ahead: the consumer empties the queue at once, again and again.
-    const workload = resolveConsumeWorkload({
-      consumers: 1,
-      producerThreads: 1,
-      rounds: 1,
-      windowMs: 300,
-      warmupMs: 100,
-      watermarks: { lowMessages: 1, highMessages: 2 },
-    });
-    const session = await openConsumeSession({ url, client, workload });
-    try {
+    await withSmallSession({ windowMs: 300, warmupMs: 100, watermarks: { lowMessages: 1, highMessages: 2 } }, async (session) => {
       // Never steady within -1%: only the dry window ends it, after the least asked for (2).
       const phase = await session.runPhase(4, { steady: { minWindows: 2, withinPercent: -1 } });
       expect([phase.windows.length, phase.windowsEnded]).toEqual([2, 'dry']);
       expect(phase.windows.some((window) => window.depth.ranDry === true)).toBe(true);
-    } finally {
-      await session.close();
-    }
+    });
   }, 60_000);
 
   it('allows the account (an exact one) only in the first phase', async () => {
-    const workload = resolveConsumeWorkload({
-      consumers: 1,
-      producerThreads: 1,
-      rounds: 1,
-      windowMs: 200,
-      warmupMs: 0,
-      watermarks: { lowMessages: 200, highMessages: 400 },
-    });
-    const session = await openConsumeSession({ url, client, workload });
-    try {
-      expect((await session.runPhase(1)).windows).toHaveLength(1);
-      await expect(session.runPhase(1, { account: true })).rejects.toThrow('the account must be exact: only in the first phase');
-    } finally {
-      await session.close();
-    }
+    const session = await withSmallSession(
+      { windowMs: 200, warmupMs: 0, watermarks: { lowMessages: 200, highMessages: 400 } },
+      async (open) => {
+        expect((await open.runPhase(1)).windows).toHaveLength(1);
+        await expect(open.runPhase(1, { account: true })).rejects.toThrow('the account must be exact: only in the first phase');
+      },
+    );
     expect(await queueExists(session.queue)).toBe(false);
   }, 60_000);
 });
+
+/** A session of one consumer and one producer with these windows and depths, closed after `use` (also when it fails). */
+async function withSmallSession(
+  shape: Pick<ConsumeWorkloadInput, 'windowMs' | 'warmupMs' | 'watermarks'>,
+  use: (session: ConsumeSession) => Promise<void>,
+): Promise<ConsumeSession> {
+  const workload = resolveConsumeWorkload({ consumers: 1, producerThreads: 1, rounds: 1, ...shape });
+  const session = await openConsumeSession({ url, client, workload });
+  try {
+    await use(session);
+  } finally {
+    await session.close();
+  }
+  return session;
+}
 
 describe('the bare consume script', () => {
   it('runs on its own: one JSON line per window, and every message it counted left the queue', async () => {
