@@ -133,7 +133,7 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
       // Let the socket write and the connection's events run between batches.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    // A drain (PRODUCE_STOP alone) needs the broker to have everything; a session closing (STOP) does not wait for it.
+    // The account (PRODUCE_STOP alone) needs the broker to have everything; a session closing (STOP) does not wait for it.
     if (board.flag(ConsumeControl.STOP) === 0) {
       await inFlight.flush();
       flushed = true;
