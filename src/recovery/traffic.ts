@@ -5,6 +5,7 @@
  * acts on the next data, fires on all connections together.
  */
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { range } from './consumers';
 
 export interface TrafficSource {
   readonly exchange: string;
@@ -22,8 +23,6 @@ export interface TrafficSource {
  * deleted after every thread stopped, as before.
  */
 const SETUP_LANES = 8;
-
-const range = (count: number): number[] => Array.from({ length: Math.max(0, count) }, (_, index) => index);
 
 /** Runs `each` for every queue, queue i on lane i mod lanes, each lane's queues one after the other. */
 async function overLanes(lanes: readonly Channel[], queues: readonly string[], each: (lane: Channel, queue: string) => Promise<unknown>) {
@@ -52,7 +51,10 @@ export async function startFanoutTraffic(
   let lanes: Channel[];
   try {
     channel = await connection.createChannel();
-    lanes = [channel, ...(await Promise.all(range(Math.min(SETUP_LANES, queues.length) - 1).map(() => connection.createChannel())))];
+    lanes = [
+      channel,
+      ...(await Promise.all(range(Math.max(0, Math.min(SETUP_LANES, queues.length) - 1)).map(() => connection.createChannel()))),
+    ];
     await channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: false });
     await overLanes(lanes, queues, async (lane, queue) => {
       await lane.assertQueue(queue, { exclusive: false, autoDelete: false, durable: false, arguments: { 'x-expires': 60_000 } });

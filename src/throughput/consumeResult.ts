@@ -79,10 +79,6 @@ function workloadParameters(workload: ConsumeWorkload) {
   };
 }
 
-/**
- * The `sustained_consume` raw result of one configuration.
- * @throws RangeError when no window was measured.
- */
 /** How the windows ended, in the result's notes. */
 const WINDOWS_ENDED: Record<PhaseOutcome['windowsEnded'], (workload: ConsumeWorkload) => string> = {
   steady: (workload) => `early: the last ${workload.minRounds} agreed within ${workload.steadyWithinPercent}%`,
@@ -90,6 +86,10 @@ const WINDOWS_ENDED: Record<PhaseOutcome['windowsEnded'], (workload: ConsumeWork
   max: (workload) => `after all ${workload.rounds}: the rate was not steady within ${workload.steadyWithinPercent}% earlier`,
 };
 
+/**
+ * The `sustained_consume` raw result of one configuration.
+ * @throws RangeError when no window was measured.
+ */
 export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): ResultDraft {
   const { workload, phase, report } = outcome;
   const windows = phase.windows;

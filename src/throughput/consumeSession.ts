@@ -272,10 +272,10 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
         await check(`phase ${phase}, window ${window + 1}`);
         measured.push(consumeWindow(edge, next, workload.messageSizeBytes, started.samples));
         edge = next;
+        // Ending early (before the most asked for, after the least) is only for a phase that asked for it.
         const steady = phaseOptions.steady;
+        if (!steady || window + 1 >= windows) continue;
         if (
-          steady &&
-          window + 1 < windows &&
           isSteady(
             measured.map((each) => each.consumeRateMsgsPerSec),
             steady.minWindows,
@@ -287,7 +287,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
         }
         // A window that ran dry makes the figure producer-bound (consumeRates.ts boundOf): no later
         // window can make it a clean consume rate, so the least asked for is enough.
-        if (steady && window + 1 >= steady.minWindows && window + 1 < windows && measured.some((each) => each.depth.ranDry === true)) {
+        if (window + 1 >= steady.minWindows && measured.some((each) => each.depth.ranDry === true)) {
           windowsEnded = 'dry';
           break;
         }
