@@ -96,13 +96,15 @@ export function brokerActions(options: BrokerActionsOptions): ClosableBrokerActi
         throw new BrokerError(`refusing to close connections named ${JSON.stringify(prefix)}*: not a harness prefix`);
       // One CLI call closes every matching connection at once (close_connection takes one pid per call, 0.3 s each).
       // A connection may close between the listing and the questions (other clients come and go):
-      // each step is guarded, so one vanished connection never fails the whole call.
+      // each step is guarded, so one vanished connection never fails the whole call. One still in
+      // its handshake (no connection.start-ok yet) has client_properties `none`, not a list: the
+      // is_list filter skips it (without it the comprehension fails with bad_generator).
       const expression =
         `Prefix = <<"${prefix}">>, ` +
         'Info = fun(Pid) -> try rabbit_reader:info(Pid, [client_properties]) catch _:_ -> [] end end, ' +
         `Close = fun(Pid) -> try rabbit_networking:close_connection(Pid, "${reason.replace(/[^A-Za-z0-9 _:.-]/g, '')}") catch _:_ -> ok end end, ` +
         '[begin Close(Pid), binary_to_list(Name) end ' +
-        '|| Pid <- rabbit_networking:connections(), {client_properties, Props} <- Info(Pid), ' +
+        '|| Pid <- rabbit_networking:connections(), {client_properties, Props} <- Info(Pid), is_list(Props), ' +
         '{<<"connection_name">>, longstr, Name} <- Props, binary:longest_common_prefix([Name, Prefix]) =:= byte_size(Prefix)].';
       const output = await options.rabbitmqctl(['eval', expression], CLI_BOUND_MS);
       return [...output.matchAll(/"([^"]*)"/g)].map((match) => match[1]!);
