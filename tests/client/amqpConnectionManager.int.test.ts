@@ -5,10 +5,9 @@
  * broker's forced close, publishes queued while disconnected, a confirmed publish lost in flight,
  * stale acks after a reconnection, failover across a URL list, and a bounded close.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { sharedBrokerActions } from '../../src/broker/actions';
 import type { ClientConnection, ClientFault, ClientProfile, Delivery } from '../../src/client/api';
 import type { AcmConnection } from '../../src/client/amqpConnectionManager/connection';
 import { clientInfo, connectClient } from '../../src/client/registry';
@@ -19,7 +18,6 @@ import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { freePort } from '../support/ports';
 
-const run = promisify(execFile);
 const directUrl = getConfig().amqpUrl;
 const CLIENT = 'amqp-connection-manager';
 
@@ -34,17 +32,13 @@ async function eventually(predicate: () => boolean, boundMs: number, what: strin
 
 /** Has the broker close the connection named `connectionName` (AMQP connection.close, 320 CONNECTION_FORCED). */
 async function closeFromBroker(connectionName: string): Promise<void> {
-  const { stdout } = await run('rabbitmqctl', ['list_connections', 'pid', 'client_properties', '-q'], { timeout: 15_000 }).catch(
-    (error: unknown) => {
-      throw new Error(`this test needs rabbitmqctl on this machine to close a connection from the broker: ${String(error)}`);
-    },
-  );
-  const pid = stdout
-    .split('\n')
-    .find((line) => line.includes(connectionName))
-    ?.split('\t')[0];
-  if (!pid) throw new Error(`the broker lists no connection named ${connectionName}`);
-  await run('rabbitmqctl', ['close_connection', pid, 'closed by the amqp-connection-manager test'], { timeout: 15_000 });
+  const actions = sharedBrokerActions(directUrl);
+  try {
+    const closed = await actions.closeConnections(connectionName, 'closed by the amqp-connection-manager test');
+    if (closed.length !== 1) throw new Error(`the broker closed ${closed.length} connections named ${connectionName}*, not 1`);
+  } finally {
+    await actions.close();
+  }
 }
 
 describe('amqp-connection-manager adapter (real broker, embedded proxy)', () => {
