@@ -17,7 +17,7 @@ import { recordRun } from '../run/record';
 import { parseFaultFlag } from '../load/faultSchedule';
 import { loadRawResult, type LoadResult } from '../load/result';
 import { runLoad, type LoadRunOptions } from '../load/run';
-import { runBarePublish, type BarePublishRecord } from '../load/bare';
+import { runBarePublishOnce, type BarePublishRun } from '../suite-kit/barePublish';
 import { adapterOf } from '../client/registry';
 import { findMaxRate, maxRateTable, type MaxRateSummary } from './loadMaxRate';
 import { timeSeriesCsv } from '../load/timeseries';
@@ -272,16 +272,16 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
       result = await measure(workload, async (url, recorder) => {
         const spec = { name: workload.client.name, profile: workload.client.profile };
         const messages = Math.max(20_000, recorder.publishedMeasured);
-        log(`bench load: the bare amqplib publish script, ${messages} messages of ${sizeLabel(workload)} B on the same address`);
-        const bare = await runBarePublish(url, {
+        log(`bench load: the bare amqplib publish script, ${messages} messages of ${bareSizeBytes(workload)} B on the same address`);
+        const bare = await runBarePublishOnce(url, {
           messages,
-          sizeBytes: workload.size.kind === 'fixed' ? workload.size.bytes : workload.size.minBytes,
-          warmup: Math.min(messages, 20_000),
+          messageSizeBytes: bareSizeBytes(workload),
+          warmupMessages: Math.min(messages, 20_000),
           libraryOptions: adapterOf(spec).bareOptions?.(spec.profile) ?? {},
         });
         extras.bare_publish = bare;
       });
-      const bare = extras.bare_publish as BarePublishRecord | undefined;
+      const bare = extras.bare_publish as BarePublishRun | undefined;
       if (bare) extras.harness_to_bare_ratio = Math.round((result.achieved_rate_per_s / bare.msgs_per_sec) * 1000) / 1000;
     } else {
       result = await measure(workload);
@@ -335,7 +335,7 @@ async function loadAction(file: string | undefined, flags: LoadFlags): Promise<n
   process.stdout.write(`${summaryTable(result)}\n`);
   if (extras.find_max_rate) process.stdout.write(`${maxRateTable(extras.find_max_rate as MaxRateSummary)}\n`);
   if (extras.bare_publish) {
-    const bare = extras.bare_publish as BarePublishRecord;
+    const bare = extras.bare_publish as BarePublishRun;
     process.stdout.write(
       `open loop vs bare: ${result.achieved_rate_per_s} msg/s vs ${Math.round(bare.msgs_per_sec * 10) / 10} msg/s (bare amqplib script, ${bare.messages} messages): ratio ${String(extras.harness_to_bare_ratio)}\n`,
     );
@@ -394,6 +394,7 @@ export function summaryTable(result: LoadResult): string {
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
 }
 
-function sizeLabel(workload: LoadWorkload): string {
-  return workload.size.kind === 'fixed' ? String(workload.size.bytes) : String(workload.size.minBytes);
+/** The size the bare script publishes: the workload's, or the least of its range (the script has one size). */
+function bareSizeBytes(workload: LoadWorkload): number {
+  return workload.size.kind === 'fixed' ? workload.size.bytes : workload.size.minBytes;
 }

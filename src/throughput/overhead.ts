@@ -10,7 +10,7 @@
 import { resolvePublishWorkload } from './plan';
 import { DEFAULT_CLIENT, type ClientSpec } from '../client/api';
 import { adapterOf } from '../client/registry';
-import { startBarePublisher, type BarePublisher } from './bare';
+import { startBarePublisher, type BarePublisher } from '../suite-kit/barePublish';
 import type { OverheadPair } from './result';
 import { openPublishSession, type RoundOutcome } from './session';
 

@@ -1,16 +1,19 @@
 /**
- * Drives scripts/bare-publish.js (the plain amqplib reference) in `--serve` mode: a separate
- * Node.js process with one long-lived, warmed-up connection, running one timed round per
- * request, so its rounds can alternate with the harness's under the same conditions.
+ * Drives scripts/bare-publish.js (the plain amqplib reference), for every suite that compares
+ * with it. In `--serve` mode (the throughput suite's harness-overhead check): a separate Node.js
+ * process with one long-lived, warmed-up connection, running one timed round per request, so its
+ * rounds can alternate with the harness's under the same conditions. Once (`bench load
+ * --compare-bare`): one timed round on a temporary queue of its own, after a warm-up.
  *
- * Lifecycle: `startBarePublisher` (spawned, warmed up, ready) -> `run()` any number of times,
+ * Lifecycle of `--serve`: `startBarePublisher` (spawned, warmed up, ready) -> `run()` any number of times,
  * one at a time -> `close()` (end of stdin; killed if it does not exit within the bound). A
  * process that dies fails the pending and every later `run()` with what it said on stderr.
  */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import { startLineProcess } from '../suite-kit/lineProcess';
+import { startLineProcess } from './lineProcess';
 
 export const BARE_PUBLISH_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-publish.js');
 
@@ -121,4 +124,53 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
       return parseBareRecord(await child.nextLine('finish a round', timeoutMs));
     },
   };
+}
+
+const ONCE_BOUND_MS = 180_000;
+
+/**
+ * Runs the script once: a temporary queue it declares and deletes, `warmup` untimed messages, then
+ * one timed round. The URL goes through the environment, never argv (credentials stay out of the
+ * process list).
+ * @throws BenchError when the script fails, exceeds the bound or prints no valid record.
+ */
+export function runBarePublishOnce(
+  url: string,
+  options: {
+    readonly messages: number;
+    readonly messageSizeBytes: number;
+    readonly warmupMessages: number;
+    readonly libraryOptions: Readonly<Record<string, unknown>>;
+  },
+): Promise<BarePublishRun> {
+  const args = [
+    BARE_PUBLISH_SCRIPT,
+    '--declare',
+    '--messages',
+    String(options.messages),
+    '--size',
+    String(options.messageSizeBytes),
+    '--warmup',
+    String(options.warmupMessages),
+    '--options',
+    JSON.stringify(options.libraryOptions),
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      args,
+      { env: { ...process.env, AMQP_URL: url }, timeout: ONCE_BOUND_MS, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new BenchError('WORKER_FAILED', `bare publish script failed: ${(stderr || error.message).trim().split('\n').pop()}`));
+          return;
+        }
+        try {
+          resolve(parseBareRecord(stdout.trim().split('\n').pop() ?? ''));
+        } catch (parseError) {
+          reject(parseError);
+        }
+      },
+    );
+  });
 }
