@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientSpec } from '../client/api';
 import { WorkerError } from '../errors';
 import type { ToxiproxyClient } from '../faults';
-import { nowNs, sleep, type Bracket } from '../measure/clock';
+import { nowNs, pollUntil, sleep, type Bracket } from '../measure/clock';
 import { redactText } from '../redact';
 import type { LedgerCounts } from '../suite-kit/accounting';
 import { WorkloadBoard } from '../suite-kit/workloadBoard';
@@ -30,7 +30,7 @@ import type { FailoverProducerReport, FailoverProducerTask } from './producerThr
 import { declareQueue, deleteQueue, quorumLeader, readyMessages, type FailoverQueueType } from './queues';
 import type { ClusterSettings } from '../broker/nodes/settings';
 import { assertClusterUp } from '../broker/nodes/state';
-import { pollUntil, threadsOn, undeliveredConfirmed, unfinishedEpisodes } from './waits';
+import { threadsOn, undeliveredConfirmed, unfinishedEpisodes } from './waits';
 
 export interface FailoverScenarioOptions {
   readonly client: ClientSpec;

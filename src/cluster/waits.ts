@@ -1,19 +1,9 @@
 /**
- * The conditions a failover scenario waits for, as plain functions of the shared boards, and
- * the one bounded polling loop it waits with.
+ * The conditions a failover scenario waits for, as plain functions of the shared boards (it
+ * waits for them with the clock's `pollUntil`).
  */
 import type { LedgerCounts } from '../suite-kit/accounting';
 import type { FailoverBoard } from './failoverBoard';
-
-/** Polls `done` every `sliceMs` until it holds (true) or `boundMs` passes (false). */
-export async function pollUntil(done: () => boolean, boundMs: number, sliceMs = 50): Promise<boolean> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    if (done()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, sliceMs));
-  }
-}
 
 /**
  * Threads (of the first `threads`) still in an outage with no message after it, plus those of

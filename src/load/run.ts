@@ -18,7 +18,7 @@ import { ensureProxyApi, type ProxyApiHandle } from '../faults/proxyProcess';
 import { ensureProxyEntry } from '../faults/proxyEntry';
 import type { ProxyTarget } from '../faults/toxics';
 import { faultDefinition } from '../faults/kinds/registry';
-import { nowNs, sleep } from '../measure/clock';
+import { nowNs, pollUntil, sleep } from '../measure/clock';
 import { prepareFaultSchedule, type FaultScheduleRun, type FaultWindowRecord } from './faultSchedule';
 import { startMetricsEndpoint, type MetricsEndpoint } from './metricsEndpoint';
 import { LoadRecorder } from './recorder';
@@ -228,7 +228,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
     if (!schedule.paced && !aborted()) await Promise.allSettled(producerPlans.map((plan) => plan.publisher.flush(10_000)));
     const publishingEndedNs = nowNs();
     // Confirms still due, then what the consumers have yet to take (both bounded).
-    await until(() => publishing!.outstanding() === 0 || aborted(), 10_000);
+    await pollUntil(() => publishing!.outstanding() === 0 || aborted(), 10_000, 20);
     if (workload.consumers > 0 && !aborted()) await drained(recorder, options.drainMs, aborted);
     const endedNs = nowNs();
     sampler.stop();
@@ -283,11 +283,6 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
 
 function msFrom(startNs: bigint, ns: bigint): number {
   return Math.round(Number(ns - startNs) / 1000) / 1000;
-}
-
-async function until(done: () => boolean, boundMs: number): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!done() && Date.now() < deadline) await sleep(20);
 }
 
 /** Waits until every message published was consumed, or nothing new arrived for 3 s, within `boundMs`. */

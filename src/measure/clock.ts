@@ -33,6 +33,16 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Polls `done` every `sliceMs` until it holds (true) or `boundMs` passes (false). */
+export async function pollUntil(done: () => boolean, boundMs: number, sliceMs = 50): Promise<boolean> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    if (done()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(sliceMs);
+  }
+}
+
 /** One monotonic reading paired with the wall clock, so monotonic times can be set beside a packet capture's. */
 export interface ClockAnchor {
   readonly monotonicNs: bigint;

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkerError } from '../errors';
-import { elapsedMs, nowNs, sleep } from '../measure/clock';
+import { elapsedMs, nowNs, pollUntil, sleep } from '../measure/clock';
 import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
 import type { LedgerCounts } from '../suite-kit/accounting';
 import type { ConsumerTask, ConsumerThreadReport } from './consumerThread';
@@ -28,6 +28,9 @@ export interface RoundOutcome {
   /** Why not, when not. */
   readonly problem?: string;
 }
+
+/** The workload's waits poll every 2 ms: the consumer start-up it reports is timed by one of them. */
+const POLL_SLICE_MS = 2;
 
 export interface WorkloadOutcome {
   readonly options: WorkloadOptions;
@@ -136,6 +139,7 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
     const consumersReady = await pollUntil(
       () => board.flag(Word.CONSUMERS_READY) >= options.consumers || board.flag(Word.THREADS_FAILED) > 0,
       options.startupBoundMs,
+      POLL_SLICE_MS,
     );
     const consumerStartupMs = elapsedMs(dispatchedNs, nowNs());
     if (!consumersReady || board.flag(Word.THREADS_FAILED) > 0) {
@@ -165,6 +169,7 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       !(await pollUntil(
         () => board.flag(Word.PRODUCERS_READY) >= options.producerThreads || board.flag(Word.THREADS_FAILED) > 0,
         options.connectBoundMs + 5000,
+        POLL_SLICE_MS,
       )) ||
       board.flag(Word.THREADS_FAILED) > 0
     ) {
@@ -186,7 +191,11 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
     await sleep(options.graceMs);
     // A connection still in its library's reconnection delay gets the recovery grace to come back.
     const endRecoveryStartedNs = nowNs();
-    await pollUntil(() => board.flag(Word.CONNECTIONS_DOWN) <= 0 || board.flag(Word.THREADS_FAILED) > 0, options.recoveryGraceMs);
+    await pollUntil(
+      () => board.flag(Word.CONNECTIONS_DOWN) <= 0 || board.flag(Word.THREADS_FAILED) > 0,
+      options.recoveryGraceMs,
+      POLL_SLICE_MS,
+    );
     const endRecoveryWaitMs = Math.round(elapsedMs(endRecoveryStartedNs, nowNs()));
     const queueMessagesLeft = await admin.messagesLeft(queue).catch(() => null);
     const connectionsDownAtEnd = board.flag(Word.CONNECTIONS_DOWN);
@@ -226,6 +235,7 @@ async function runRound(board: WorkloadBoard, options: WorkloadOptions, round: R
     const published = await pollUntil(
       () => board.flag(Word.PRODUCER_ROUNDS_DONE) >= options.producerThreads * (round.index + 1) || failed(),
       options.roundBoundMs,
+      POLL_SLICE_MS,
     );
     if (!published || failed())
       return {
@@ -233,7 +243,11 @@ async function runRound(board: WorkloadBoard, options: WorkloadOptions, round: R
         drained: false,
         problem: `${round.label}: producers did not finish publishing${failed() ? ' (a thread failed)' : ` within ${options.roundBoundMs} ms`}`,
       };
-    const drained = await pollUntil(() => board.roundUnique(round.index) >= round.messages || failed(), options.roundBoundMs);
+    const drained = await pollUntil(
+      () => board.roundUnique(round.index) >= round.messages || failed(),
+      options.roundBoundMs,
+      POLL_SLICE_MS,
+    );
     if (!drained || failed()) {
       return {
         round,
@@ -261,14 +275,4 @@ export function producerSlices(rounds: readonly ResolvedRound[], producerThreads
     });
   }
   return perThread;
-}
-
-/** Polls `done` every 2 ms until it holds (true) or `boundMs` passes (false). */
-async function pollUntil(done: () => boolean, boundMs: number): Promise<boolean> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    if (done()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(2);
-  }
 }
