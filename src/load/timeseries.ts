@@ -3,7 +3,7 @@
  * `timeseries.csv` beside the result. The CSV is pure (`timeSeriesCsv`); the sampler is the thin
  * shell that reads the recorder and the connections on a timer.
  */
-import { percentileMs } from './latency';
+import { percentileMs } from '../measure/histogram';
 import type { LoadRecorder } from './recorder';
 
 export interface TimeSeriesPoint {

@@ -61,16 +61,23 @@ export interface LatencySummaryMs {
   readonly mean: number | null;
 }
 
+/** A histogram value (µs) in milliseconds, to the microsecond. */
+export const usToMs = (us: number): number => Math.round(us) / 1000;
+
+/** One percentile in milliseconds; null for an empty histogram (never a made-up zero). */
+export function percentileMs(histogram: LatencyHistogram, percentile: number): number | null {
+  return histogram.totalCount === 0 ? null : usToMs(histogram.getValueAtPercentile(percentile));
+}
+
 /** Percentiles in milliseconds; nulls for an empty histogram (never a made-up zero). */
 export function summarizeMs(histogram: LatencyHistogram): LatencySummaryMs {
   if (histogram.totalCount === 0) return { count: 0, p50: null, p95: null, p99: null, max: null, mean: null };
-  const ms = (us: number) => Math.round(us) / 1000;
   return {
     count: histogram.totalCount,
-    p50: ms(histogram.getValueAtPercentile(50)),
-    p95: ms(histogram.getValueAtPercentile(95)),
-    p99: ms(histogram.getValueAtPercentile(99)),
-    max: ms(histogram.maxValue),
-    mean: ms(histogram.mean),
+    p50: percentileMs(histogram, 50),
+    p95: percentileMs(histogram, 95),
+    p99: percentileMs(histogram, 99),
+    max: usToMs(histogram.maxValue),
+    mean: usToMs(histogram.mean),
   };
 }

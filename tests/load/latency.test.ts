@@ -1,7 +1,7 @@
 /** Percentile reporting on recorded samples: known samples give known p50, p90, p99, p99.9, p99.99 and max. */
-import { latencyFiguresMs, percentileMs } from '../../src/load/latency';
+import { latencyFiguresMs } from '../../src/load/latency';
 import { LoadRecorder } from '../../src/load/recorder';
-import { createLatencyHistogram, recordLatencyNs } from '../../src/measure/histogram';
+import { createLatencyHistogram, percentileMs, recordLatencyNs } from '../../src/measure/histogram';
 
 describe('latency figures', () => {
   test('100 samples of 10, 20, ... 1000 µs', () => {
