@@ -35,11 +35,10 @@ export async function startMetricsEndpoint(port: number, sources: MetricsSources
         this.inc(read());
       },
     });
-  const gauge = (name: string, help: string, read: () => number | null, labelNames: string[] = []) =>
+  const gauge = (name: string, help: string, read: () => number | null) =>
     new Gauge({
       name,
       help,
-      labelNames,
       registers: [registry],
       collect() {
         const value = read();
