@@ -6,6 +6,7 @@ import { encodeHistogram, type LatencySummaryMs } from '../measure/histogram';
 import type { EncodedHistogram, Metric } from '../results/rawResult';
 import { lossPercent, type DeliveryAccount } from '../suite-kit/accounting';
 import type { AggregateFigures, RoundFigures, WorkloadFigures } from './summary';
+import type { PublishOutcomes } from './producerThread';
 import type { WorkloadOutcome } from './workload';
 
 /** How the figures of every workload result are measured, for the raw result's notes. */
@@ -86,8 +87,7 @@ export function accountMetrics(account: DeliveryAccount): Record<string, Metric>
 export function publishOutcomeMetrics(outcome: WorkloadOutcome): Record<string, Metric> {
   const reports = outcome.producerReports.filter((report) => report.outcomes !== undefined);
   if (!outcome.options.confirms || reports.length === 0) return {};
-  const sum = (pick: (outcomes: NonNullable<(typeof reports)[number]['outcomes']>) => number) =>
-    reports.reduce((total, report) => total + pick(report.outcomes!), 0);
+  const sum = (pick: (outcomes: PublishOutcomes) => number) => reports.reduce((total, report) => total + pick(report.outcomes!), 0);
   return {
     publishes_confirmed: countMetric(sum((outcomes) => outcomes.confirmed)),
     publishes_nacked: countMetric(sum((outcomes) => outcomes.nacked)),

@@ -5,6 +5,7 @@
  * gets every field optional, each typed as the schema says (the same harness wrote those names).
  */
 import type { RecoveryDetails } from '../schemaTypes';
+import { isRecord } from './collect';
 
 export type { RecoveryDetails, RecoveryThread } from '../schemaTypes';
 export type RecoveryDetailsRead = Partial<RecoveryDetails>;
@@ -16,10 +17,8 @@ export interface RecoveryReplicates {
   readonly replicates: readonly RecoveryDetailsRead[];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function asRecoveryDetails(value: unknown): RecoveryDetailsRead {
-  if (!isObject(value)) return {};
+  if (!isRecord(value)) return {};
   const older = value.kind === undefined && Array.isArray(value.threads);
   return value.kind === 'recovery' || older ? value : {};
 }
@@ -27,7 +26,7 @@ function asRecoveryDetails(value: unknown): RecoveryDetailsRead {
 /** The recovery details of each replicate of `result`. */
 export function recoveryReplicates(result: { readonly details?: unknown }): RecoveryReplicates {
   const details = result.details;
-  if (isObject(details) && Array.isArray(details.replicates))
+  if (isRecord(details) && Array.isArray(details.replicates))
     return { replicated: true, replicates: details.replicates.map(asRecoveryDetails) };
   return { replicated: false, replicates: [asRecoveryDetails(details)] };
 }

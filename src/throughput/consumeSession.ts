@@ -292,11 +292,10 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
           break;
         }
       }
-      const closed = phaseOptions.account
+      const account = phaseOptions.account
         ? await closeAccount(board, () => queueAdmin.purge(queue), phaseOptions.accountBoundMs ?? 300_000)
         : undefined;
-      if (typeof closed === 'string') throw await failure(closed);
-      const account = closed;
+      if (typeof account === 'string') throw await failure(account);
       board.raise(ConsumeControl.PHASE_END, phase);
       if (!(await board.waitFor(ConsumeControl.CANCELLED, consumerThreads * phase, 15_000)))
         throw await failure(`phase ${phase}: consumers were not cancelled within 15000 ms`);
