@@ -37,12 +37,20 @@ export class QueueAdmin {
 
   /** Declares `queue` (never auto-deleted: consumers come and go); it is deleted by `close()`. */
   async declare(queue: string, spec: QueueSpec = {}): Promise<void> {
+    await this.declareShared(queue, spec);
+    this.declared.add(queue);
+  }
+
+  /**
+   * Declares `queue` if it is missing and leaves it to its owner: `close()` does not delete it (an
+   * agent of a fleet declares the queues it uses; whoever runs the fleet deletes them).
+   */
+  async declareShared(queue: string, spec: QueueSpec = {}): Promise<void> {
     await this.channel.assertQueue(queue, {
       durable: spec.durable ?? false,
       autoDelete: false,
       arguments: { 'x-queue-type': 'classic', ...spec.arguments },
     });
-    this.declared.add(queue);
   }
 
   /**
