@@ -148,6 +148,11 @@ export class LoadRecorder {
   }
 }
 
+/** Bits set in `bits`. */
+export function countBits(bits: Uint8Array): number {
+  return countBitsMissing(bits, new Uint8Array(0));
+}
+
 /** Bits set in `bits` and not in `minus` (a popcount of bits & ~minus). */
 export function countBitsMissing(bits: Uint8Array, minus: Uint8Array): number {
   let count = 0;

@@ -22,7 +22,8 @@ export type SchemaFile =
   | 'run-manifest.schema.json'
   | 'verifications.schema.json'
   | 'recovery-details.schema.json'
-  | 'matrix-details.schema.json';
+  | 'matrix-details.schema.json'
+  | 'fleet-agent-result.schema.json';
 
 let ajv: Ajv2020 | undefined;
 
