@@ -92,15 +92,23 @@ export interface Barrier {
  * src/load/result.ts LoadResult, as result.json holds it.
  */
 export interface LoadResult {
-  workload: {};
-  client: {};
+  workload: {
+    [k: string]: unknown;
+  };
+  client: {
+    [k: string]: unknown;
+  };
   via_proxy: boolean;
   aborted: boolean;
   intended_rate_per_s: number | null;
   achieved_rate_per_s: number;
   achieved_fraction: number | null;
-  messages: {};
-  latency_ms: {};
+  messages: {
+    [k: string]: unknown;
+  };
+  latency_ms: {
+    [k: string]: unknown;
+  };
   histograms: {
     end_to_end_latency: EncodedHistogram;
     confirm_latency: EncodedHistogram;
@@ -111,7 +119,9 @@ export interface LoadResult {
   publishing_ended_ms: number;
   ended_ms: number;
   interval_ms: number;
-  timeseries: {}[];
+  timeseries: {
+    [k: string]: unknown;
+  }[];
   notes: string[];
 }
 export interface IntervalHistograms {
