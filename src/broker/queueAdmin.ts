@@ -95,6 +95,19 @@ export class QueueAdmin {
     await closeBounded(this.model, socketOf(this.model));
   }
 
+  /** Whether a queue or an exchange of that name exists now (a passive declare, on a channel of its own: a miss closes it). */
+  async exists(kind: 'queue' | 'exchange', name: string): Promise<boolean> {
+    const channel = await this.model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      await (kind === 'queue' ? channel.checkQueue(name) : channel.checkExchange(name));
+      await channel.close();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** One admin step; if the channel died (e.g. a failed check), one more try on a fresh channel. */
   private async run(step: (channel: Channel) => Promise<unknown>): Promise<void> {
     await step(this.channel)
