@@ -72,7 +72,7 @@ test('two agents pass the barrier at one instant, run their shares and merge int
   expect(run.files.map((file) => file.agent.index)).toEqual([0, 1]);
   // One machine: both started at the coordinator's monotonic instant.
   expect(files.map((file) => file.barrier.start_clock)).toEqual(['monotonic', 'monotonic']);
-  expect(Math.abs(files[0]!.barrier.started_at_unix_ms! - files[1]!.barrier.started_at_unix_ms!)).toBeLessThan(5);
+  expect(Math.abs(files[0].barrier.started_at_unix_ms! - files[1].barrier.started_at_unix_ms!)).toBeLessThan(5);
   for (const file of files) expect(file.barrier.ready_at_unix_ms!).toBeLessThan(file.barrier.start_at_unix_ms!);
   const merged = mergeFleet({ runId, agentCount: 2, workload, files: run.files, absent: run.absent });
   expect(merged.messages.intended).toBe(800);
