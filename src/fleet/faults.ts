@@ -6,7 +6,7 @@
  * node) would be injected once per agent; those run without --agents.
  */
 import { ConfigError } from '../errors';
-import { createFault } from '../faults/kinds/registry';
+import { createFault, faultDefinition } from '../faults/kinds/registry';
 import type { BrokerActions, FaultContext, FaultTarget } from '../faults/model';
 import type { ToxiproxyClient } from '../faults/toxiproxyClient';
 import type { LoadWorkload } from '../load/workload';
@@ -40,6 +40,8 @@ function probeContext(): FaultContext {
 
 /** What a fault acts on, from its own definition. */
 export function targetTypeOf(fault: LoadWorkload['faults'][number]): FaultTarget['type'] {
+  const broker = faultDefinition(fault.spec.kind).broker;
+  if (broker !== 'shared') return broker === 'cluster' ? 'cluster' : 'node';
   try {
     return createFault(fault.spec, probeContext()).target.type;
   } catch {
