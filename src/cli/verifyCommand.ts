@@ -162,7 +162,7 @@ export async function runVerify(
 /** The verification in the terminal: one line per check, the capture, the A/A check, the verdict. */
 export function formatVerification(verification: Verification, runExitCode: number): string {
   const round = (value: number) => Number(value.toPrecision(4));
-  const mark = { met: '✅', missed: '❌', inconclusive: '➖', 'no value': '⚠️' } as const;
+  const mark = { met: '✅', missed: '❌', inconclusive: '➖', differ: '≠', 'no value': '⚠️' } as const;
   const lines = ['Harness verification', ''];
   for (const check of verification.checks) {
     const interval =
@@ -170,8 +170,10 @@ export function formatVerification(verification: Verification, runExitCode: numb
         ? ` (interval ${round(check.interval.low)}–${round(check.interval.high)}, n=${check.interval.n})`
         : '';
     lines.push(
-      `${mark[check.verdict]} ${check.label} · ${check.configuration}: ${check.metric} ${check.value === null ? 'n/a' : round(check.value)} ${check.unit}${interval}, target ${check.comparator} ${check.threshold} ${check.unit}`,
+      `${mark[check.verdict]} ${check.label} · ${check.configuration}: ${check.metric} ${check.value === null ? 'n/a' : round(check.value)} ${check.unit}${interval}, target ${check.comparator} ${check.threshold} ${check.unit}: ${check.verdict === 'differ' ? 'the two sides differ' : check.verdict}`,
     );
+    // The sides' own figures where the ratio alone would mislead (two sides that differ).
+    if (check.verdict === 'differ' && check.detail) lines.push(`    ${check.detail}`);
   }
   if (verification.checks.length === 0) lines.push('⚠️ no witness produced a result');
   const captureMark = { agreed: '✅', disagreed: '❌', skipped: '➖' } as const;
