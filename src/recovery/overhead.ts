@@ -14,11 +14,11 @@
 import type { ClientSpec } from '../client/api';
 import { clientInfo } from '../client/registry';
 import type { ProxyTarget } from '../faults';
-import { actedConnections, faultMomentsByPort } from '../faults/moments';
 import { elapsedMs } from '../measure/clock';
 import { startBareConsumers } from './bareConsumers';
 import { startFreshHarnessConsumers } from './harnessConsumers';
 import { computeRecoveryMetrics, type RecoveryMetrics } from './metrics';
+import { runMoments } from './runMoments';
 import { runRecoveryScenario, type RecoveryOutcome } from './scenario';
 
 /** How often scripts/bare-recovery.js retries its reconnection: the harness loop's first retry in amqplib's `defaults`. */
@@ -123,14 +123,16 @@ export function sideOf(outcome: RecoveryOutcome): RecoverySide {
 }
 
 /** Each connection's own delays (pure): see ConnectionDelays. */
-export function connectionDelays(outcome: Pick<RecoveryOutcome, 'threads' | 'faultEvents' | 'fault' | 'removal'>): ConnectionDelays {
-  const ownFault = faultMomentsByPort(actedConnections(outcome.faultEvents, outcome.fault.definition));
-  const removedNs = outcome.removal?.completedNs ?? null;
-  const between = (fromNs: bigint | null | undefined, toNs: bigint | null): number | null =>
-    fromNs === null || fromNs === undefined || toNs === null || toNs < fromNs ? null : elapsedMs(fromNs, toNs);
+export function connectionDelays(
+  outcome: Pick<RecoveryOutcome, 'threads' | 'faultEvents' | 'fault' | 'injection' | 'removal'>,
+): ConnectionDelays {
+  const moments = runMoments(outcome);
+  const between = (fromNs: bigint | null, toNs: bigint | null): number | null =>
+    fromNs === null || toNs === null || toNs < fromNs ? null : elapsedMs(fromNs, toNs);
   return {
-    detectionMs: outcome.threads.map((thread) => between(ownFault.get(thread.faultedLocalPort), thread.detectedNs)),
+    // Only connections the timeline named: one timed from another connection's RST is not its own delay.
+    detectionMs: outcome.threads.map((_, index) => (moments.ownFaultNs[index] === null ? null : (moments.detectionMs[index] ?? null))),
     recoveryMs: outcome.threads.map((thread) => between(thread.recoveryStartedNs, thread.recoveredNs)),
-    removalSignalMs: outcome.threads.map((thread) => between(removedNs, thread.recoveryStartedNs)),
+    removalSignalMs: outcome.threads.map((thread) => between(moments.removalNs, thread.recoveryStartedNs)),
   };
 }
