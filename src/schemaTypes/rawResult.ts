@@ -200,9 +200,9 @@ export interface Target {
    */
   reason?: string;
   /**
-   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise. Absent in results written before intervals.
+   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise; differ: a harness/bare ratio so far from 100% (outside its band) that the two sides did different work, so it says nothing of the target either way (`reason` gives each side's figures). Absent in results written before intervals.
    */
-  verdict?: 'met' | 'missed' | 'inconclusive';
+  verdict?: 'met' | 'missed' | 'inconclusive' | 'differ';
   /**
    * The distribution-free interval of the median of the figure's independent repetitions (src/measure/intervals.ts).
    */
