@@ -5,7 +5,7 @@
  */
 import type { ClientInfo } from '../client/api';
 import { encodeHistogram } from '../measure/histogram';
-import type { ResultDraft } from '../results/rawResult';
+import type { RawResult, ResultDraft } from '../results/rawResult';
 import type { FaultWindowRecord } from './faultSchedule';
 import { latencyFiguresMs, type LatencyFiguresMs } from './latency';
 import type { LoadRecorder } from './recorder';
@@ -158,7 +158,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
 }
 
 /** The result as a raw result of category `load` (archive, history, comparison). */
-export function loadRawResult(result: LoadResult): ResultDraft {
+export function loadRawResult(result: LoadResult): ResultDraft & Pick<RawResult, 'category'> {
   const { workload } = result;
   const ms = (value: number | null) => ({ value, unit: 'ms', direction: 'lower' as const });
   const e2e = result.latency_ms.end_to_end;
