@@ -38,7 +38,8 @@ export interface Repository {
 
 async function git(cwd: string, args: readonly string[]): Promise<string> {
   const { stdout } = await execFileAsync('git', [...args], { cwd, maxBuffer: 16 * 1024 * 1024 });
-  return stdout.trim();
+  // Porcelain lines start with their status columns (a space among them): only line ends are trimmed.
+  return stdout.replace(/\s+$/, '');
 }
 
 /** The git repository the project lives in. @throws ConfigError when it is not in one. */
@@ -151,11 +152,18 @@ function install(projectDir: string, build: Build): Promise<void> {
     child.once('exit', (code, signal) => {
       fs.closeSync(output);
       if (code === 0) return resolve();
-      const tail = fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ');
+      // npm says why first (its usage text and the debug log's path follow): the first lines that say something.
+      const said = fs
+        .readFileSync(logPath, 'utf8')
+        .split('\n')
+        .map((line) => line.replace(/^npm (error|ERR!)\s*/, '').trim())
+        .filter((line) => line !== '' && !/^code /.test(line))
+        .slice(0, 3)
+        .join(' ');
       reject(
         new BenchError(
           'BUILD_FAILED',
-          `installing ${build.label} failed: npm ci ${signal ? `was stopped by ${signal}` : `exited ${code}`} in ${projectDir} (its output: ${logPath}; last lines: ${tail})`,
+          `installing ${build.label} failed: npm ci ${signal ? `was stopped by ${signal}` : `exited ${code}`} in ${projectDir} (its output: ${logPath}): ${said}`,
         ),
       );
     });

@@ -16,10 +16,12 @@ import { BenchError } from '../errors';
 import { redactUrl, secretsOf } from '../redact';
 import { writeJsonSafely, writeTextSafely } from '../results/safeWrite';
 import { probeProxyApi } from '../preflight/proxyProbe';
-import { renderAbReport } from '../report/abReport';
+import { renderAbReport, type AbSideSummary } from '../report/abReport';
+import { describeRegression } from '../report/comparisonView';
+import { formatDuration } from '../report/format';
 import { defaultWorkRoot, findRepository, prepareBuild, resolveBuild, WORKING_TREE, type PreparedBuild } from '../ab/builds';
-import { judgePairedRun, misalignedPairs, sideSummaries } from '../ab/judgement';
-import { runPairedSides } from '../ab/pairedRun';
+import { judgePairedRun, misalignedPairs, sideSummaries, type AbJudgement } from '../ab/judgement';
+import { runPairedSides, type PairedRunOutcome } from '../ab/pairedRun';
 import { freeLoopbackPort, harnessOf, type Harness, type SideLaunch } from '../ab/sides';
 import { SIDES, type Side } from '../ab/turnSchedule';
 import { resolveAbOptions, type AbCommandInput, type AbOptions } from './abOptions';
@@ -97,13 +99,32 @@ export async function runAbComparison(
     log(
       `bench ab: warning: the sides ran different tests at ${misaligned.pairs} pair(s) of turns, first at ${misaligned.first}; those results are paired by name but were not measured back to back`,
     );
+  const builds = mapSides((side) => ({ build: prepared[side].build.label, harness: `amqp-bench ${harnesses[side].version}` }));
+  const reportPath = writeAbOutputs({ options, startedAt, selection, outcome, judgement, sides: sideSummaries(outcome, builds) });
+  if (judgement.comparison) log(formatComparison(judgement.comparison).trimEnd());
+  for (const problem of judgement.problems) log(`bench ab: ✗ ${problem}`);
+  for (const regression of judgement.regressions) log(`bench ab: ✗ ${describeRegression(regression)}`);
+  log(`bench ab: ${judgement.verdict}`);
+  log(`bench ab: ${formatDuration(outcome.wallMs)} for both sides; report ${reportPath}`);
+  return judgement.exitCode;
+}
+
+interface AbOutputs {
+  readonly options: AbOptions;
+  readonly startedAt: Date;
+  readonly selection: string;
+  readonly outcome: PairedRunOutcome;
+  readonly judgement: AbJudgement;
+  readonly sides: readonly AbSideSummary[];
+}
+
+/** The comparison as JSON (with every turn) and its report, beside both sides' folders; returns the report's path. */
+function writeAbOutputs({ options, startedAt, selection, outcome, judgement, sides }: AbOutputs): string {
   const id = path.basename(options.outputDir);
   const reportPath = path.join(options.outputDir, AB_REPORT_FILE_NAME);
   const comparisonPath = path.join(options.outputDir, AB_COMPARISON_FILE_NAME);
-  const builds = mapSides((side) => ({ build: prepared[side].build.label, harness: `amqp-bench ${harnesses[side].version}` }));
-  const sides = sideSummaries(outcome, builds);
   const turns = Math.max(0, ...SIDES.map((side) => outcome.grants.filter((grant) => grant.side === side).length));
-  const secrets = secretsOf(config.amqpUrl);
+  const secrets = secretsOf(getConfig().amqpUrl);
   writeJsonSafely(
     comparisonPath,
     {
@@ -112,40 +133,30 @@ export async function runAbComparison(
       selection,
       wall_ms: outcome.wallMs,
       sides,
-      turns: outcome.grants,
       verdict: judgement.verdict,
       exit_code: judgement.exitCode,
       regressions: judgement.regressions.map((regression) => regression.result),
       comparison: judgement.comparison,
+      turns: outcome.grants,
     },
     secrets,
   );
-  const files = [reportPath, comparisonPath, ...SIDES.map((side) => path.join(options.outputDir, side))];
-  writeTextSafely(
-    reportPath,
-    renderAbReport({
-      id,
-      selection,
-      wallMs: outcome.wallMs,
-      turns,
-      sides,
-      problems: judgement.problems,
-      comparison: judgement.comparison,
-      comparisonNote: judgement.comparisonNote,
-      thresholdPercent: options.thresholdPercent,
-      regressions: judgement.regressions,
-      verdict: judgement.verdict,
-      files,
-    }),
-    secrets,
-  );
-  if (judgement.comparison) log(formatComparison(judgement.comparison).trimEnd());
-  for (const problem of judgement.problems) log(`bench ab: ✗ ${problem}`);
-  for (const regression of judgement.regressions)
-    log(`bench ab: ✗ worse: ${regression.result} ${regression.metric.metric} ${regression.metric.change?.estimate_percent?.toFixed(1)}%`);
-  log(`bench ab: ${judgement.verdict}`);
-  log(`bench ab: ${Math.round(outcome.wallMs / 1000)} s for both sides (${turns} turns each); report ${reportPath}`);
-  return judgement.exitCode;
+  const markdown = renderAbReport({
+    id,
+    selection,
+    wallMs: outcome.wallMs,
+    turns,
+    sides,
+    problems: judgement.problems,
+    comparison: judgement.comparison,
+    comparisonNote: judgement.comparisonNote,
+    thresholdPercent: options.thresholdPercent,
+    regressions: judgement.regressions,
+    verdict: judgement.verdict,
+    files: [reportPath, comparisonPath, ...SIDES.map((side) => path.join(options.outputDir, side))],
+  });
+  writeTextSafely(reportPath, markdown, secrets);
+  return reportPath;
 }
 
 const mapSides = <T>(each: (side: Side) => T): Record<Side, T> => ({ A: each('A'), B: each('B') });

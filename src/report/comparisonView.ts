@@ -86,6 +86,7 @@ export function describeBaseline(metric: MetricComparison): string {
 
 export function describeCurrent(metric: MetricComparison): string {
   const value = formatValue(metric.current, metric.unit);
+  if (metric.baseline.kind === 'pairs') return `${value} (${metric.baseline.n} pairs)`;
   return metric.n_current !== null && metric.n_current > 1 ? `${value} (${metric.n_current} reps)` : value;
 }
 

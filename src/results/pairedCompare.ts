@@ -111,6 +111,8 @@ function weighPairs(metric: string, old: ComparableResult, result: ComparableRes
   if (typeof pairs === 'string') return untestedMetric(base, { kind: 'none', n: 0 }, pairs, minimum);
   const [baselineSide, candidateSide] = pairs;
   const center = median(baselineSide);
+  // What the table shows is what was judged: each side's median over its pairs (the warm-up left out).
+  const shown = { ...base, ...baseOf(metric, { ...now, value: median(candidateSide) }, center, result.category) };
   const paired = comparePairs(baselineSide, candidateSide, context.confidence);
   const percent = (value: number) => (center === 0 ? null : (value / Math.abs(center)) * 100);
   const change: Change =
@@ -138,7 +140,7 @@ function weighPairs(metric: string, old: ComparableResult, result: ComparableRes
           high_percent: percent(paired.high),
         };
   return {
-    ...base,
+    ...shown,
     baseline: { kind: 'pairs', run_id: context.runId, n: paired.n, center },
     n_current: paired.n,
     test: 'paired-t',

@@ -1,7 +1,7 @@
 import { comparePaired } from '../../src/results/pairedCompare';
 import type { ComparableRun } from '../../src/results/compare';
 import { countVerdicts, regressionsBeyond } from '../../src/results/gate';
-import { describeBaseline, describeSignificance, methodNotes } from '../../src/report/comparisonView';
+import { describeBaseline, describeCurrent, describeSignificance, methodNotes } from '../../src/report/comparisonView';
 import { environment, rawResult, spread } from './helpers';
 import type { RawResult } from '../../src/results/rawResult';
 
@@ -36,6 +36,9 @@ describe('comparePaired: two builds taking turns in one run', () => {
     const rate = rateOf(comparison, 10);
     expect(comparison.design).toBe('paired');
     expect(rate).toMatchObject({
+      // Each side's median over its pairs, the warm-up left out.
+      previous: 200,
+      current: 210,
       baseline: { kind: 'pairs', run_id: 'run_a', n: 3, center: 200 },
       n_current: 3,
       test: 'paired-t',
@@ -49,6 +52,7 @@ describe('comparePaired: two builds taking turns in one run', () => {
     expect(rate.change!.estimate).toBeCloseTo(200 * 0.0830742312633421, 10);
     expect(rate.verdict).toBe('better');
     expect(describeBaseline(rate)).toBe('200 msg/s (3 pairs)');
+    expect(describeCurrent(rate)).toBe('210 msg/s (3 pairs)');
     expect(describeSignificance(rate)).toBe('paired t 3 pairs p=0.036, q=0.036');
   });
 
