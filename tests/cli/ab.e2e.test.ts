@@ -72,21 +72,27 @@ describe('bench ab', () => {
     }
   }, 180_000);
 
-  it('keeps what both sides measured when interrupted (Ctrl-C), and says so (exit 130)', async () => {
+  it('keeps what both sides measured when interrupted (Ctrl-C): the finished test is compared, exit 130', async () => {
     const output = path.join(dir, 'out');
-    const run = startBench(['ab', '.', '.', '-t', ONE_CONFIGURATION, '--replicates', '6', '-o', output], {});
-    const deadline = Date.now() + 120_000;
-    // Once both sides are measuring (their first replicates have had their turns).
-    while (!/ B TestPublishThroughput/.test(run.output()) && Date.now() < deadline)
+    const twoConfigurations = 'test_publish_throughput\\[10x100-256B-(plain|confirm)\\]';
+    const run = startBench(['ab', '.', '.', '-t', twoConfigurations, '--replicates', '3', '-o', output], {});
+    const deadline = Date.now() + 150_000;
+    // Once both sides have finished the first configuration and started the second.
+    while (!/ B TestPublishThroughput test_publish_throughput\[10x100-256B-confirm\]/.test(run.output()) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
     process.kill(-run.child.pid!, 'SIGINT');
     expect(await run.exited).toBe(130);
     expect(run.output()).toContain('bench ab: interrupted: each side stops and archives what it measured');
-    const saved = JSON.parse(fs.readFileSync(path.join(output, 'ab_comparison.json'), 'utf8')) as { exit_code: number; verdict: string };
+    const saved = JSON.parse(fs.readFileSync(path.join(output, 'ab_comparison.json'), 'utf8')) as {
+      exit_code: number;
+      verdict: string;
+      sides: { status: string }[];
+      comparison: { matched: { key: string }[]; correction: { judged: number } };
+    };
     expect(saved).toMatchObject({ exit_code: 130, verdict: 'interrupted: compared what both sides had measured' });
-    for (const side of ['A', 'B'])
-      expect(fs.readdirSync(path.join(output, side, 'reports')).some((name) => /^run_.*\.json$/.test(name))).toBe(true);
+    expect(saved.sides.map((side) => side.status)).toEqual(['interrupted', 'interrupted']);
+    expect(saved.comparison.matched.map((result) => result.key)).toEqual([expect.stringContaining('publish_mode=plain')]);
+    expect(saved.comparison.correction.judged).toBeGreaterThan(0);
   }, 180_000);
 
   it('refuses, before anything runs: a ref that names no commit, HEAD with uncommitted changes, too few replicates', async () => {
