@@ -74,6 +74,11 @@ export async function runAbComparison(
   options: AbOptions,
   log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<number> {
+  return (await measureAbComparison(options, log)).exitCode;
+}
+
+/** The paired comparison and its judgement (`bench ab`, and `bench aa --paired` once per pair). */
+export async function measureAbComparison(options: AbOptions, log: (line: string) => void): Promise<AbJudgement> {
   const config = getConfig();
   const startedAt = new Date();
   const prepared = await prepareBuilds(options, log);
@@ -106,7 +111,7 @@ export async function runAbComparison(
   for (const regression of judgement.regressions) log(`bench ab: ✗ ${describeRegression(regression)}`);
   log(`bench ab: ${judgement.verdict}`);
   log(`bench ab: ${formatDuration(outcome.wallMs)} for both sides; report ${reportPath}`);
-  return judgement.exitCode;
+  return judgement;
 }
 
 interface AbOutputs {
@@ -175,13 +180,13 @@ async function prepareBuilds(options: AbOptions, log: (line: string) => void): P
   const a = await resolveBuild(options.baseline, 'baseline', repository);
   const b = await resolveBuild(options.candidate, 'candidate', repository);
   const workRoot = options.workRoot ?? defaultWorkRoot(repository);
-  const preparedA = await prepareBuild(a, repository, options.projectDir, workRoot, log);
-  // The same commit twice is one checkout (an A/A check of a commit).
-  const preparedB =
-    b.commit !== null && b.commit === a.commit
-      ? { ...preparedA, build: b }
-      : await prepareBuild(b, repository, options.projectDir, workRoot, log);
-  return { A: preparedA, B: preparedB };
+  // Two commits install side by side (npm waits on the network and the disk as much as on the CPU).
+  const [preparedA, preparedB] = await Promise.all([
+    prepareBuild(a, repository, options.projectDir, workRoot, log),
+    // The same commit twice is one checkout (an A/A check of a commit).
+    b.commit !== null && b.commit === a.commit ? null : prepareBuild(b, repository, options.projectDir, workRoot, log),
+  ]);
+  return { A: preparedA, B: preparedB ?? { ...preparedA, build: b } };
 }
 
 function refuseOldHarness(side: Side, prepared: PreparedBuild, harness: Harness): void {

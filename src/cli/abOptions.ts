@@ -99,11 +99,17 @@ function replicatesOf(raw: string | undefined): number | null {
   return count;
 }
 
+/** The module's absolute path, its profile (`:defaults`, `:normalised`) kept. */
 function adapterModule(role: string, raw: string, cwd: string): string {
-  const resolved = path.resolve(cwd, raw);
+  const [, modulePath, profile] = /^(.*?)(:defaults|:normalised)?$/.exec(raw)!;
+  const resolved = path.resolve(cwd, modulePath!);
   if (!fs.existsSync(resolved) || !fs.statSync(resolved).isFile())
-    throw new ConfigError(role, 'an adapter module that exists (with --adapters, e.g. ./bench/adapter.js)', raw);
-  return resolved;
+    throw new ConfigError(
+      role,
+      'an adapter module that exists, optionally with its profile (with --adapters, e.g. ./bench/adapter.js:defaults)',
+      raw,
+    );
+  return `${resolved}${profile ?? ''}`;
 }
 
 /** A file given where a ref is expected: the user most likely meant --adapters. */
