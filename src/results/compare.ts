@@ -14,6 +14,7 @@
 import { weighEvidence, type Baseline, type Change, type ComparisonTest, type MinimumEffect } from './judge';
 import { describeParameters } from './keyMetrics';
 import { DEFAULT_MINIMUM_EFFECTS, familyOf, METRIC_FAMILIES, type MetricFamily, type MinimumEffects } from '../minimumEffects';
+import { timesAreRecovery } from '../scenarios/catalogue';
 import { findMachineShifts, floorChanges, isClientResult, relativeToFloor, type MachineShift } from './commonMode';
 import { judgeWeighed, untestedMetric, type WeighedMetric, type WeighedResult } from './verdicts';
 import type { Category, Direction } from './rawResult';
@@ -180,7 +181,7 @@ function weighResult(key: string, result: ComparableResult, old: ComparableResul
     .map((metric): WeighedMetric => {
       const now = result.metrics[metric]!;
       const then = old.metrics[metric]!;
-      const base = baseOf(metric, now, then.value, result.category);
+      const base = baseOf(metric, now, then.value, result);
       if (now.direction === 'none' || then.value === null || now.value === null) return untestedMetric(base, { kind: 'none', n: 0 }, null);
       const speed = isClientResult(result) ? (context.speedRatios?.get(base.family) ?? 1) : 1;
       const adjust = (values: readonly number[]) => relativeToFloor(values, speed, now.direction === 'higher');
@@ -212,13 +213,13 @@ export function baseOf(
   metric: string,
   now: ComparableResult['metrics'][string],
   previous: number | null,
-  category: Category,
+  result: Pick<ComparableResult, 'name' | 'category'>,
 ): Pick<MetricComparison, 'metric' | 'unit' | 'direction' | 'family' | 'previous' | 'current' | 'delta_percent'> {
   return {
     metric,
     unit: now.unit,
     direction: now.direction,
-    family: familyOf(metric, now.unit, category, now.direction),
+    family: familyOf(metric, now.unit, timesAreRecovery(result), now.direction),
     previous,
     current: now.value,
     delta_percent: previous !== null && now.value !== null && previous !== 0 ? ((now.value - previous) / Math.abs(previous)) * 100 : null,
