@@ -102,7 +102,7 @@ interface PairContext {
 
 function weighPairs(metric: string, old: ComparableResult, result: ComparableResult, context: PairContext): WeighedMetric {
   const now = result.metrics[metric]!;
-  const base = baseOf(metric, now, old.metrics[metric]!.value, result.category);
+  const base = baseOf(metric, now, old.metrics[metric]!.value, result);
   const configured = context.settings.paired[base.family];
   const minimum: MinimumEffect = { percent: configured.relativePercent, absolute: configured.absolute, source: 'paired', runs: 0 };
   if (now.direction === 'none' || base.previous === null || base.current === null)
@@ -112,7 +112,7 @@ function weighPairs(metric: string, old: ComparableResult, result: ComparableRes
   const [baselineSide, candidateSide] = pairs;
   const center = median(baselineSide);
   // What the table shows is what was judged: each side's median over its pairs (the warm-up left out).
-  const shown = { ...base, ...baseOf(metric, { ...now, value: median(candidateSide) }, center, result.category) };
+  const shown = { ...base, ...baseOf(metric, { ...now, value: median(candidateSide) }, center, result) };
   const paired = comparePairs(baselineSide, candidateSide, context.confidence);
   const percent = (value: number) => (center === 0 ? null : (value / Math.abs(center)) * 100);
   const change: Change =
