@@ -12,6 +12,7 @@ import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
 import type * as LoadCommand from './loadCommand';
 import type * as LoadMergeCommand from './loadMergeCommand';
+import type * as HerdCommand from './herdCommand';
 import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -35,6 +36,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   ab: () => (require('./abCommand') as typeof AbCommand).registerAbCommand,
   load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
   'load-merge': () => (require('./loadMergeCommand') as typeof LoadMergeCommand).registerLoadMergeCommand,
+  herd: () => (require('./herdCommand') as typeof HerdCommand).registerHerdCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,

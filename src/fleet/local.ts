@@ -14,7 +14,9 @@ import { sleep } from '../measure/clock';
 
 export interface LocalAgentsOptions {
   readonly count: number;
-  /** The arguments of `bench load` that every agent gets (the workload file, the run id, ...), before `--agent I`. */
+  /** The `bench` command the agents run. @default load */
+  readonly command?: string;
+  /** The arguments of that command that every agent gets (the workload file, the run id, ...), before `--agent I`. */
   readonly args: (index: number) => readonly string[];
   /** Extra environment of agent `index` (its own proxy entry). */
   readonly env: (index: number) => Readonly<Record<string, string>>;
@@ -47,7 +49,7 @@ export function startLocalAgents(options: LocalAgentsOptions): LocalAgents {
   for (let index = 0; index < options.count; index += 1) {
     const logFile = path.join(options.logDir, `agent-${index}.log`);
     const out = fs.openSync(logFile, 'w');
-    const child = spawn(process.execPath, [BENCH, 'load', ...options.args(index)], {
+    const child = spawn(process.execPath, [BENCH, options.command ?? 'load', ...options.args(index)], {
       cwd: process.cwd(),
       env: { ...process.env, ...options.env(index) },
       stdio: ['ignore', out, out],
