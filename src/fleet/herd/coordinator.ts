@@ -43,7 +43,7 @@ export interface HerdRun {
   readonly client: ClientSpec;
   /** The drop's moment (monotonic ns, decimal): the first herd connection the proxy saw closed, else the start of the drop's call. */
   readonly dropNs: string;
-  readonly drop: HerdDrop & { readonly spreadMs: number | null; readonly calledToFirstCloseMs: number | null };
+  readonly drop: HerdDrop & { readonly spreadMs: number | null; readonly calledToFirstCloseMs: number | null; readonly closedSeen: number };
   readonly agents: readonly HerdAgentOutcome[];
   readonly merged: HerdFigures;
   readonly absent: readonly AbsentAgent[];
@@ -97,7 +97,9 @@ async function dropAndWatch(options: HerdOptions, control: ControlEndpoint, targ
     `herd: dropping every connection (${options.drop.kind === 'broker_close' ? 'the broker closes them by name' : `the node stops, stays down ${options.drop.downMs / 1000} s, starts again`})`,
   );
   const { calledNs } = await target.drop();
-  const closes = target.closesAfter(calledNs);
+  const closes = await target.closesAfter(calledNs);
+  if (closes.closed < options.connections)
+    options.log(`herd: only ${closes.closed} of ${options.connections} connections were seen closed within 15 s of the drop`);
   const dropNs = closes.firstNs ?? calledNs;
   await watchUntilBack(options, control, agents, dropNs);
   await control.send('agents', { kind: 'abort', reason: 'the herd is over' });
@@ -115,6 +117,7 @@ async function dropAndWatch(options: HerdOptions, control: ControlEndpoint, targ
       ...options.drop,
       spreadMs: closes.spreadMs,
       calledToFirstCloseMs: closes.firstNs === null ? null : Number(closes.firstNs - calledNs) / 1e6,
+      closedSeen: closes.closed,
     },
     agents: outcomes,
     merged: herdFigures(

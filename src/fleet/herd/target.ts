@@ -11,7 +11,7 @@ import { QueueAdmin } from '../../broker/queueAdmin';
 import { resolveClusterSettings } from '../../broker/nodes/settings';
 import { LOAD_NODE, startSoloNode, type SoloNode } from '../../broker/nodes/soloNode';
 import { ToxiproxyClient } from '../../faults/toxiproxyClient';
-import { nowNs, sleep } from '../../measure/clock';
+import { nowNs, pollUntil, sleep } from '../../measure/clock';
 import { startProxyServer, type ProxyServer } from '../../proxy';
 import { herdNames } from './agent';
 import type { SeenConnection } from './figures';
@@ -25,6 +25,9 @@ export function describeDrop(drop: HerdDrop): string {
     : "the broker closes every herd connection by name (the harness's own connections only)";
 }
 
+/** How long after the drop's call every herd connection must have been seen closed. */
+const CLOSES_BOUND_MS = 15_000;
+
 /** Connections the herd's proxy keeps in its timeline (the herd's, its reconnections and failed attempts). */
 const TIMELINE_CONNECTIONS = 200_000;
 
@@ -35,8 +38,12 @@ export interface HerdTarget {
   seenBy(index: number): SeenConnection[];
   /** Drops every herd connection; resolves when the drop is done (the node back, for a restart), with when the call started. */
   drop(): Promise<{ readonly calledNs: bigint }>;
-  /** The moment the first herd connection was closed after `sinceNs`, and the spread of those closes (ms), as the proxy saw them. */
-  closesAfter(sinceNs: bigint): { readonly firstNs: bigint | null; readonly spreadMs: number | null };
+  /**
+   * The moment the first herd connection was closed after `sinceNs`, and the spread of those closes
+   * (ms), as the proxy saw them; waits (bounded) until every herd connection was seen closed, since
+   * a broker's close call may return before the last socket ends.
+   */
+  closesAfter(sinceNs: bigint): Promise<{ readonly firstNs: bigint | null; readonly spreadMs: number | null; readonly closed: number }>;
   /**
    * One probe message to each herd queue, before the drop: each consumer holds its probe unacked,
    * the drop puts it back in the queue, and the consumer the client re-establishes receives it at
@@ -126,14 +133,17 @@ function herdTarget(parts: {
       }
       return { calledNs };
     },
-    closesAfter(sinceNs) {
-      const closes = all()
-        .filter((each) => each.openedAtNs < sinceNs && each.closedAtNs !== undefined && each.closedAtNs >= sinceNs)
-        .map((each) => each.closedAtNs!);
-      if (closes.length === 0) return { firstNs: null, spreadMs: null };
-      const first = closes.reduce((a, b) => (b < a ? b : a));
-      const last = closes.reduce((a, b) => (b > a ? b : a));
-      return { firstNs: first, spreadMs: Math.round(Number(last - first) / 1000) / 1000 };
+    async closesAfter(sinceNs) {
+      const closes = () =>
+        all()
+          .filter((each) => each.openedAtNs < sinceNs && each.closedAtNs !== undefined && each.closedAtNs >= sinceNs)
+          .map((each) => each.closedAtNs!);
+      await pollUntil(() => closes().length >= parts.connections, CLOSES_BOUND_MS, 20);
+      const seen = closes();
+      if (seen.length === 0) return { firstNs: null, spreadMs: null, closed: 0 };
+      const first = seen.reduce((a, b) => (b < a ? b : a));
+      const last = seen.reduce((a, b) => (b > a ? b : a));
+      return { firstNs: first, spreadMs: Math.round(Number(last - first) / 1000) / 1000, closed: seen.length };
     },
     async publishProbes() {
       const queues = Array.from({ length: parts.connections }, (_, index) => herdNames(parts.runId, index).queue);
