@@ -115,6 +115,13 @@ export interface ConsumeOptions {
   readonly ack: 'auto' | 'manual';
   /** Unacked deliveries per consumer (manual ack). @default 0 (unlimited) */
   readonly prefetch?: number;
+  /**
+   * false: the consumer reads no body and acks each delivery as it arrives (a count is all it
+   * needs). A client in another process then acks in its own process and hands over counts, not
+   * messages (`Delivery.body` empty, `ack()` a no-op); an in-process adapter may ignore it.
+   * @default true
+   */
+  readonly bodies?: boolean;
 }
 
 export interface Consumer {
@@ -142,7 +149,26 @@ export interface Publisher {
    * synchronous round trip travelling behind the messages; with confirms, the last confirm).
    */
   flush(boundMs: number): Promise<void>;
+  /**
+   * Publishes `count` messages of `sizeBytes` bytes (0x61) one after the other, each awaited as
+   * `publish` is, timed inside the client: present where each `publish` would cross a process
+   * boundary (a client in another language), so that a throughput figure is the client's and not
+   * the pipe's. Absent for in-process adapters (the caller then loops over `publish`).
+   */
+  publishRun?(exchange: string, routingKey: string, count: number, sizeBytes: number, boundMs: number): Promise<PublishRunOutcome>;
   close(): Promise<void>;
+}
+
+/** A `publishRun` as the client measured it (times from the machine's monotonic clock). */
+export interface PublishRunOutcome {
+  readonly published: number;
+  readonly errors: number;
+  readonly startedNs: bigint;
+  readonly completedNs: bigint;
+  /** Each publish's latency as a histogram: `counts[i]` publishes took `valuesUs[i]` µs. */
+  readonly latencyUs: { readonly valuesUs: readonly number[]; readonly counts: readonly number[] };
+  /** Up to five distinct error descriptions. */
+  readonly errorSamples: readonly string[];
 }
 
 export interface EnsureResult {

@@ -46,6 +46,10 @@ export type Command =
        */
       id: number;
       confirms: boolean;
+      /**
+       * Its handle, chosen by the harness (later commands name it).
+       */
+      publisher: number;
     }
   | {
       op: 'publish';
@@ -105,6 +109,10 @@ export type Command =
        * false: the harness reads no body and acks every delivery as it arrives: the program acks each one itself (manual ack) and reports counts (`delivered`) instead of messages.
        */
       bodies: boolean;
+      /**
+       * Its handle, chosen by the harness: deliveries name it, and may come before the reply.
+       */
+      consumer: number;
     }
   | {
       op: 'ack';
@@ -304,7 +312,7 @@ export interface Hello {
   atNs: MonotonicNs;
 }
 /**
- * A command done. Fields by command: connect `localPort`, `atNs`; clock `nowNs`; publisher `publisher`; consume `consumer`; publish_run `run`; ensure `attempts`, `connectedNs`; close `hitBound`.
+ * A command done. Fields by command: connect `localPort`, `atNs`; clock `nowNs`; publish_run `run`; ensure `attempts`, `connectedNs`; close `hitBound`.
  */
 export interface Reply {
   re: number;
@@ -312,8 +320,6 @@ export interface Reply {
   localPort?: number | null;
   atNs?: MonotonicNs;
   nowNs?: MonotonicNs;
-  publisher?: number;
-  consumer?: number;
   run?: Run;
   attempts?: number;
   connectedNs?: MonotonicNs;
