@@ -87,11 +87,19 @@ export abstract class ConnectionBase implements ClientConnection {
   }
 
   /**
+   * The kind of a failure this connection's library reported: the common reading (classifyFault).
+   * An adapter whose library has codes or words of its own passes them (its folder's library.ts).
+   */
+  protected faultKindOf(error: unknown): FaultKind {
+    return classifyFault(error);
+  }
+
+  /**
    * The connection failed: the first call of an outage is the fault (timed here, in the
    * library's event handler, or by a client in another process in its own, `detectedNs`); later
    * events of the same outage are its aftermath.
    */
-  protected reportFault(error: unknown, kind: FaultKind = classifyFault(error), detectedNs: bigint = nowNs()): void {
+  protected reportFault(error: unknown, kind: FaultKind = this.faultKindOf(error), detectedNs: bigint = nowNs()): void {
     if (this.current !== 'up') return;
     this.current = 'down';
     this.attemptsSinceFault = 0;

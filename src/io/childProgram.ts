@@ -129,10 +129,14 @@ export function startChildProgram(name: string, command: readonly string[], opti
   });
   const lastOutput = (): string => {
     const text = stderr.trim() || stdoutTail.trim();
-    const oneLine = redactText(text).split(/\s*\n\s*/).slice(-3).join(' | ');
+    const oneLine = redactText(text)
+      .split(/\s*\n\s*/)
+      .slice(-3)
+      .join(' | ');
     return oneLine.length > 400 ? `…${oneLine.slice(-400)}` : oneLine;
   };
-  const died = (): BenchError => new BenchError('WORKER_FAILED', `${name} exited (${how || 'still running'}): ${lastOutput() || 'it printed nothing'}`);
+  const died = (): BenchError =>
+    new BenchError('WORKER_FAILED', `${name} exited (${how || 'still running'}): ${lastOutput() || 'it printed nothing'}`);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -184,7 +188,10 @@ export function startChildProgram(name: string, command: readonly string[], opti
 /** True when `exit` settles within `boundMs`. */
 async function exitedWithin(exit: Promise<void>, boundMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const inTime = await Promise.race([exit.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), boundMs)))]);
+  const inTime = await Promise.race([
+    exit.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), boundMs))),
+  ]);
   clearTimeout(timer);
   return inTime;
 }

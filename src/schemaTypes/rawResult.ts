@@ -119,7 +119,7 @@ export interface ResultParameters {
  */
 export interface Client {
   /**
-   * Client name in the harness (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp, ...).
+   * Client name in the harness: a built-in client (src/client/registry.ts lists them, e.g. amqplib, rabbitmq-client) or the name an adapter from outside gives itself.
    */
   name: string;
   profile: 'defaults' | 'normalised';

@@ -6,17 +6,14 @@
 import { NORMALISED_SETTINGS } from '../../src/client/api';
 import { adapterOf, allClientSpecs, availableClients } from '../../src/client/registry';
 
-/** Where each library takes the heartbeat and TCP_NODELAY, in its own option names. */
-const HEARTBEAT_AND_NODELAY: Record<string, (options: Record<string, unknown>) => [unknown, unknown]> = {
-  amqplib: (options) => [options.heartbeat, options.noDelay],
-  'amqplib-recovery': (options) => [options.heartbeat, options.noDelay],
-  'amqp-connection-manager': (options) => [
-    options.heartbeatIntervalInSeconds,
-    (options.connectionOptions as Record<string, unknown> | undefined)?.noDelay,
-  ],
-  'rabbitmq-client': (options) => [options.heartbeat, options.noDelay],
-  cloudamqp: (options) => [options.heartbeat, (options.tlsOptions as Record<string, unknown> | undefined)?.noDelay],
-};
+/** A client in another language (a program of adapters/<language>/). */
+const isProgramClient = (name: string): boolean => 'command' in adapterOf({ name });
+
+/** Every value under a key matching `key`, at any depth of a library's options. */
+function valuesUnder(options: unknown, key: RegExp): unknown[] {
+  if (typeof options !== 'object' || options === null) return [];
+  return Object.entries(options).flatMap(([name, value]) => [...(key.test(name) ? [value] : []), ...valuesUnder(value, key)]);
+}
 
 describe('the library options a configuration hands its bare script', () => {
   it('are plain JSON with nothing of the harness in them', () => {
@@ -28,11 +25,19 @@ describe('the library options a configuration hands its bare script', () => {
   });
 
   it("carry the normalised heartbeat and TCP_NODELAY in each library's own names", () => {
-    for (const name of availableClients()) {
-      const read = HEARTBEAT_AND_NODELAY[name];
-      expect(read).toBeDefined();
-      expect(read!({ ...adapterOf(name).bareOptions!('normalised') })).toEqual([NORMALISED_SETTINGS.heartbeatSeconds, true]);
+    // Every library names them heartbeat… and noDelay (amqp-connection-manager under connectionOptions,
+    // @cloudamqp/amqp-client under tlsOptions). A client program's bare script takes the profile and
+    // applies its program's own table of settings (adapters/<language>/).
+    for (const name of availableClients().filter((each) => !isProgramClient(each))) {
+      const options = adapterOf(name).bareOptions!('normalised');
+      expect([name, valuesUnder(options, /heartbeat/i)]).toEqual([name, [NORMALISED_SETTINGS.heartbeatSeconds]]);
+      expect([name, valuesUnder(options, /^noDelay$/)]).toEqual([name, [true]]);
     }
+  });
+
+  it('give a client program its profile, which its bare script reads in the same table as the program', () => {
+    for (const spec of allClientSpecs().filter((each) => isProgramClient(each.name)))
+      expect(adapterOf(spec).bareOptions!(spec.profile)).toEqual({ profile: spec.profile });
   });
 
   it("leave a library's defaults to the library where the harness does", () => {

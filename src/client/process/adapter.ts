@@ -4,6 +4,8 @@
  * program (adapters/<language>/, listed in src/client/process/programs.ts) and a user's own
  * executable (`--clients ./my-client`, `check-adapter ./my-client`) are driven alike.
  */
+import fs from 'node:fs';
+import { ConfigError } from '../../errors';
 import type { ClientAdapter, ClientInfo, ClientProfile, ConnectOptions, SignalSupport } from '../api';
 import type { Description } from '../../schemaTypes/clientProtocol';
 import { ProgramConnection } from './connection';
@@ -58,6 +60,8 @@ export function programAdapter(name: string, resolve: ProgramCommand): ClientAda
       return description().acks;
     },
     settings: settingsOf,
+    // Its bare script (adapters/<language>/) reads the profile in the same table of settings as the program.
+    bareOptions: (profile: ClientProfile) => ({ profile }),
     async connect(profile: ClientProfile, options: ConnectOptions) {
       const { command } = load();
       const info: ClientInfo = {
@@ -75,9 +79,30 @@ export function programAdapter(name: string, resolve: ProgramCommand): ClientAda
   };
 }
 
-/** The adapter of a user's own program (an executable file), named as it describes itself. */
-export function userProgramAdapter(file: string): ClientAdapter {
-  const description = describeProgram([file]);
+/** A file that is a client program rather than a JS/TS adapter module: any file but a .js/.ts one. */
+export function isProgramFile(file: string): boolean {
+  return !/\.[cm]?[jt]s$/.test(file);
+}
+
+/**
+ * The adapter of a user's own program (an executable file), named as it describes itself.
+ * @throws ConfigError naming `setting`: the file is missing, not executable, or does not describe itself
+ */
+export function userProgramAdapter(file: string, builtInNames: readonly string[], setting: string): ClientAdapter {
+  if (!fs.existsSync(file)) throw new ConfigError(setting, 'a client name, an adapter module or a client program that exists', file);
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+  } catch {
+    throw new ConfigError(setting, `an executable client program (chmod +x it, with a #! line naming its interpreter)`, file);
+  }
+  let description: Description;
+  try {
+    description = describeProgram([file]);
+  } catch (error) {
+    throw new ConfigError(setting, `a client program that describes itself (${(error as Error).message})`, file);
+  }
+  if (builtInNames.includes(description.name))
+    throw new ConfigError(setting, `a client program with a name of its own ("${description.name}" is a built-in client's)`, file);
   return programAdapter(description.name, () => ({ command: [file] }));
 }
 

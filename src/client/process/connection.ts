@@ -106,7 +106,9 @@ export class ProgramConnection extends ConnectionBase {
   async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     const link = this.link;
     if (!link || link.endedWith) throw link?.endedWith ?? new TimeoutError(`${this.info.name} is not connected`);
-    const reply = await ask(link, (it) => it.request({ op: 'ensure', deadlineMs: Math.max(1, Math.round(deadlineMs)) }, deadlineMs + ANSWER_GRACE_MS));
+    const reply = await ask(link, (it) =>
+      it.request({ op: 'ensure', deadlineMs: Math.max(1, Math.round(deadlineMs)) }, deadlineMs + ANSWER_GRACE_MS),
+    );
     this.reportBack();
     return { attempts: reply.attempts ?? 0, connectedNs: reply.connectedNs === undefined ? 0n : nsOf(reply.connectedNs) };
   }
@@ -149,7 +151,8 @@ export class ProgramConnection extends ConnectionBase {
       case 'signal':
         this.reportSignal(event.kind, new Error(event.message), nsOf(event.atNs));
         return;
-      default:
+      case 'deliveries':
+      case 'delivered':
         this.consumers.get(event.consumer)?.deliver(event);
     }
   }

@@ -5,7 +5,8 @@
  * connecting), synchronously and bounded: `clientInfo` is synchronous.
  */
 import { spawnSync } from 'node:child_process';
-import { PROJECT_ROOT } from '../../config';
+import { createHash } from 'node:crypto';
+import { packageRoot } from '../../packageRoot';
 import { BenchError } from '../../errors';
 import { redactText } from '../../redact';
 import type { Description } from '../../schemaTypes/clientProtocol';
@@ -28,12 +29,12 @@ export function commandWords(command: readonly string[]): string {
  */
 export function describeProgram(command: readonly string[]): Description {
   const key = JSON.stringify(command);
-  const cached = described.get(key);
+  const cached = described.get(key) ?? inheritedDescription(key);
   if (cached) return cached;
   const [executable, ...args] = command;
   const words = commandWords(command);
   const ran = spawnSync(executable!, [...args, '--describe'], {
-    cwd: PROJECT_ROOT,
+    cwd: packageRoot(),
     encoding: 'utf8',
     timeout: DESCRIBE_BOUND_MS,
     killSignal: 'SIGKILL',
@@ -43,7 +44,10 @@ export function describeProgram(command: readonly string[]): Description {
   const lastLine = redactText(output.split('\n').slice(-1)[0] ?? '').slice(0, 300);
   if (ran.error) throw new BenchError('WORKER_FAILED', `${words} --describe could not run: ${ran.error.message}`);
   if (ran.status !== 0)
-    throw new BenchError('WORKER_FAILED', `${words} --describe failed (${ran.signal ?? `exit code ${ran.status}`}): ${lastLine || 'no output'}`);
+    throw new BenchError(
+      'WORKER_FAILED',
+      `${words} --describe failed (${ran.signal ?? `exit code ${ran.status}`}): ${lastLine || 'no output'}`,
+    );
   const line = (ran.stdout ?? '').trim().split('\n').pop() ?? '';
   let description: Description;
   try {
@@ -56,5 +60,25 @@ export function describeProgram(command: readonly string[]): Description {
     throw new BenchError('WORKER_FAILED', `${words} --describe ${error.message}`);
   }
   described.set(key, description);
+  // Worker threads (and child processes) started from here inherit it: 50 threads do not run --describe 50 times.
+  process.env[environmentKey(key)] = line;
   return description;
+}
+
+/** The environment variable a description is handed down in. */
+function environmentKey(key: string): string {
+  return `AMQP_BENCH_DESCRIBED_${createHash('sha1').update(key).digest('hex').slice(0, 16)}`;
+}
+
+/** A description this process inherited from the one that started it (checked again, as any line). */
+function inheritedDescription(key: string): Description | undefined {
+  const line = process.env[environmentKey(key)];
+  if (line === undefined) return undefined;
+  try {
+    const description = parseDescription(line);
+    described.set(key, description);
+    return description;
+  } catch {
+    return undefined;
+  }
 }

@@ -45,13 +45,22 @@ export function programPublisher(link: ProgramLink, handle: number, confirms: bo
     async publish(exchange: string, routingKey: string, body: Buffer, options?: PublishOptions) {
       await ask(link, (it) =>
         it.request(
-          { op: 'publish', publisher: handle, exchange, routingKey, body: body.toString('base64'), persistent: options?.persistent === true },
+          {
+            op: 'publish',
+            publisher: handle,
+            exchange,
+            routingKey,
+            body: body.toString('base64'),
+            persistent: options?.persistent === true,
+          },
           PUBLISH_BOUND_MS,
         ),
       );
     },
     async flush(boundMs: number) {
-      await ask(link, (it) => it.request({ op: 'flush', publisher: handle, boundMs: Math.max(1, Math.round(boundMs)) }, boundMs + ANSWER_GRACE_MS));
+      await ask(link, (it) =>
+        it.request({ op: 'flush', publisher: handle, boundMs: Math.max(1, Math.round(boundMs)) }, boundMs + ANSWER_GRACE_MS),
+      );
     },
     async publishRun(exchange, routingKey, count, sizeBytes, boundMs): Promise<PublishRunOutcome> {
       const reply = await ask(link, (it) =>

@@ -7,7 +7,7 @@
  */
 import { BenchError, TimeoutError } from '../../errors';
 import { startChildProgram, type ChildProgram } from '../../io/childProgram';
-import { PROJECT_ROOT } from '../../config';
+import { packageRoot } from '../../packageRoot';
 import type { Command, Event, Failure, Output, Reply } from '../../schemaTypes/clientProtocol';
 import { NotTheProtocol, isEvent, isFailure, isHello, parseOutput, PROTOCOL_VERSION } from './wire';
 
@@ -53,7 +53,7 @@ export class ProgramLink {
     private readonly handlers: LinkHandlers,
   ) {
     this.child = startChildProgram(name, command, {
-      cwd: PROJECT_ROOT,
+      cwd: packageRoot(),
       onLine: (line) => this.onLine(line),
       onExit: (how) => this.onExit(how),
     });
@@ -91,10 +91,7 @@ export class ProgramLink {
     if (this.ended) return Promise.reject(this.ended);
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
-      const timer = setTimeout(
-        () => this.end(new TimeoutError(`${this.name} did not answer ${command.op} within ${boundMs} ms`)),
-        boundMs,
-      );
+      const timer = setTimeout(() => this.end(new TimeoutError(`${this.name} did not answer ${command.op} within ${boundMs} ms`)), boundMs);
       this.pending.set(id, { op: command.op, resolve, reject, timer });
       this.child.send(JSON.stringify({ ...command, id }));
     });
@@ -142,13 +139,18 @@ export class ProgramLink {
     }
     if (isHello(output)) {
       if (output.protocol !== PROTOCOL_VERSION)
-        return this.end(new BenchError('WORKER_FAILED', `${this.name} speaks protocol ${output.protocol}; this harness speaks ${PROTOCOL_VERSION}`));
+        return this.end(
+          new BenchError('WORKER_FAILED', `${this.name} speaks protocol ${output.protocol}; this harness speaks ${PROTOCOL_VERSION}`),
+        );
       this.hello?.();
       return;
     }
     if (isEvent(output)) return this.handlers.onEvent(output);
     const pending = this.pending.get(output.re);
-    if (!pending) return this.end(new BenchError('WORKER_FAILED', `${this.name} answered request ${output.re}, which it was never sent (or answered twice)`));
+    if (!pending)
+      return this.end(
+        new BenchError('WORKER_FAILED', `${this.name} answered request ${output.re}, which it was never sent (or answered twice)`),
+      );
     this.pending.delete(output.re);
     clearTimeout(pending.timer);
     if (isFailure(output)) pending.reject(new ProgramFailure(output));

@@ -1,14 +1,18 @@
 /**
- * The client programs built into this repository (adapters/<language>/), by name: how to start
- * each, and what to install where its runtime or library is missing. A user points one at an
- * interpreter or build of their own with BENCH_PYTHON / BENCH_GO_CLIENT_DIR.
+ * Client programs (adapters/<language>/) as client libraries like the Node ones: a folder under
+ * src/client/ declares one with `programLibrary(name, how to start it)` in its library.ts, and
+ * src/client/registry.ts lists it. Here: how to start a Python or a Go program, and what to install
+ * where its runtime or library is missing. BENCH_PYTHON points the Python ones at an interpreter
+ * of the user's own; BENCH_GO_CLIENT_DIR the Go one at a build of their own.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../config';
+import { packageRoot } from '../../packageRoot';
+import { defineClientLibrary } from '../api';
 import { programAdapter, type ProgramCommand } from './adapter';
+import { describeProgram } from './describe';
 
-const SETUP = 'scripts/setup-clients.sh installs them from Debian';
+const SETUP = 'bash scripts/setup-clients.sh installs it from Debian';
 
 /** Debian's python3 (where python3-kombu and friends install), unless BENCH_PYTHON names another interpreter. */
 export function pythonInterpreter(): string {
@@ -19,23 +23,36 @@ export function pythonInterpreter(): string {
 
 /** A Python client program of adapters/python/. */
 export function pythonProgram(script: string): ProgramCommand {
-  return () => ({ command: [pythonInterpreter(), path.join(PROJECT_ROOT, 'adapters', 'python', script)] });
+  return () => ({ command: [pythonInterpreter(), path.join(packageRoot(), 'adapters', 'python', script)] });
 }
 
-/** The Go client program, built by scripts/setup-clients.sh into adapters/go/bin/ (or BENCH_GO_CLIENT_DIR). */
+/** A Go client program, built by scripts/setup-clients.sh into adapters/go/bin/ (or BENCH_GO_CLIENT_DIR). */
 export function goProgram(binary: string): ProgramCommand {
   return () => {
-    const folder = process.env.BENCH_GO_CLIENT_DIR || path.join(PROJECT_ROOT, 'adapters', 'go', 'bin');
+    const folder = process.env.BENCH_GO_CLIENT_DIR || path.join(packageRoot(), 'adapters', 'go', 'bin');
     const file = path.join(folder, binary);
     return fs.existsSync(file) ? { command: [file] } : { missing: `${file} is not built (${SETUP}, and builds it)` };
   };
 }
 
-/** What to say when a built-in program cannot describe itself. */
-export const INSTALL_HINT = SETUP;
+/** Why `resolve`'s program cannot run here (it cannot describe itself), with how to install what it needs; undefined when it can. */
+function missingOf(resolve: ProgramCommand): string | undefined {
+  const resolved = resolve();
+  if ('missing' in resolved) return resolved.missing;
+  try {
+    describeProgram(resolved.command);
+    return undefined;
+  } catch (error) {
+    return `${(error as Error).message} (${SETUP})`;
+  }
+}
 
-export const PROGRAM_ADAPTERS = {
-  kombu: programAdapter('kombu', pythonProgram('kombu_client.py')),
-  pika: programAdapter('pika', pythonProgram('pika_client.py')),
-  'amqp091-go': programAdapter('amqp091-go', goProgram('amqp091-client')),
-};
+/** One client program as a client library: its adapter, and what is missing to run it. */
+export function programLibrary<const Name extends string>(name: Name, resolve: ProgramCommand) {
+  const adapter = programAdapter(name, resolve);
+  return defineClientLibrary({
+    packages: [],
+    clients: { [name]: () => adapter } as { readonly [N in Name]: () => typeof adapter },
+    missing: () => missingOf(resolve),
+  });
+}

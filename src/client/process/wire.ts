@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import { PROJECT_ROOT } from '../../config';
+import { packageRoot } from '../../packageRoot';
 import type { Description, Event, Failure, Hello, Output, Reply } from '../../schemaTypes/clientProtocol';
 
 /** The protocol version this harness speaks. */
@@ -19,7 +19,7 @@ let validators: { readonly output: ValidateFunction; readonly description: Valid
 function compiled(): NonNullable<typeof validators> {
   if (validators) return validators;
   const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
-  ajv.addSchema(JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'schemas', 'client-protocol.schema.json'), 'utf8')) as object);
+  ajv.addSchema(JSON.parse(fs.readFileSync(path.join(packageRoot(), 'schemas', 'client-protocol.schema.json'), 'utf8')) as object);
   const of = (name: string): ValidateFunction => ajv.getSchema(`${SCHEMA_ID}#/$defs/${name}`)!;
   validators = { output: of('output'), description: of('description') };
   return validators;
