@@ -48,6 +48,13 @@ func describe() map[string]interface{} {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "--bare-publish" {
+		if err := barePublish(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "bare-publish: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	for _, arg := range os.Args[1:] {
 		if arg == "--describe" {
 			line, _ := json.Marshal(describe())

@@ -10,7 +10,7 @@
  * every later `nextLine` fails with what it said on stderr (redacted).
  */
 import { PROJECT_ROOT } from '../config';
-import type { BenchError } from '../errors';
+import { BenchError } from '../errors';
 import { startChildProgram } from '../io/childProgram';
 
 export interface LineProcess {
@@ -37,13 +37,17 @@ export function startLineProcess(
 /** Starts any program (`command[0]`, no shell) in the project folder, with `env` added to this process's. */
 export function startLineProgram(name: string, command: readonly string[], env: Readonly<Record<string, string>>): LineProcess {
   const child = startChildProgram(name, command, { cwd: PROJECT_ROOT, env });
+  const died = (): BenchError => new BenchError('WORKER_FAILED', `${name} exited: ${child.lastOutput() || 'it printed nothing'}`);
   return {
     get exited() {
       return child.exited;
     },
     send: (line) => child.send(line),
-    nextLine: (what, boundMs) => child.nextLine(what, boundMs),
-    died: () => child.died(),
+    nextLine: (what, boundMs) =>
+      child.nextLine(what, boundMs).catch((error: unknown) => {
+        throw child.exited ? died() : error;
+      }),
+    died,
     close: () => child.stop(5000),
   };
 }

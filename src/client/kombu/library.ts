@@ -5,4 +5,4 @@
  */
 import { programLibrary, pythonProgram } from '../process/programs';
 
-export const kombuLibrary = programLibrary('kombu', pythonProgram('kombu_client.py'));
+export const kombuLibrary = programLibrary('kombu', pythonProgram('kombu_client.py', 'kombu'));

@@ -11,20 +11,28 @@ import type { Description } from '../../schemaTypes/clientProtocol';
 import { ProgramConnection } from './connection';
 import { commandWords, describeProgram } from './describe';
 
-/** How to start a client program: its command line, or why it cannot run here and how to install what it needs. */
-export type ProgramCommand = () => { readonly command: readonly string[] } | { readonly missing: string };
+/**
+ * How to start a client program: its command line (and that of its bare publish reference, the
+ * library alone, for the harness-overhead check), or why it cannot run here and how to install
+ * what it needs.
+ */
+export type ProgramCommand = () =>
+  | { readonly command: readonly string[]; readonly barePublish?: readonly string[] }
+  | { readonly missing: string };
 
 /**
  * The adapter of the program `resolve` names. Nothing runs until the adapter is used: then
  * `--describe` once (a program that cannot describe itself fails with what it printed).
  */
-export function programAdapter(name: string, resolve: ProgramCommand): ClientAdapter & { readonly command: readonly string[] } {
-  let described: { readonly command: readonly string[]; readonly description: Description } | undefined;
+export function programAdapter(name: string, resolve: ProgramCommand): ProgramAdapter {
+  let described:
+    | { readonly command: readonly string[]; readonly barePublish?: readonly string[]; readonly description: Description }
+    | undefined;
   const load = () => {
     if (described) return described;
     const resolved = resolve();
     if ('missing' in resolved) throw new Error(`client ${name} cannot run here: ${resolved.missing}`);
-    described = { command: resolved.command, description: describeProgram(resolved.command) };
+    described = { ...resolved, description: describeProgram(resolved.command) };
     return described;
   };
   const description = () => load().description;
@@ -37,6 +45,9 @@ export function programAdapter(name: string, resolve: ProgramCommand): ClientAda
     name,
     get command() {
       return load().command;
+    },
+    get barePublishCommand() {
+      return load().barePublish;
     },
     get library() {
       return description().library;
@@ -77,6 +88,13 @@ export function programAdapter(name: string, resolve: ProgramCommand): ClientAda
       return ProgramConnection.open(command, info, options);
     },
   };
+}
+
+/** A client program's adapter: a ClientAdapter, and how its program and its bare publish reference start. */
+export interface ProgramAdapter extends ClientAdapter {
+  readonly command: readonly string[];
+  /** The bare publish reference (scripts/bare-publish.js's command line and records), where the program has one. */
+  readonly barePublishCommand: readonly string[] | undefined;
 }
 
 /** A file that is a client program rather than a JS/TS adapter module: any file but a .js/.ts one. */

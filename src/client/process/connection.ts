@@ -76,6 +76,13 @@ export class ProgramConnection extends ConnectionBase {
     return this.link?.pid;
   }
 
+  /** The program's own reading of CLOCK_MONOTONIC (the adapter contract compares it with the harness's). */
+  async readClockNs(): Promise<bigint> {
+    const reply = await ask(this.live(), (it) => it.request({ op: 'clock' }, COMMAND_BOUND_MS));
+    if (reply.nowNs === undefined) throw new TimeoutError(`${this.info.name} answered clock without nowNs`);
+    return nsOf(reply.nowNs);
+  }
+
   async publisher(options: { readonly confirms: boolean }): Promise<Publisher> {
     const link = this.live();
     const handle = ++this.handles;

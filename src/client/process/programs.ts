@@ -21,9 +21,15 @@ export function pythonInterpreter(): string {
   return fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 }
 
-/** A Python client program of adapters/python/. */
-export function pythonProgram(script: string): ProgramCommand {
-  return () => ({ command: [pythonInterpreter(), path.join(packageRoot(), 'adapters', 'python', script)] });
+/** A Python client program of adapters/python/ (its bare publish reference: bare_publish.py --client `client`). */
+export function pythonProgram(script: string, client: string): ProgramCommand {
+  return () => {
+    const folder = path.join(packageRoot(), 'adapters', 'python');
+    return {
+      command: [pythonInterpreter(), path.join(folder, script)],
+      barePublish: [pythonInterpreter(), path.join(folder, 'bare_publish.py'), '--client', client],
+    };
+  };
 }
 
 /** A Go client program, built by scripts/setup-clients.sh into adapters/go/bin/ (or BENCH_GO_CLIENT_DIR). */
@@ -31,7 +37,7 @@ export function goProgram(binary: string): ProgramCommand {
   return () => {
     const folder = process.env.BENCH_GO_CLIENT_DIR || path.join(packageRoot(), 'adapters', 'go', 'bin');
     const file = path.join(folder, binary);
-    return fs.existsSync(file) ? { command: [file] } : { missing: `${file} is not built (${SETUP}, and builds it)` };
+    return fs.existsSync(file) ? { command: [file], barePublish: [file, '--bare-publish'] } : { missing: `${file} is not built (${SETUP}, and builds it)` };
   };
 }
 
