@@ -140,7 +140,9 @@ describe('a client program that misbehaves is ended, with its group, within its 
   it('one that prints what is not the protocol', async () => {
     const connection = await connect('garbage');
     const publisher = await connection.publisher({ confirms: false });
-    await expect(publisher.publish('', 'q', Buffer.from('x'))).rejects.toThrow(/printed a line that is not JSON: "this is not the protocol"/);
+    await expect(publisher.publish('', 'q', Buffer.from('x'))).rejects.toThrow(
+      /printed a line that is not JSON: "this is not the protocol"/,
+    );
     await expectEnded(connection, /not JSON: "this is not the protocol"/);
   }, 30_000);
 

@@ -17,8 +17,7 @@ import { commandWords, describeProgram } from './describe';
  * what it needs.
  */
 export type ProgramCommand = () =>
-  | { readonly command: readonly string[]; readonly barePublish?: readonly string[] }
-  | { readonly missing: string };
+  { readonly command: readonly string[]; readonly barePublish?: readonly string[] } | { readonly missing: string };
 
 /**
  * The adapter of the program `resolve` names. Nothing runs until the adapter is used: then
@@ -26,8 +25,7 @@ export type ProgramCommand = () =>
  */
 export function programAdapter(name: string, resolve: ProgramCommand): ProgramAdapter {
   let described:
-    | { readonly command: readonly string[]; readonly barePublish?: readonly string[]; readonly description: Description }
-    | undefined;
+    { readonly command: readonly string[]; readonly barePublish?: readonly string[]; readonly description: Description } | undefined;
   const load = () => {
     if (described) return described;
     const resolved = resolve();

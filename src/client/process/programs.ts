@@ -37,7 +37,9 @@ export function goProgram(binary: string): ProgramCommand {
   return () => {
     const folder = process.env.BENCH_GO_CLIENT_DIR || path.join(packageRoot(), 'adapters', 'go', 'bin');
     const file = path.join(folder, binary);
-    return fs.existsSync(file) ? { command: [file], barePublish: [file, '--bare-publish'] } : { missing: `${file} is not built (${SETUP}, and builds it)` };
+    return fs.existsSync(file)
+      ? { command: [file], barePublish: [file, '--bare-publish'] }
+      : { missing: `${file} is not built (${SETUP}, and builds it)` };
   };
 }
 
