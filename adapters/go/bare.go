@@ -24,13 +24,14 @@ func barePublish(args []string) error {
 	size := flags.Int("size", 256, "message size in bytes")
 	warmup := flags.Int("warmup", -1, "untimed messages first (default: --messages)")
 	serve := flags.Bool("serve", false, "one timed round per \"run\" line on stdin")
+	declare := flags.Bool("declare", false, "a temporary queue of its own, deleted at the end")
 	options := flags.String("options", "{}", `{"profile":"defaults"|"normalised"}`)
 	flags.String("client", "amqp091-go", "the client (only amqp091-go here)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if *queue == "" {
-		return fmt.Errorf("--queue NAME is required")
+	if *queue == "" && !*declare {
+		return fmt.Errorf("--queue NAME is required (or --declare for a temporary queue)")
 	}
 	if *warmup < 0 {
 		*warmup = *messages
@@ -58,7 +59,13 @@ func barePublish(args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := ch.QueueDeclarePassive(*queue, false, false, false, false, nil); err != nil {
+	if *declare {
+		*queue = fmt.Sprintf("amqp-bench.bare.%d.%d", os.Getpid(), nanotime())
+		if _, err := ch.QueueDeclare(*queue, false, false, false, false, amqp.Table{"x-max-length": int32(2 * (*messages + *warmup))}); err != nil {
+			return err
+		}
+		defer ch.QueueDelete(*queue, false, false, false)
+	} else if _, err := ch.QueueDeclarePassive(*queue, false, false, false, false, nil); err != nil {
 		return err
 	}
 	body := []byte(strings.Repeat("a", *size))

@@ -5,6 +5,7 @@ command line and records as scripts/bare-publish.js (see there):
 
   bare_publish.py --client kombu|pika --queue NAME [--messages 20000] [--size 256] [--warmup N]
                   [--serve] [--options '{"profile":"normalised"}']
+  bare_publish.py --client kombu|pika --declare ...   a temporary queue of its own, deleted at the end
 
 One connection, one channel, plain publishes of N messages of S bytes through the default exchange
 with the same library calls as the client program, then one round trip on the same channel (the
@@ -20,13 +21,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def parse_args(argv):
-    options = {'client': None, 'queue': None, 'messages': 20000, 'size': 256, 'warmup': None, 'serve': False, 'profile': 'defaults'}
+    options = {'client': None, 'queue': None, 'messages': 20000, 'size': 256, 'warmup': None, 'serve': False, 'profile': 'defaults',
+               'declare': False}
     i = 0
     while i < len(argv):
         arg = argv[i]
         value = argv[i + 1] if i + 1 < len(argv) else None
-        if arg == '--serve':
-            options['serve'] = True
+        if arg in ('--serve', '--declare'):
+            options[arg[2:]] = True
             i += 1
             continue
         if value is None:
@@ -61,10 +63,16 @@ def open_kombu(url, profile):
                              content_encoding='binary', delivery_mode=1)
         channel.exchange_declare('amq.direct', 'direct', passive=True)
 
-    def check_queue(queue):
-        channel.queue_declare(queue, passive=True)
+    def check_queue(queue, declare_length=None):
+        if declare_length is None:
+            channel.queue_declare(queue, passive=True)
+        else:
+            channel.queue_declare(queue, arguments={'x-max-length': declare_length})
 
-    return publish_batch, check_queue, conn.release
+    def delete_queue(queue):
+        channel.queue_delete(queue)
+
+    return publish_batch, check_queue, delete_queue, conn.release
 
 
 def open_pika(url, profile):
@@ -85,10 +93,16 @@ def open_pika(url, profile):
             channel.basic_publish('', queue, body, properties=properties)
         channel.exchange_declare('amq.direct', 'direct', passive=True)
 
-    def check_queue(queue):
-        channel.queue_declare(queue, passive=True)
+    def check_queue(queue, declare_length=None):
+        if declare_length is None:
+            channel.queue_declare(queue, passive=True)
+        else:
+            channel.queue_declare(queue, arguments={'x-max-length': declare_length})
 
-    return publish_batch, check_queue, conn.close
+    def delete_queue(queue):
+        channel.queue_delete(queue)
+
+    return publish_batch, check_queue, delete_queue, conn.close
 
 
 def timed_round(publish_batch, queue, body, options, round_number):
@@ -104,20 +118,26 @@ def timed_round(publish_batch, queue, body, options, round_number):
 
 def main():
     options = parse_args(sys.argv[1:])
-    if options['queue'] is None:
-        raise SystemExit('bare-publish: --queue NAME is required')
+    if options['queue'] is None and not options['declare']:
+        raise SystemExit('bare-publish: --queue NAME is required (or --declare for a temporary queue)')
     opener = {'kombu': open_kombu, 'pika': open_pika}.get(options['client'])
     if opener is None:
         raise SystemExit(f'bare-publish: --client must be kombu or pika; got {options["client"]!r}')
     url = os.environ.get('AMQP_URL', 'amqp://guest:guest@127.0.0.1:5672')
-    publish_batch, check_queue, close = opener(url, options['profile'])
+    publish_batch, check_queue, delete_queue, close = opener(url, options['profile'])
     try:
-        check_queue(options['queue'])
+        if options['declare']:
+            options['queue'] = f'amqp-bench.bare.{os.getpid()}.{time.monotonic_ns()}'
+            check_queue(options['queue'], 2 * (options['messages'] + options['warmup']))
+        else:
+            check_queue(options['queue'])
         body = b'a' * options['size']
         if options['warmup'] > 0:
             publish_batch(options['queue'], body, options['warmup'])
         if not options['serve']:
             timed_round(publish_batch, options['queue'], body, options, None)
+            if options['declare']:
+                delete_queue(options['queue'])
             return
         print(json.dumps({'ready': True, 'warmup_messages': options['warmup']}), flush=True)
         round_number = 0

@@ -18,6 +18,7 @@ export type {
   Run,
   Failure,
 } from './clientProtocol';
+export type { FleetAgentResult, Agent, Share, Barrier, LoadResult, IntervalHistograms, SequenceBits } from './fleetAgentResult';
 export type { JestOutcome } from './jestOutcome';
 export type { MatrixDetails, MatrixVerdict, OutcomeCounts, MatrixThread } from './matrixDetails';
 export type {

@@ -152,10 +152,15 @@ export function runBarePublishOnce(
     readonly messageSizeBytes: number;
     readonly warmupMessages: number;
     readonly libraryOptions: Readonly<Record<string, unknown>>;
+    /** The library whose bare script runs (scripts/bare/<library>.js). @default amqplib */
+    readonly library?: string;
+    /** The bare publish program of a client in another language (`bareProgramOf`), run instead of the Node.js script. */
+    readonly program?: readonly string[];
   },
 ): Promise<BarePublishRun> {
+  const [executable, ...programArgs] = options.program ?? [process.execPath, BARE_PUBLISH_SCRIPT, '--client', options.library ?? 'amqplib'];
   const args = [
-    BARE_PUBLISH_SCRIPT,
+    ...programArgs,
     '--declare',
     '--messages',
     String(options.messages),
@@ -168,7 +173,7 @@ export function runBarePublishOnce(
   ];
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
+      executable!,
       args,
       { env: { ...process.env, AMQP_URL: url }, timeout: ONCE_BOUND_MS, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
@@ -184,4 +189,9 @@ export function runBarePublishOnce(
       },
     );
   });
+}
+
+/** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
+export function bareClientOf(client: { readonly name: string }): string {
+  return adapterOf({ name: client.name }).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
 }

@@ -53,8 +53,8 @@ const HARNESS_SIDE: Readonly<Record<string, string>> = {
   'src/broker/actions.ts': "a fault's broker actions: deleting and declaring again the scenario's exchanges and queues",
   'src/environment.ts': "the environment record: the broker's version and amqplib's",
   'src/client/contract/harnessBroker.ts': "the adapter contract's own view of the broker: declares, counts and publishes harness-side",
-  'benchmarks/bench_proxy_overhead.bench.ts':
-    "measures the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
+  'src/fleet/control.ts': "a fleet's control exchange: the coordinator's and agents' own connection for the barrier and the results",
+  'benchmarks/bench_proxy.bench.ts': "measures the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
 };
 
 /**
@@ -132,7 +132,7 @@ describe('which files import a client library', () => {
       expect.arrayContaining([
         'src/client/amqplib/common.ts',
         'src/client/rabbitmqClient/adapter.ts',
-        'benchmarks/bench_recovery_latency.bench.ts',
+        'benchmarks/bench_recovery.bench.ts',
       ]),
     );
     expect(files.length).toBeGreaterThan(200);
