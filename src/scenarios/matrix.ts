@@ -1,25 +1,37 @@
 /**
  * The fault matrix (benchmarks/bench_fault_matrix.bench.ts): one scenario per fault that breaks
- * AMQP clients in production, each run for every client configuration. The result family of a
- * fault is `fault_matrix_<kind>`; its label is the fault's own (src/faults/kinds/).
+ * AMQP clients in production, each run for every client configuration. The rows are the faults
+ * whose definition has a `matrix` field (src/faults/kinds/), in the registry's order: a new row is
+ * a new fault file and its registry line, nothing here. The result family of a fault is
+ * `fault_matrix_<kind>`; its label is the fault's own.
  */
-import { faultDefinition } from '../faults/kinds/registry';
+import { FAULTS } from '../faults/kinds/registry';
+import type { MatrixRowSpec } from '../faults/model';
 import type { ScenarioDescriptor } from './types';
 
+/** One row of the matrix: the fault's kind and how its cells run. */
+export interface MatrixRow extends MatrixRowSpec {
+  readonly fault: string;
+}
+
+/** Every matrix row, in the order the report shows them. */
+export const MATRIX_ROWS: readonly MatrixRow[] = [...FAULTS.values()].flatMap((definition) =>
+  definition.matrix ? [{ ...definition.matrix, fault: definition.kind }] : [],
+);
+
 /** The faults of the matrix, in the order its rows show them. */
-export const MATRIX_FAULTS = ['broker_close', 'channel_error', 'consumer_cancel', 'alarm', 'dead_peer', 'node_pause'] as const;
-export type MatrixFault = (typeof MATRIX_FAULTS)[number];
+export const MATRIX_FAULTS: readonly string[] = MATRIX_ROWS.map((row) => row.fault);
 
 /** `fault_matrix_broker_close`. */
 export function matrixResultName(fault: string): string {
   return `fault_matrix_${fault}`;
 }
 
-export const MATRIX_SCENARIOS: readonly ScenarioDescriptor[] = MATRIX_FAULTS.map((fault, index) => ({
-  name: matrixResultName(fault),
+export const MATRIX_SCENARIOS: readonly ScenarioDescriptor[] = MATRIX_ROWS.map((row, index) => ({
+  name: matrixResultName(row.fault),
   suite: 'matrix',
-  label: faultDefinition(fault).label,
+  label: FAULTS.get(row.fault)!.label,
   order: index + 1,
-  fault,
+  fault: row.fault,
   role: 'measurement',
 }));

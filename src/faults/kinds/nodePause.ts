@@ -2,6 +2,8 @@
  * `node_pause`: the node's VM is stopped (SIGSTOP) and later continued (SIGCONT): its sockets stay
  * open and it says nothing, so clients see silence, not a close — like a long GC pause or a frozen
  * VM. Only heartbeats (or TCP keepalive) can tell. Only a node of the harness's own is paused.
+ * A frozen node cannot close anything either, so this silence holds by itself until SIGCONT (the
+ * removal, from which recovery is timed: the signal's call, microseconds, still an upper bound).
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
@@ -20,6 +22,15 @@ export const nodePause: FaultDefinition<Record<string, never>> = {
   actedWords: 'node paused',
   expected: 'heartbeat',
   actsOnData: false,
+  matrix: {
+    broker: 'own_node',
+    bounds: (profile) =>
+      profile === 'defaults'
+        ? { detectionBoundMs: 200_000, recoveryBoundMs: 30_000 }
+        : { detectionBoundMs: 25_000, recoveryBoundMs: 20_000 },
+    slowProfiles: ['defaults'],
+    heartbeatPhases: 5,
+  },
   create(context, options) {
     const node = required(context.node, this.kind, 'a broker node of the harness’s own');
     let paused = false;
