@@ -40,9 +40,10 @@ export class CellAdmin {
     }
   }
 
-  /** One probe to every queue every `intervalMs`, until `stopProbes`. */
+  /** One probe to every queue now, then every `intervalMs`, until `stopProbes`. */
   startProbes(exchange: string, queues: readonly string[], intervalMs: number): void {
     this.stopProbes();
+    this.probe(exchange, queues);
     this.probing = setInterval(() => this.probe(exchange, queues), intervalMs);
   }
 

@@ -23,8 +23,12 @@ export const MatrixControl = {
   CLOSE_CHECKED: 10,
   /** Threads that classed every publish at the end of the settle bound (before anything is closed). */
   CLASSED: 11,
+  /** Threads loaded and waiting for their moment to open (a worker takes a while to start). */
+  LOADED: 12,
+  /** Each thread's moment to open its connection is set (MatrixTime.OPEN_AT). */
+  OPEN: 13,
 } as const;
-const CONTROL_WORDS = 12;
+const CONTROL_WORDS = 14;
 
 /** Per-thread moments (BigInt64, ns; 0 = not yet). */
 export const MatrixTime = {
@@ -39,8 +43,10 @@ export const MatrixTime = {
   CONSUMER_BACK: 4,
   /** Its connection opened (the client's connect returned): where its heartbeat timers start. */
   OPENED: 5,
+  /** When it is to open its connection (set by the main thread: staggered over a heartbeat interval, or all at once). */
+  OPEN_AT: 6,
 } as const;
-const TIME_SLOTS = 6;
+const TIME_SLOTS = 7;
 
 export const MatrixInt = {
   /** What it received first (RECEIVED_KIND_CODES). */

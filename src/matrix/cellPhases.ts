@@ -55,13 +55,19 @@ export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
       publishIntervalMs: options.publishIntervalMs,
       messageBytes: options.messageBytes,
       prefetch: options.prefetch,
-      openDelayMs: openDelayMs(threadIndex, threads, intervalMs),
       settleMs: options.settleMs,
       phaseBoundMs,
       closeBoundMs: options.closeBoundMs,
     }),
   );
   for (const task of run.tasks) task.catch(() => undefined);
+  // Workers take a while to load (each compiles the client's code): the stagger starts once all are waiting.
+  if (!(await board.waitFor(MatrixControl.LOADED, threads, 30_000 + threads * 2000)))
+    run.problems.push(`only ${board.flag(MatrixControl.LOADED)} of ${threads} threads loaded within the bound`);
+  const openAtNs = process.hrtime.bigint() + 20_000_000n;
+  for (let thread = 0; thread < threads; thread += 1)
+    board.setTimeOnce(thread, MatrixTime.OPEN_AT, openAtNs + BigInt(Math.round(openDelayMs(thread, threads, intervalMs) * 1e6)));
+  board.raise(MatrixControl.OPEN);
   if (!(await board.waitFor(MatrixControl.READY, threads, 30_000 + threads * 1000 + staggerMs)))
     run.problems.push(`only ${board.flag(MatrixControl.READY)} of ${threads} threads started within the bound`);
   board.raise(MatrixControl.GO);
@@ -128,6 +134,7 @@ export async function releaseThreads(cell: Cell, run: CellRun): Promise<void> {
   const { board } = cell;
   board.raise(MatrixControl.SETTLE);
   board.raise(MatrixControl.STOP);
+  board.raise(MatrixControl.OPEN);
   board.raise(MatrixControl.GO);
   if (run.reports.length > 0 || run.tasks.length === 0) return;
   const settled = await settleWithin(run.tasks, cell.options.closeBoundMs + 5000);

@@ -40,8 +40,6 @@ export interface MatrixTask {
   readonly publishIntervalMs: number;
   readonly messageBytes: number;
   readonly prefetch: number;
-  /** Waits this long before connecting (connections opened staggered over a heartbeat interval). */
-  readonly openDelayMs: number;
   /** After publishing stops, what is in flight gets this long; then every publish is classed. */
   readonly settleMs: number;
   /** Bound on every wait for the main thread, and on the harness loop's reconnection. */
@@ -74,7 +72,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
   let closeCheck: MatrixThreadReport['closeCheck'];
   let error: string | undefined;
   try {
-    if (task.openDelayMs > 0) await sleep(task.openDelayMs);
+    await openingMoment(context);
     connection = await connectClient(task.client, {
       urls: [task.url],
       connectionName: task.connectionName,
@@ -109,6 +107,16 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     ...(connection?.closeHitBound ? { closeHitBound: true } : {}),
     ...(closeCheck ? { closeCheck } : {}),
   };
+}
+
+/** Says it is loaded, and waits for its moment to open (staggered over a heartbeat interval by the main thread, or now). */
+async function openingMoment(context: ThreadContext): Promise<void> {
+  const { board, me, task } = context;
+  board.count(MatrixControl.LOADED);
+  if (!(await board.waitFor(MatrixControl.OPEN, 1, task.phaseBoundMs))) throw new Error('the signal to open never came');
+  if (board.flag(MatrixControl.STOP) !== 0) throw new Error('the cell stopped before this thread opened');
+  const waitMs = Number(board.time(me, MatrixTime.OPEN_AT) - nowNs()) / 1e6;
+  if (waitMs > 0) await sleep(waitMs);
 }
 
 /** Listens to the library, opens its publisher and consumer, says it is ready and waits for the start. */

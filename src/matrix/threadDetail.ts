@@ -45,7 +45,8 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
   const detectedNs = board.time(thread, MatrixTime.DETECTED);
   const detectedBy = detectedNs === 0n ? 'none' : (RECEIVED_KINDS[board.int(thread, MatrixInt.DETECTED_KIND)] ?? 'error');
   const removedNs = input.removal ? (input.removal.byPort.get(port) ?? input.removal.ns) : null;
-  const surelyRemovedNs = input.removal?.exact ? removedNs : input.removalCompletedNs;
+  // A detection after the removal reached its connection (the timeline's), or after the undoing call returned.
+  const surelyRemovedNs = input.removal?.source === 'proxy_timeline' ? removedNs : input.removalCompletedNs;
   const frames = framesDuringFault(input, new Set([port, ...report.ports]), removedNs);
   const detectionMs = detectedNs === 0n ? null : Math.max(0, elapsedMs(faultNs, detectedNs));
   const back = backAfter(report, board, thread, removedNs);

@@ -65,7 +65,8 @@ const SILENCE: Partial<MatrixCellOptions> = { threads: 5, heartbeatIntervalMs: 5
  */
 function expectPhasesSpread(result: MatrixResult): void {
   const phases = result.details.threads.map((thread) => thread.heartbeat_phase ?? -1).sort();
-  [0.1, 0.3, 0.5, 0.7, 0.9].forEach((expected, index) => expect(Math.abs(phases[index]! - expected)).toBeLessThan(0.06));
+  // Connections open a few ms to some 100 ms after they were asked to: the grid, within 0.12 of an interval.
+  [0.1, 0.3, 0.5, 0.7, 0.9].forEach((expected, index) => expect(Math.abs(phases[index]! - expected)).toBeLessThan(0.12));
   const heartbeat = result.details.heartbeat!;
   expect(heartbeat).toMatchObject({ judgement: 'within', within: true });
   expect(heartbeat.phases).toHaveLength(5);
