@@ -11,6 +11,7 @@
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
+import { silenceRow } from './matrixRows';
 import { toxicFault } from './toxicFault';
 
 export const deadPeer: FaultDefinition<Record<string, never>> = {
@@ -29,16 +30,7 @@ export const deadPeer: FaultDefinition<Record<string, never>> = {
   removedWords: 'the silence removed (the proxy closing the connection it held)',
   embeddedProxyOnly:
     "holding the broker's close back during the silence (the timeout toxic's hold_end): through Toxiproxy the broker's close passes, and a client may be told by it",
-  matrix: {
-    broker: 'shared',
-    // With a library's own defaults: a 60 s heartbeat (two or three missed), or none at all.
-    bounds: (profile) =>
-      profile === 'defaults'
-        ? { detectionBoundMs: 200_000, recoveryBoundMs: 30_000 }
-        : { detectionBoundMs: 25_000, recoveryBoundMs: 20_000 },
-    slowProfiles: ['defaults'],
-    heartbeatPhases: 5,
-  },
+  matrix: silenceRow('shared'),
   create(context, options) {
     const proxy = required(context.proxy, this.kind, 'the proxy entry the clients connect through');
     return toxicFault(this, options, {

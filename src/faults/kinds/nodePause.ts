@@ -7,6 +7,7 @@
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
+import { silenceRow } from './matrixRows';
 import { nodeActionFault } from './nodeAction';
 
 export const nodePause: FaultDefinition<Record<string, never>> = {
@@ -22,15 +23,7 @@ export const nodePause: FaultDefinition<Record<string, never>> = {
   actedWords: 'node paused',
   expected: 'heartbeat',
   actsOnData: false,
-  matrix: {
-    broker: 'own_node',
-    bounds: (profile) =>
-      profile === 'defaults'
-        ? { detectionBoundMs: 200_000, recoveryBoundMs: 30_000 }
-        : { detectionBoundMs: 25_000, recoveryBoundMs: 20_000 },
-    slowProfiles: ['defaults'],
-    heartbeatPhases: 5,
-  },
+  matrix: silenceRow('own_node'),
   create(context, options) {
     const node = required(context.node, this.kind, 'a broker node of the harness’s own');
     let paused = false;
