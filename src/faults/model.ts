@@ -66,6 +66,8 @@ export interface Fault {
   readonly target: FaultTarget;
   /** The options it runs with, as results record them (`{ timeout_ms: 0 }`). */
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  /** The Toxiproxy toxic type(s) a proxy fault is made of (`timeout` for a partition); absent for other faults. */
+  readonly toxic?: string;
   /** Every hit so far (one for most faults; one per node for a rolling restart). */
   readonly hits: readonly FaultHit[];
   readonly steps: readonly FaultStep[];
@@ -148,6 +150,13 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
   readonly label: string;
   /** Where it is injected. */
   readonly layer: 'network' | 'broker' | 'node';
+  /**
+   * The broker it can be injected on: `shared`, the shared broker (it acts in the proxy, or on the
+   * harness's own connections and queues only); `own_node`, a node the harness starts for it (it
+   * affects every client of the node: an alarm, a paused or killed node); `cluster`, the benchmark
+   * cluster (it needs several nodes).
+   */
+  readonly broker: 'shared' | 'own_node' | 'cluster';
   /** What it does to a client, in one sentence (docs and `--help`). */
   readonly description: string;
   /** The argument `--fault KIND:ARG` takes, for help texts; null when it takes none. */
@@ -201,13 +210,8 @@ export interface MatrixCellBounds {
   readonly closeCheck?: boolean;
 }
 
-/** How a fault is a row of the fault matrix: where its cells run, their bounds, which are slow. */
+/** How a fault is a row of the fault matrix (on the broker its definition names): its cells' bounds, which are slow. */
 export interface MatrixRowSpec {
-  /**
-   * `shared`: the broker on 5672 through the proxy; `own_node`: a node the harness starts for it
-   * (a fault that affects every client of a node: an alarm, a pause).
-   */
-  readonly broker: 'shared' | 'own_node';
   /** The cell's bounds for a client profile (a library's own defaults may need longer). */
   bounds(profile: ClientProfile): MatrixCellBounds;
   /** Profiles whose cells wait for a library's own, slow defaults (a 60 s heartbeat): marked `slow`. */

@@ -4,9 +4,9 @@
  */
 
 /**
- * What a result measures; the report has a section per category, in this order (faults: the fault matrix; load: a `bench load` workload).
+ * The suite the result belongs to (throughput, realistic, recovery, matrix, ...: src/scenarios/catalogue.ts lists them); the report has a section per suite. Results written before suites named their category say scalability (the realistic suite) or faults (the fault matrix), read back as those suites.
  */
-export type Category = 'throughput' | 'scalability' | 'recovery' | 'faults' | 'stability' | 'resilience' | 'load' | 'proxy';
+export type Category = string;
 /**
  * Which way is better: `higher` for rates, `lower` for latencies and losses, `none` for counts that only describe.
  */
@@ -119,7 +119,7 @@ export interface ResultParameters {
  */
 export interface Client {
   /**
-   * Client name in the harness (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp, ...).
+   * Client name in the harness: a built-in client (src/client/registry.ts lists them, e.g. amqplib, rabbitmq-client) or the name an adapter from outside gives itself.
    */
   name: string;
   profile: 'defaults' | 'normalised';
@@ -200,9 +200,9 @@ export interface Target {
    */
   reason?: string;
   /**
-   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise. Absent in results written before intervals.
+   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise; differ: a harness/bare ratio so far from 100% (outside its band) that the two sides did different work, so it says nothing of the target either way (`reason` gives each side's figures). Absent in results written before intervals.
    */
-  verdict?: 'met' | 'missed' | 'inconclusive';
+  verdict?: 'met' | 'missed' | 'inconclusive' | 'differ';
   /**
    * The distribution-free interval of the median of the figure's independent repetitions (src/measure/intervals.ts).
    */
@@ -241,7 +241,7 @@ export interface FaultProxy {
  */
 export interface Fault {
   /**
-   * The fault's kind in the fault model: reset_peer, partition, latency, dead_peer, broker_close, channel_error, consumer_cancel, alarm, node_kill, node_partition, node_pause, rolling_restart (src/faults/kinds/registry.ts).
+   * The fault's kind in the fault model; src/faults/kinds/registry.ts lists every kind, with its label and description.
    */
   kind?: string;
   /**

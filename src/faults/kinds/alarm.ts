@@ -13,6 +13,7 @@ export const alarm: FaultDefinition<Record<string, never>> = {
   kind: 'alarm',
   label: 'Resource alarm (publishers blocked)',
   layer: 'broker',
+  broker: 'own_node',
   description: 'a memory alarm on the node: publishers are blocked (connection.blocked) until it clears',
   argument: null,
   defaults: {},
@@ -24,7 +25,7 @@ export const alarm: FaultDefinition<Record<string, never>> = {
   removedWhen: (event) => isFrame(event, 'connection.unblocked'),
   removedWords: 'connection.unblocked from the broker',
   // Held blocked 2 s (what each publish does meanwhile), and close() of a blocked connection checked.
-  matrix: { broker: 'own_node', bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000, closeCheck: true }) },
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000, closeCheck: true }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on a broker node of the harness’s own');
     return brokerActionFault(this, options, {

@@ -12,6 +12,7 @@ export const brokerClose: FaultDefinition<Record<string, never>> = {
   kind: 'broker_close',
   label: 'Broker closes the connection',
   layer: 'broker',
+  broker: 'shared',
   description: 'the broker closes each client connection with connection.close 320 (CONNECTION_FORCED)',
   argument: null,
   defaults: {},
@@ -20,7 +21,7 @@ export const brokerClose: FaultDefinition<Record<string, never>> = {
   actedWords: 'first connection.close from the broker',
   expected: 'broker_closed',
   actsOnData: false,
-  matrix: { broker: 'shared', bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 15_000 }) },
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 15_000 }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
     const prefix = required(context.connectionNamePrefix, this.kind, "the clients' connection-name prefix");

@@ -14,6 +14,7 @@ export const channelError: FaultDefinition<Record<string, never>> = {
   kind: 'channel_error',
   label: 'Server closes a channel (404)',
   layer: 'broker',
+  broker: 'shared',
   description: "the publish exchange is deleted: the broker closes the client's publishing channel with 404 NOT_FOUND",
   argument: null,
   defaults: {},
@@ -23,7 +24,7 @@ export const channelError: FaultDefinition<Record<string, never>> = {
   expected: 'channel_closed',
   actsOnData: true,
   destroysMessages: 'publishes that met the exchange declared again but not yet bound went nowhere (confirmed, unroutable)',
-  matrix: { broker: 'shared', bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 10_000 }) },
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 10_000 }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
     const exchange = required(context.exchange, this.kind, 'the exchange the clients publish to');

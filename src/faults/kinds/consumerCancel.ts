@@ -16,6 +16,7 @@ export const consumerCancel: FaultDefinition<Record<string, never>> = {
   kind: 'consumer_cancel',
   label: 'Server cancels the consumer',
   layer: 'broker',
+  broker: 'shared',
   description:
     "the consumed queue is deleted (declared again when the fault is removed): the broker cancels the client's consumer (basic.cancel)",
   argument: null,
@@ -27,7 +28,7 @@ export const consumerCancel: FaultDefinition<Record<string, never>> = {
   actsOnData: false,
   destroysMessages: 'the queue was deleted with its messages, and publishes until it was declared again went nowhere',
   // The queue stays absent 2 s at least (longer while a thread has not noticed, up to the bound).
-  matrix: { broker: 'shared', bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000 }) },
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000 }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
     const queues = required(context.queues, this.kind, 'the queues the clients consume');

@@ -11,13 +11,14 @@
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
-import { silenceRow } from './matrixRows';
+import { SILENCE_ROW } from './matrixRows';
 import { toxicFault } from './toxicFault';
 
 export const deadPeer: FaultDefinition<Record<string, never>> = {
   kind: 'dead_peer',
   label: 'Dead peer (silence)',
   layer: 'network',
+  broker: 'shared',
   description: 'every byte is dropped both ways and nothing is closed: only heartbeats or TCP keepalive can tell',
   argument: null,
   defaults: {},
@@ -30,7 +31,7 @@ export const deadPeer: FaultDefinition<Record<string, never>> = {
   removedWords: 'the silence removed (the proxy closing the connection it held)',
   embeddedProxyOnly:
     "holding the broker's close back during the silence (the timeout toxic's hold_end): through Toxiproxy the broker's close passes, and a client may be told by it",
-  matrix: silenceRow('shared'),
+  matrix: SILENCE_ROW,
   create(context, options) {
     const proxy = required(context.proxy, this.kind, 'the proxy entry the clients connect through');
     return toxicFault(this, options, {

@@ -7,14 +7,9 @@ import type { MatrixRowSpec } from '../model';
  * library's own defaults a 60 s heartbeat (two or three missed) or none at all, so those cells are
  * slow.
  */
-export function silenceRow(broker: MatrixRowSpec['broker']): MatrixRowSpec {
-  return {
-    broker,
-    bounds: (profile) =>
-      profile === 'defaults'
-        ? { detectionBoundMs: 200_000, recoveryBoundMs: 30_000 }
-        : { detectionBoundMs: 25_000, recoveryBoundMs: 20_000 },
-    slowProfiles: ['defaults'],
-    heartbeatPhases: 5,
-  };
-}
+export const SILENCE_ROW: MatrixRowSpec = {
+  bounds: (profile) =>
+    profile === 'defaults' ? { detectionBoundMs: 200_000, recoveryBoundMs: 30_000 } : { detectionBoundMs: 25_000, recoveryBoundMs: 20_000 },
+  slowProfiles: ['defaults'],
+  heartbeatPhases: 5,
+};

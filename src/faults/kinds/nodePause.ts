@@ -7,13 +7,14 @@
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
-import { silenceRow } from './matrixRows';
+import { SILENCE_ROW } from './matrixRows';
 import { nodeActionFault } from './nodeAction';
 
 export const nodePause: FaultDefinition<Record<string, never>> = {
   kind: 'node_pause',
   label: 'Broker node paused',
   layer: 'node',
+  broker: 'own_node',
   description: 'the broker node is frozen (SIGSTOP), then continued (SIGCONT): silence, not a close',
   argument: null,
   defaults: {},
@@ -23,7 +24,7 @@ export const nodePause: FaultDefinition<Record<string, never>> = {
   actedWords: 'node paused',
   expected: 'heartbeat',
   actsOnData: false,
-  matrix: silenceRow('own_node'),
+  matrix: SILENCE_ROW,
   create(context, options) {
     const node = required(context.node, this.kind, 'a broker node of the harness’s own');
     let paused = false;
