@@ -1,5 +1,6 @@
 /** The notes of a fault-matrix result (pure): what each figure is timed from and against what, in words. */
 import type { FaultReference, RemovalReference } from '../faults/moments';
+import type { MatrixThread as MatrixThreadDetail } from '../schemaTypes';
 import { seconds } from './findings';
 import type { HeartbeatJudgement } from './heartbeat';
 import type { MatrixOutcome } from './scenario';
@@ -12,6 +13,21 @@ export interface NotesInput {
   /** The proxy was real Toxiproxy and the fault asks of the embedded proxy what it does not do. */
   readonly throughToxiproxy: string | null;
   readonly spread: string | null;
+  readonly threads: readonly MatrixThreadDetail[];
+}
+
+/** What the client did while the fault held, and how the broker answered (its re-consumes and their 404s), from the proxy's timeline. */
+function whileHeld(threads: readonly MatrixThreadDetail[]): string[] {
+  const said = threads.flatMap((thread) => {
+    const frames = thread.frames_during_fault ?? [];
+    if (!frames.some((frame) => frame.from === 'client')) return [];
+    const each = frames.map(
+      (frame) =>
+        `${frame.from} ${frame.method}${frame.reply_code ? ` ${frame.reply_code}` : ''} ×${frame.count} (first at ${frame.first_at_ms} ms${frame.reply_text ? `: ${frame.reply_text}` : ''})`,
+    );
+    return [`thread ${thread.thread}: ${each.join(', ')}`];
+  });
+  return said.length === 0 ? [] : [`while the fault held, on each thread's connections (the proxy's timeline): ${said.join('; ')}`];
 }
 
 export function matrixNotes(input: NotesInput): string[] {
@@ -35,6 +51,7 @@ export function matrixNotes(input: NotesInput): string[] {
         ]
       : []),
     ...(input.spread ? [input.spread] : []),
+    ...whileHeld(input.threads),
     ...(input.throughToxiproxy ? [input.throughToxiproxy] : []),
     ...(heartbeat?.summary ? [`heartbeat ${heartbeat.interval_s} s: ${heartbeat.summary}`] : []),
   ];

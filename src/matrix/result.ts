@@ -134,6 +134,7 @@ export function computeMatrixResult(outcome: MatrixOutcome, context: MatrixConte
       removal,
       heartbeat,
       throughToxiproxy,
+      threads,
       spread: spread ? `fault spread ${round3(spread.spreadMs)} ms over ${spread.connections} connection(s) (the proxy's timeline)` : null,
     }),
     fault: faultRecord({

@@ -100,6 +100,12 @@ describe('what told a thread, and the verdict', () => {
       expect.objectContaining({ from: 'broker', method: 'channel.close', reply_code: 404 }),
     ]);
     expect(refused.verdict.cell).toBe('✅ 1.2 / 150 ms · told by its own basic.consume refused (404), not the fault');
+    // What the client did while the queue was absent, in the result's own words.
+    expect(refused.notes).toContainEqual(
+      expect.stringMatching(
+        /^while the fault held, .*thread 0: broker basic\.cancel ×1 .*client basic\.consume ×1 .*broker channel\.close 404 ×1 \(first at 1 ms: NOT_FOUND - no queue\)/,
+      ),
+    );
     const noticed = computeMatrixResult(outcomeOf('consumer_cancel', 'consumer_cancelled', 0.3, events.slice(0, 1)));
     expect(noticed.details.threads[0]?.noticed_as).toBe('fault');
     expect(noticed.verdict.cell).toBe('✅ 0.3 / 150 ms');
