@@ -17,6 +17,7 @@ export type {
   Metric,
   EncodedHistogram,
   Target,
+  Finding,
   FaultProxy,
   Fault,
 } from './rawResult';
