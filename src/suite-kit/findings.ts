@@ -28,8 +28,15 @@ export function unhandledErrorFinding(where: string, trapped: readonly string[])
     where,
     text: `${trapped.length} error(s) nobody handled inside the client (an application on Node's defaults would have crashed)`,
     count: trapped.length,
-    evidence: trapped.slice(0, EXAMPLES),
+    evidence: counted(trapped).slice(0, EXAMPLES),
   };
+}
+
+/** Each distinct text once, in first-seen order, with how often it came when more than once: `write ECONNRESET (×389)`. */
+function counted(texts: readonly string[]): string[] {
+  const times = new Map<string, number>();
+  for (const text of texts) times.set(text, (times.get(text) ?? 0) + 1);
+  return [...times].map(([text, count]) => (count > 1 ? `${text} (×${count})` : text));
 }
 
 /** A thread that stopped on an error of the client (could not reconnect within its bound, an operation that threw). */
