@@ -69,7 +69,11 @@ function failedTests(
     const problems = recorded.flatMap((result) => harnessProblemsOf(result));
     const onFindings = recorded.length > 0 && problems.length === 0 && recorded.every((result) => (findingsOf(result)?.length ?? 0) > 0);
     if (onFindings) failedOnFindings.push(name);
-    else harnessFailures.push({ test: name, reason: problems.length > 0 ? problems.slice(0, 3).join('; ') : failureReason(test.failure_message) || 'no message' });
+    else
+      harnessFailures.push({
+        test: name,
+        reason: problems.length > 0 ? problems.slice(0, 3).join('; ') : failureReason(test.failure_message) || 'no message',
+      });
   }
   return { harnessFailures, failedOnFindings };
 }
