@@ -7,7 +7,7 @@
  * anything (nothing to notice).
  */
 import { actedConnections } from '../faults/moments';
-import { threadFailedFinding, type Finding, type SuiteVerdict } from '../suite-kit/findings';
+import { counted, threadFailedFinding, type Finding, type SuiteVerdict } from '../suite-kit/findings';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
 
 /** At most this many threads named in a finding's evidence. */
@@ -70,13 +70,13 @@ export function recoveryVerdict(outcome: RecoveryOutcome, clockDisagreements: re
     });
   const trapped = judged.filter((thread) => (thread.unhandled?.length ?? 0) > 0);
   if (trapped.length > 0) {
-    const errors = trapped.flatMap((thread) => thread.unhandled!.map((error) => `thread ${thread.threadIndex}: ${error}`));
+    const errors = trapped.flatMap((thread) => thread.unhandled!);
     findings.push({
       kind: 'unhandled_error',
       where: `thread(s) ${threadList(trapped)}`,
       text: `${errors.length} error(s) nobody handled inside the client (an application on Node's defaults would have crashed)`,
       count: errors.length,
-      evidence: errors.slice(0, 5),
+      evidence: counted(errors).slice(0, 5),
     });
   }
   return { findings, harnessProblems };

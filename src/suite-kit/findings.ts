@@ -33,7 +33,7 @@ export function unhandledErrorFinding(where: string, trapped: readonly string[])
 }
 
 /** Each distinct text once, in first-seen order, with how often it came when more than once: `write ECONNRESET (×389)`. */
-function counted(texts: readonly string[]): string[] {
+export function counted(texts: readonly string[]): string[] {
   const times = new Map<string, number>();
   for (const text of texts) times.set(text, (times.get(text) ?? 0) + 1);
   return [...times].map(([text, count]) => (count > 1 ? `${text} (×${count})` : text));

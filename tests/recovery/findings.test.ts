@@ -65,7 +65,7 @@ describe('recoveryVerdict', () => {
       'thread 3: stopped on an error of the client (no connection within 45000 ms: ECONNREFUSED)',
       "thread(s) 1: 1 of 4 thread(s) never noticed the fault (no fault event and no drain deadline passed before the harness removed the fault; the proxy's timeline shows the fault acting on 4 connection(s))",
       'thread(s) 2: 1 of 4 thread(s) noticed the fault but never came back (no round trip after the removal) (thread 2: noticed by reset, 2 reconnection attempt(s))',
-      "thread(s) 0: 1 error(s) nobody handled inside the client (an application on Node's defaults would have crashed) (thread 0: unhandled rejection: write ECONNRESET)",
+      "thread(s) 0: 1 error(s) nobody handled inside the client (an application on Node's defaults would have crashed) (unhandled rejection: write ECONNRESET)",
     ]);
     expect(verdict.findings.map((finding) => finding.kind)).toEqual(['thread_failed', 'not_detected', 'not_recovered', 'unhandled_error']);
   });

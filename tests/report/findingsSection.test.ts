@@ -142,14 +142,17 @@ describe('the report’s Findings', () => {
         warnings: [],
       }),
     );
-    const section = markdown.slice(markdown.indexOf('## Findings'), markdown.indexOf('\n## ', markdown.indexOf('## Findings') + 1));
+    const section = markdown.slice(
+      markdown.indexOf('## Findings'),
+      markdown.indexOf('\n## ', markdown.indexOf('## ⚠ Harness failures') + 1),
+    );
     expect(section.split('\n').filter((line) => line.startsWith('#') || line.trimStart().startsWith('-'))).toEqual([
       '## Findings',
       '### cloudamqp (defaults)',
       '- **Recovery correctness (4000 msgs)**',
       '  - producer thread 1: 389 error(s) nobody handled inside the client',
       '    - unhandled rejection: write ECONNRESET (×389)',
-      '### ⚠ Harness failures',
+      '## ⚠ Harness failures',
       '- **amqplib (defaults) › TestX › test_x**: boom',
     ]);
     expect(markdown.indexOf('## Findings')).toBeGreaterThan(markdown.indexOf('## Key metrics'));
