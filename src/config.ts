@@ -3,8 +3,9 @@
  * A bad value stops with one line naming the variable and the expected form (ConfigError).
  */
 import path from 'node:path';
-import { CLIENT_NAMES, CLIENT_PROFILES, parseClientSelection, type ClientSpec } from './client/api';
-import { loadAdapterModule, looksLikeAdapterModule, splitAdapterEntry } from './client/external';
+import { CLIENT_PROFILES, type ClientSpec } from './client/api';
+import { looksLikeAdapterModule, splitAdapterEntry } from './client/external';
+import { CLIENT_NAMES, loadClientModule, parseClientSelection } from './client/registry';
 import { ConfigError } from './errors';
 import { packageRoot } from './packageRoot';
 import { resolveMinimumEffects, type MinimumEffects } from './minimumEffects';
@@ -197,7 +198,7 @@ export function resolveClientSelection(variable: string, raw: string, cwd: strin
       // An adapter from the user's project: loaded now, so a bad module is said before anything runs.
       const { modulePath, profile } = splitAdapterEntry(entry);
       const module = path.resolve(cwd, modulePath);
-      const adapter = loadAdapterModule(module, variable);
+      const adapter = loadClientModule(module, variable);
       for (const each of profile === undefined ? (adapter.profiles ?? CLIENT_PROFILES) : [profile])
         add({ name: adapter.name, profile: each, module });
       continue;

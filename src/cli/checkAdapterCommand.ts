@@ -7,12 +7,12 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { CLIENT_NAMES, CLIENT_PROFILES, type ClientProfile, type ClientSpec } from '../client/api';
+import { CLIENT_PROFILES, type ClientProfile, type ClientSpec } from '../client/api';
 import { CONTRACT_CHECKS, runContract, type AlarmNode, type CheckOutcome } from '../client/contract';
 import { CHECK_ADAPTER_NODE, startSoloNode, type SoloNode } from '../broker/nodes/soloNode';
 import { resolveClusterSettings } from '../broker/nodes/settings';
 import { formatDuration } from '../client/contract/types';
-import { loadAdapterModule } from '../client/external';
+import { CLIENT_NAMES, loadClientModule } from '../client/registry';
 import { getConfig, workDir } from '../config';
 import { ConfigError, describeError } from '../errors';
 import { redactSecrets, redactText, redactUrl, secretsOf } from '../redact';
@@ -168,7 +168,7 @@ function resolveSpec(entry: string, profileOption: string | undefined, cwd: stri
   if ((CLIENT_NAMES as readonly string[]).includes(entry))
     return { name: entry, profile: (profileOption as ClientProfile | undefined) ?? 'defaults' };
   const module = path.resolve(cwd, entry);
-  const adapter = loadAdapterModule(module, 'check-adapter <module>');
+  const adapter = loadClientModule(module, 'check-adapter <module>');
   const supported = adapter.profiles ?? CLIENT_PROFILES;
   const profile = (profileOption as ClientProfile | undefined) ?? supported[0] ?? 'defaults';
   if (!supported.includes(profile))

@@ -7,13 +7,11 @@
  * Queues, exchanges and bindings are the harness's business (declared over its own admin
  * connection before the client starts): the client under test only publishes and consumes, so
  * every library is measured doing the same work. Each library lives in its own folder under
- * src/client/ and is registered in src/client/registry.ts.
+ * src/client/, declared by its library.ts (a `ClientLibrary`) and listed in src/client/registry.ts.
  */
-import type { FaultKind } from './faults';
+import type { FaultKind, FaultWords } from './faults';
 
-/** The libraries (and recovery styles) the harness can measure. */
-export const CLIENT_NAMES = ['amqplib', 'amqplib-recovery', 'amqp-connection-manager', 'rabbitmq-client', 'cloudamqp'] as const;
-export type ClientName = (typeof CLIENT_NAMES)[number];
+export type { ClientName } from './registry';
 
 /**
  * `defaults`: the library as users get it (its own heartbeat, retry delays, timeouts).
@@ -25,7 +23,7 @@ export type ClientProfile = (typeof CLIENT_PROFILES)[number];
 
 /** Which client, with which settings: plain data, so a worker thread can build its own. */
 export interface ClientSpec {
-  /** A built-in client (CLIENT_NAMES), or the name an adapter from outside gives itself. */
+  /** A built-in client (CLIENT_NAMES in ./registry.ts), or the name an adapter from outside gives itself. */
   readonly name: string;
   readonly profile: ClientProfile;
   /** Absolute path of the adapter module of a client from outside (`--clients ./bench/myClient.ts`); absent for a built-in one. */
@@ -255,28 +253,27 @@ export function clientLabel(spec: Pick<ClientSpec, 'name' | 'profile'>): string 
 }
 
 /**
- * Parses a client selection (BENCH_CLIENTS): `all`, or a comma-separated list of `name` (both
- * profiles) or `name:profile`, e.g. `amqplib:defaults,rabbitmq-client`. Order kept, duplicates dropped.
- * @returns the specs, or a problem description (the caller turns it into a ConfigError)
+ * What one folder under src/client/ declares of its library, in its library.ts: the one
+ * registration of a client library (src/client/registry.ts lists one per folder). It imports no
+ * client library itself, so a library that is not installed costs nothing until it is asked for.
  */
-export function parseClientSelection(raw: string, available: readonly ClientName[] = CLIENT_NAMES): ClientSpec[] | string {
-  const specs: ClientSpec[] = [];
-  const add = (spec: ClientSpec) => {
-    if (!specs.some((known) => known.name === spec.name && known.profile === spec.profile)) specs.push(spec);
-  };
-  for (const entry of raw.split(',').map((part) => part.trim().toLowerCase())) {
-    if (entry === '') continue;
-    if (entry === 'all') {
-      for (const name of available) for (const profile of CLIENT_PROFILES) add({ name, profile });
-      continue;
-    }
-    const [name, profile, extra] = entry.split(':');
-    if (extra !== undefined || !(CLIENT_NAMES as readonly string[]).includes(name!)) return `unknown client "${entry}"`;
-    if (!available.includes(name as ClientName)) return `client "${name}" has no adapter here`;
-    if (profile !== undefined && !(CLIENT_PROFILES as readonly string[]).includes(profile))
-      return `unknown profile "${profile}" in "${entry}"`;
-    for (const each of profile === undefined ? CLIENT_PROFILES : [profile as ClientProfile])
-      add({ name: name as ClientName, profile: each });
-  }
-  return specs.length > 0 ? specs : 'no client named';
+export interface ClientLibrary<Name extends string = string> {
+  /**
+   * The npm packages the folder measures. Only the folder imports them (the import rule,
+   * tests/client/importRule.test.ts, reads this list), and its clients are offered only where
+   * they are installed.
+   */
+  readonly packages: readonly string[];
+  /** Its clients (recovery styles) by name, in the order reports list them; each adapter loaded on first use. */
+  readonly clients: { readonly [N in Name]: () => ClientAdapter };
+  /**
+   * The library's own codes and words for a failed connection, where the common reading
+   * (`classifyFault` in ./faults.ts) finds nothing; the folder's code classifies through it too.
+   */
+  readonly faultWords?: FaultWords;
+}
+
+/** Types a folder's library.ts where it is written, keeping its client names as literals. */
+export function defineClientLibrary<const Name extends string>(library: ClientLibrary<Name>): ClientLibrary<Name> {
+  return library;
 }

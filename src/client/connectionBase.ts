@@ -87,10 +87,18 @@ export abstract class ConnectionBase implements ClientConnection {
   }
 
   /**
+   * The kind of a failure this connection's library reported: the common reading (classifyFault).
+   * An adapter whose library has codes or words of its own passes them (its folder's library.ts).
+   */
+  protected faultKindOf(error: unknown): FaultKind {
+    return classifyFault(error);
+  }
+
+  /**
    * The connection failed: the first call of an outage is the fault (timed here, in the
    * library's event handler); later events of the same outage are its aftermath.
    */
-  protected reportFault(error: unknown, kind: FaultKind = classifyFault(error)): void {
+  protected reportFault(error: unknown, kind: FaultKind = this.faultKindOf(error)): void {
     const detectedNs = nowNs();
     if (this.current !== 'up') return;
     this.current = 'down';

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ConfigError } from '../errors';
 import { packageRoot } from '../packageRoot';
-import { CLIENT_NAMES, CLIENT_PROFILES, SIGNAL_KINDS, type ClientAdapter, type ClientProfile } from './api';
+import { CLIENT_PROFILES, SIGNAL_KINDS, type ClientAdapter, type ClientProfile } from './api';
 
 /** `./x`, `../x`, `/abs/x`, `C:\x`, or a file name with a JS/TS extension: a module, not a client name. */
 export function looksLikeAdapterModule(entry: string): boolean {
@@ -29,10 +29,11 @@ export function splitAdapterEntry(entry: string): { readonly modulePath: string;
 const loaded = new Map<string, ClientAdapter>();
 
 /**
- * The adapter the module at `modulePath` (absolute) exports.
+ * The adapter the module at `modulePath` (absolute) exports; its name must not be one of
+ * `builtInNames` (src/client/registry.ts's `loadClientModule` passes the registry's).
  * @throws ConfigError saying what is wrong with the module, in plain words
  */
-export function loadAdapterModule(modulePath: string, setting = '--clients'): ClientAdapter {
+export function loadAdapterModule(modulePath: string, builtInNames: readonly string[], setting = '--clients'): ClientAdapter {
   const cached = loaded.get(modulePath);
   if (cached) return cached;
   if (!fs.existsSync(modulePath)) throw new ConfigError(setting, 'a client name or the path of an adapter module that exists', modulePath);
@@ -46,22 +47,21 @@ export function loadAdapterModule(modulePath: string, setting = '--clients'): Cl
   }
   const record = (exported ?? {}) as Record<string, unknown>;
   const adapter = record.default ?? record.adapter ?? exported;
-  const problems = adapterShapeProblems(adapter);
+  const problems = adapterShapeProblems(adapter, builtInNames);
   if (problems.length > 0)
     throw new ConfigError(setting, `a module whose default export (or \`adapter\`) is a ClientAdapter: ${problems.join('; ')}`, modulePath);
   loaded.set(modulePath, adapter as ClientAdapter);
   return adapter as ClientAdapter;
 }
 
-/** What keeps `value` from being a ClientAdapter the harness can run (empty: nothing). */
-export function adapterShapeProblems(value: unknown): string[] {
+/** What keeps `value` from being a ClientAdapter the harness can run beside the built-in clients (empty: nothing). */
+export function adapterShapeProblems(value: unknown, builtInNames: readonly string[]): string[] {
   if (typeof value !== 'object' || value === null) return ['nothing that looks like an adapter is exported'];
   const adapter = value as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof adapter.name !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/.test(adapter.name))
     problems.push('`name` must be a short lowercase name (letters, digits, . _ -), how reports name the client');
-  else if ((CLIENT_NAMES as readonly string[]).includes(adapter.name))
-    problems.push(`\`name\` "${adapter.name}" is a built-in client's; give yours its own name`);
+  else if (builtInNames.includes(adapter.name)) problems.push(`\`name\` "${adapter.name}" is a built-in client's; give yours its own name`);
   if (typeof adapter.library !== 'string' || adapter.library === '') problems.push('`library` must name the npm package measured');
   if (typeof adapter.multipleHosts !== 'boolean') problems.push('`multipleHosts` must be true or false');
   if (adapter.recovery !== 'library' && adapter.recovery !== 'harness') problems.push('`recovery` must be "library" or "harness"');

@@ -74,27 +74,28 @@ export function describeReceived(received: Readonly<Record<string, number>>): st
     .join(', ');
 }
 
+/** A library's own reading of its errors: the kind, or undefined where it has nothing to add. */
+export type FaultWords = (error: unknown) => FaultKind | undefined;
+
 /**
- * The kind of a failure reported by a Node socket or by a client library built on one: by the
- * error's code first (`ECONNRESET`, `EPIPE`, rabbitmq-client's `CONN_CLOSE`, `SOCKET_TIMEOUT`,
- * `CONNECTION_FORCED`), then by what AMQP libraries say in words.
+ * The kind of a failure reported by a Node socket or by a client library built on one: first what
+ * every library shares — Node's socket codes (`ECONNRESET`, `EPIPE`), AMQP reply codes and texts
+ * (320 CONNECTION_FORCED, 404 NOT_FOUND, 406 PRECONDITION_FAILED), the common words for a missed
+ * heartbeat or a closed socket — then the library's own codes and words (`words`, declared in its
+ * folder's library.ts), so a library's reading never hides a reset or a broker's close.
  */
-export function classifyFault(error: unknown): FaultKind {
+export function classifyFault(error: unknown, words?: FaultWords): FaultKind {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   const message = faultMessage(error);
   if (code === 'ECONNRESET' || /ECONNRESET|reset by peer/i.test(message)) return 'reset';
-  // @cloudamqp/amqp-client re-wraps socket errors in its AMQPError, keeping the message (`write EPIPE`) but not the code.
+  // A library that re-wraps socket errors may keep the message (`write EPIPE`) but not the code.
   if (code === 'EPIPE' || code === 'ECONNABORTED' || /\b(?:EPIPE|ECONNABORTED)\b/.test(message)) return 'reset';
-  // rabbitmq-client names its connection failures by `code` (AMQPConnectionError).
-  if (code === 'SOCKET_TIMEOUT' || /heartbeat/i.test(message)) return 'heartbeat';
-  if (code === 320 || code === 'CONNECTION_FORCED' || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message))
-    return 'broker_closed';
+  if (/heartbeat/i.test(message)) return 'heartbeat';
+  if (code === 320 || /CONNECTION_FORCED|connection[_ ]forced|broker forced/i.test(message)) return 'broker_closed';
   // A connection taken down by a channel error the library did not contain (404 NOT_FOUND, 406 PRECONDITION_FAILED).
-  if (code === 404 || code === 406 || /\b(?:NOT[_-]FOUND|PRECONDITION[_-]FAILED)\b|channel closed by server/i.test(message))
-    return 'channel_closed';
-  if (code === 'CONN_CLOSE' || /unexpected close|socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message))
-    return 'closed';
-  return 'error';
+  if (code === 404 || code === 406 || /\b(?:NOT[_-]FOUND|PRECONDITION[_-]FAILED)\b/.test(message)) return 'channel_closed';
+  if (/socket (?:closed|ended)|ended by the server|closed by the server|\bEOF\b/i.test(message)) return 'closed';
+  return words?.(error) ?? 'error';
 }
 
 /**

@@ -65,6 +65,8 @@ export interface Fault {
   readonly target: FaultTarget;
   /** The options it runs with, as results record them (`{ timeout_ms: 0 }`). */
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  /** The Toxiproxy toxic type(s) a proxy fault is made of (`timeout` for a partition); absent for other faults. */
+  readonly toxic?: string;
   /** Every hit so far (one for most faults; one per node for a rolling restart). */
   readonly hits: readonly FaultHit[];
   readonly steps: readonly FaultStep[];
@@ -147,6 +149,13 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
   readonly label: string;
   /** Where it is injected. */
   readonly layer: 'network' | 'broker' | 'node';
+  /**
+   * The broker it can be injected on: `shared`, the shared broker (it acts in the proxy, or on the
+   * harness's own connections and queues only); `own_node`, a node the harness starts for it (it
+   * affects every client of the node: an alarm, a paused or killed node); `cluster`, the benchmark
+   * cluster (it needs several nodes).
+   */
+  readonly broker: 'shared' | 'own_node' | 'cluster';
   /** What it does to a client, in one sentence (docs and `--help`). */
   readonly description: string;
   /** The argument `--fault KIND:ARG` takes, for help texts; null when it takes none. */

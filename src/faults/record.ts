@@ -27,7 +27,7 @@ export function faultRecord(input: FaultRecordInput): FaultRecord {
   const received: Record<string, number> = {};
   for (const kind of input.receivedPerThread) received[kind] = (received[kind] ?? 0) + 1;
   const expected = fault.definition.expected;
-  const toxics = [...(input.preFaults ?? []), fault].filter((each) => each.target.type === 'proxy_entry');
+  const toxics = [...(input.preFaults ?? []), fault].flatMap((each) => each.toxic ?? []);
   return {
     kind: fault.kind,
     label: fault.definition.label,
@@ -35,7 +35,7 @@ export function faultRecord(input: FaultRecordInput): FaultRecord {
     target: { ...fault.target } as FaultRecord['target'],
     parameters: { ...fault.parameters },
     // Still written for proxy faults: readers of older results know faults by their toxic.
-    ...(toxics.length > 0 ? { toxic: toxics.map(toxicTypeOf).join('+') } : {}),
+    ...(toxics.length > 0 ? { toxic: toxics.join('+') } : {}),
     injection: input.injection.mode,
     reference: {
       source: reference.source,
@@ -48,11 +48,6 @@ export function faultRecord(input: FaultRecordInput): FaultRecord {
     as_expected: expected === null ? null : input.receivedPerThread.every((kind) => kind === expected),
     removal: input.removal?.method ?? null,
   };
-}
-
-/** The Toxiproxy toxic a proxy fault is made of (`partition` and `dead_peer` are `timeout` toxics). */
-function toxicTypeOf(fault: Fault): string {
-  return fault.kind === 'partition' || fault.kind === 'dead_peer' ? 'timeout' : fault.kind;
 }
 
 /**

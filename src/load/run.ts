@@ -95,11 +95,13 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadResult> {
   const needsProxy = workload.faults.some((fault) => faultDefinition(fault.spec.kind).layer === 'network');
   if (needsProxy && !options.viaProxy)
     throw new ConfigError('--no-proxy', 'left out when a network fault is scheduled (it is injected in the proxy)', 'given');
-  if (workload.faults.some((fault) => fault.spec.kind === 'rolling_restart'))
-    throw new ConfigError('--fault', 'not rolling_restart in a load run (it needs the benchmark cluster)', 'rolling_restart');
-  // An alarm or a node fault affects every client of its node: never the shared broker's, always a
-  // node this run starts for it (its own name, ports and data), reached through a proxy entry of its own.
-  const ownNode = workload.faults.some((fault) => fault.spec.kind === 'alarm' || faultDefinition(fault.spec.kind).layer === 'node');
+  const onCluster = workload.faults.find((fault) => faultDefinition(fault.spec.kind).broker === 'cluster');
+  if (onCluster)
+    throw new ConfigError('--fault', `not ${onCluster.spec.kind} in a load run (it needs the benchmark cluster)`, onCluster.spec.kind);
+  // A fault that affects every client of its node (an alarm, a node fault) never acts on the shared
+  // broker: always on a node this run starts for it (its own name, ports and data), reached through
+  // a proxy entry of its own.
+  const ownNode = workload.faults.some((fault) => faultDefinition(fault.spec.kind).broker === 'own_node');
   if (ownNode && !options.viaProxy)
     throw new ConfigError(
       '--no-proxy',

@@ -6,7 +6,7 @@
  * rate: rates at the most publishers/consumers the clients share, latencies at the fewest
  * (queueing behind other publishers would hide the library's own round trip).
  */
-import { CLIENT_NAMES } from '../client/api';
+import { CLIENT_NAMES } from '../client/registry';
 import type { RawResult } from '../results/rawResult';
 import { clientFigures, type ClientFigureOfFamily } from '../scenarios/catalogue';
 

@@ -1,4 +1,4 @@
-/** The cluster failover suite's scenarios (benchmarks/bench_cluster_failover.bench.ts), one per fault. */
+/** The cluster failover suite's scenarios (benchmarks/bench_cluster.bench.ts), one per fault. */
 import type { ScenarioDescriptor } from './types';
 
 /** The failover faults, in the order the suite runs them; each a kind of src/faults/kinds/. */

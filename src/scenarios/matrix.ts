@@ -1,5 +1,5 @@
 /**
- * The fault matrix (benchmarks/bench_fault_matrix.bench.ts): one scenario per fault that breaks
+ * The fault matrix (benchmarks/bench_matrix.bench.ts): one scenario per fault that breaks
  * AMQP clients in production, each run for every client configuration. The result family of a
  * fault is `fault_matrix_<kind>`; its label is the fault's own (src/faults/kinds/).
  */

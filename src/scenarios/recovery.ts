@@ -1,4 +1,4 @@
-/** The recovery suite's scenarios (benchmarks/bench_recovery_latency.bench.ts). */
+/** The recovery suite's scenarios (benchmarks/bench_recovery.bench.ts). */
 import { SEED_TARGETS } from './targets';
 import type { ClientFigure, KeyFigure, ScenarioDescriptor } from './types';
 

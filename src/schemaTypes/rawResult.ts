@@ -127,7 +127,7 @@ export interface ResultParameters {
  */
 export interface Client {
   /**
-   * Client name in the harness (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp, ...).
+   * Client name in the harness: a built-in client (src/client/registry.ts lists them, e.g. amqplib, rabbitmq-client) or the name an adapter from outside gives itself.
    */
   name: string;
   profile: 'defaults' | 'normalised';
@@ -284,7 +284,7 @@ export interface FaultProxy {
  */
 export interface Fault {
   /**
-   * The fault's kind in the fault model: reset_peer, partition, latency, dead_peer, broker_close, channel_error, consumer_cancel, alarm, node_kill, node_partition, node_pause, rolling_restart (src/faults/kinds/registry.ts).
+   * The fault's kind in the fault model; src/faults/kinds/registry.ts lists every kind, with its label and description.
    */
   kind?: string;
   /**

@@ -7,9 +7,8 @@
  * the connection is down), never by the words of an error message.
  */
 import type { ClientConnection, ClientSpec, Publisher } from '../client/api';
-import { classifyFault } from '../client/faults';
 import { bounded } from '../client/bounded';
-import { connectClient } from '../client/registry';
+import { classifyAnyClientFault, connectClient } from '../client/registry';
 import { ClientFaultError, DrainTimeoutError } from '../client/types';
 import { describeError } from '../errors';
 import { encodeHistogram, createLatencyHistogram, recordLatencyNs } from '../measure/histogram';
@@ -180,7 +179,7 @@ async function startWithinBound(task: ChaosTask, onFault: () => void): Promise<D
       return await DrainingConsumer.start(connection, task.queue);
     } catch (error) {
       await connection?.close();
-      const networkFault = error instanceof ClientFaultError || classifyFault(error) !== 'error' || connection?.state === 'down';
+      const networkFault = error instanceof ClientFaultError || classifyAnyClientFault(error) !== 'error' || connection?.state === 'down';
       if (!networkFault || Date.now() >= deadline) throw error;
       onFault();
       await sleep(50);

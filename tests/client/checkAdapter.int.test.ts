@@ -11,14 +11,14 @@ import { CHECK_ADAPTER_NODE, startSoloNode, type SoloNode } from '../../src/brok
 import { ContractSession, runContract, type AlarmNode, type CheckOutcome, type ContractCheck } from '../../src/client/contract';
 import { blockedCheck } from '../../src/client/contract/signalChecks';
 import { needs } from '../../src/client/contract/types';
-import { loadAdapterModule } from '../../src/client/external';
+import { loadClientModule } from '../../src/client/registry';
 import { getConfig } from '../../src/config';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/adapters');
 
 async function contractOf(file: string): Promise<readonly CheckOutcome[]> {
   const module = path.join(FIXTURES, file);
-  const adapter = loadAdapterModule(module);
+  const adapter = loadClientModule(module);
   return (await runContract({ name: adapter.name, profile: 'defaults', module }, getConfig().amqpUrl)).outcomes;
 }
 
@@ -81,7 +81,7 @@ describe('check-adapter --alarm-node: blocked / unblocked on a node of its own',
 
   const blockedOf = async (file: string): Promise<CheckOutcome> => {
     const module = path.join(FIXTURES, file);
-    const adapter = loadAdapterModule(module);
+    const adapter = loadClientModule(module);
     const { outcomes } = await runContract(
       { name: adapter.name, profile: 'defaults', module },
       getConfig().amqpUrl,

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientProfile, Delivery } from '../../src/client/api';
-import { AMQPClient, AMQPSession } from '../../src/client/cloudamqp/library';
+import { AMQPClient, AMQPSession } from '../../src/client/cloudamqp/amqpClient';
 import { sessionTuningOf } from '../../src/client/cloudamqp/settings';
 import { transportOf } from '../../src/client/cloudamqp/transport';
 import { clientInfo, connectClient } from '../../src/client/registry';

@@ -11,7 +11,7 @@ import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientSignal } from '../../src/client/api';
 import { SIGNAL_KINDS } from '../../src/client/api';
 import { CloudamqpConsumer, type HandleOwner } from '../../src/client/cloudamqp/handles';
-import { AMQPSession } from '../../src/client/cloudamqp/library';
+import { AMQPSession } from '../../src/client/cloudamqp/amqpClient';
 import { CLOUDAMQP_SIGNALS } from '../../src/client/cloudamqp/signals';
 import { clientInfo, connectClient } from '../../src/client/registry';
 import { ClientFaultError, PublishNackedError } from '../../src/client/types';

@@ -1,17 +1,39 @@
 /**
- * The client under test is reached only through src/client/ (issue 13): no other file imports a
- * client library, except the harness's own traffic and admin helpers listed below, each for a
- * reason. A pure scan of the sources (TypeScript's own import reader: `import`, `export ... from`,
- * `require()` and `import()`), so a new direct import fails here, naming the file and the way out.
+ * The client under test is reached only through its folder under src/client/, so every library
+ * is measured through the same interface: no other file imports a client library, except the
+ * harness's own traffic and admin helpers listed below, each for a reason. A folder imports only
+ * the packages its library.ts declares. A pure scan of the sources (TypeScript's own import
+ * reader: `import`, `export ... from`, `require()` and `import()`), so a new direct import fails
+ * here, naming the file and the way out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import type { ClientLibrary } from '../../src/client/api';
+import { CLIENT_LIBRARIES as REGISTERED } from '../../src/client/registry';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** Every npm package that is a client under test (src/client/registry.ts). */
-const CLIENT_LIBRARIES = ['amqplib', 'amqp-connection-manager', 'rabbitmq-client', '@cloudamqp/amqp-client'] as const;
+/** Every client folder (one with a library.ts) and the library it declares. */
+function clientFolders(): Map<string, ClientLibrary> {
+  const folders = new Map<string, ClientLibrary>();
+  for (const entry of fs.readdirSync(path.join(ROOT, 'src/client'), { withFileTypes: true })) {
+    const declaration = path.join(ROOT, 'src/client', entry.name, 'library.ts');
+    if (!entry.isDirectory() || !fs.existsSync(declaration)) continue;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- every folder's declaration, found by scanning
+    const exported = Object.values(require(declaration) as Record<string, unknown>);
+    const library = REGISTERED.find((registered) => exported.includes(registered));
+    if (library === undefined)
+      throw new Error(`src/client/${entry.name}/library.ts is not listed in CLIENT_LIBRARIES (src/client/registry.ts)`);
+    folders.set(entry.name, library);
+  }
+  return folders;
+}
+
+const FOLDERS = clientFolders();
+
+/** Every npm package that is a client under test, as the registry's libraries declare them. */
+const CLIENT_LIBRARIES = [...new Set(REGISTERED.flatMap((library) => library.packages))];
 
 /** Folders of the project's own code, scanned whole (node_modules and build output excluded). */
 const SCANNED = ['src', 'fixtures', 'benchmarks', 'reporters', 'scripts', 'bin', 'tests', 'docs'];
@@ -30,8 +52,8 @@ const HARNESS_SIDE: Readonly<Record<string, string>> = {
   'src/matrix/scenario.ts': "a fault-matrix cell's topology, the harness's probes and the reading of what is left in each queue",
   'src/broker/actions.ts': "a fault's broker actions: deleting and declaring again the scenario's exchanges and queues",
   'src/environment.ts': "the environment record: the broker's version and amqplib's",
-  'benchmarks/bench_proxy_overhead.bench.ts':
-    "measures the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
+  'src/client/contract/harnessBroker.ts': "the adapter contract's own view of the broker: declares, counts and publishes harness-side",
+  'benchmarks/bench_proxy.bench.ts': "measures the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
 };
 
 /**
@@ -94,25 +116,35 @@ describe('which files import a client library', () => {
     ]);
   });
 
+  it('knows every client folder, and each registered library has one', () => {
+    expect([...FOLDERS.values()]).toEqual(expect.arrayContaining([...REGISTERED]));
+    expect(FOLDERS.size).toBe(REGISTERED.length);
+    expect(CLIENT_LIBRARIES).toEqual(expect.arrayContaining(['amqplib', 'rabbitmq-client']));
+    // A folder may import what it declares and nothing else (a cloudamqp file importing amqplib is a violation).
+    expect(FOLDERS.get('amqpConnectionManager')?.packages).toEqual(['amqp-connection-manager', 'amqplib']);
+    expect(FOLDERS.get('cloudamqp')?.packages).not.toContain('amqplib');
+  });
+
   it('scans the whole project (src/client among it)', () => {
     const files = projectFiles().map((file) => path.relative(ROOT, file).split(path.sep).join('/'));
     expect(files).toEqual(
       expect.arrayContaining([
         'src/client/amqplib/common.ts',
         'src/client/rabbitmqClient/adapter.ts',
-        'benchmarks/bench_recovery_latency.bench.ts',
+        'benchmarks/bench_recovery.bench.ts',
       ]),
     );
     expect(files.length).toBeGreaterThan(200);
   });
 
-  it('is src/client/ only, besides the harness-side traffic and admin helpers listed here', () => {
+  it("is the library's own folder only, besides the harness-side traffic and admin helpers listed here", () => {
     const violations: string[] = [];
     const usedExceptions = new Set<string>();
     for (const absolute of projectFiles()) {
       const file = path.relative(ROOT, absolute).split(path.sep).join('/');
-      if (file.startsWith('src/client/')) continue;
+      const folder = /^src\/client\/([^/]+)\//.exec(file)?.[1];
       for (const library of new Set(importsOf(fs.readFileSync(absolute, 'utf8')).flatMap((spec) => clientLibraryOf(spec) ?? []))) {
+        if (folder !== undefined && FOLDERS.get(folder)?.packages.includes(library)) continue;
         if (BARE_SCRIPTS.test(file) || allowedInTests(file, library)) continue;
         if (file in HARNESS_SIDE && library === 'amqplib') {
           usedExceptions.add(file);
@@ -121,7 +153,8 @@ describe('which files import a client library', () => {
         violations.push(`${file} imports ${library}`);
       }
     }
-    // Reach the client under test through src/client (connectClient, the ClientConnection interface);
+    // Reach the client under test through src/client (connectClient, the ClientConnection interface),
+    // a library through the folder that declares it;
     // a new harness-side helper goes into HARNESS_SIDE with its reason.
     expect(violations).toEqual([]);
     // An exception nobody needs any more is removed, so the list stays the truth.

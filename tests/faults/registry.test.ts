@@ -5,13 +5,27 @@ import { ToxiproxyClient } from '../../src/faults';
 import { createFault, FAULT_KIND_NAMES, faultDefinition, FAULTS, parseFaultArgument } from '../../src/faults/kinds/registry';
 
 const proxy = { client: new ToxiproxyClient('http://127.0.0.1:9'), name: 'p' };
+const KINDS_DIR = path.join(__dirname, '../../src/faults/kinds');
+
+/** Every fault definition a file of src/faults/kinds/ exports (a helper file exports none). */
+function definitionsInFolder(): unknown[] {
+  return fs
+    .readdirSync(KINDS_DIR)
+    .filter((name) => name.endsWith('.ts'))
+    .flatMap((name) =>
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- every file of the folder, found by scanning
+      Object.values(require(path.join(KINDS_DIR, name)) as Record<string, unknown>).filter(
+        (value) => typeof value === 'object' && value !== null && 'kind' in value && 'create' in value,
+      ),
+    );
+}
 
 describe('the fault registry', () => {
   it('lists every fault of src/faults/kinds/ once, network faults first', () => {
-    const files = fs
-      .readdirSync(path.join(__dirname, '../../src/faults/kinds'))
-      .filter((name) => !['registry.ts', 'arguments.ts', 'toxicFault.ts', 'brokerAction.ts', 'nodeAction.ts'].includes(name));
-    expect(FAULT_KIND_NAMES).toHaveLength(files.length);
+    const defined = definitionsInFolder();
+    expect(defined.length).toBeGreaterThanOrEqual(12);
+    expect(defined.filter((definition) => !FAULTS.has((definition as { kind: string }).kind))).toEqual([]);
+    expect(FAULT_KIND_NAMES).toHaveLength(defined.length);
     expect(new Set(FAULT_KIND_NAMES).size).toBe(FAULT_KIND_NAMES.length);
     expect(FAULT_KIND_NAMES.slice(0, 4)).toEqual(['reset_peer', 'partition', 'latency', 'dead_peer']);
     for (const definition of FAULTS.values()) {
@@ -43,6 +57,35 @@ describe('the fault registry', () => {
     expect(() => createFault({ kind: 'broker_close' }, { proxy })).toThrow(/fault broker_close must be given actions on the broker/);
     expect(() => createFault({ kind: 'node_pause' }, { proxy })).toThrow(/a broker node of the harness/);
     expect(faultDefinition('consumer_cancel').expected).toBe('consumer_cancelled');
+  });
+
+  it('records the toxic a proxy fault is made of, as the kind builds it', () => {
+    expect(createFault({ kind: 'partition' }, { proxy }).toxic).toBe('timeout');
+    expect(createFault({ kind: 'dead_peer' }, { proxy }).toxic).toBe('timeout');
+    expect(createFault({ kind: 'reset_peer' }, { proxy }).toxic).toBe('reset_peer');
+    expect(createFault({ kind: 'latency' }, { proxy }).toxic).toBe('latency');
+  });
+
+  it('says which broker each kind can act on: the shared one, a node of its own or the cluster', () => {
+    const brokerOf = (kind: string) => faultDefinition(kind).broker;
+    expect([
+      brokerOf('reset_peer'),
+      brokerOf('broker_close'),
+      brokerOf('alarm'),
+      brokerOf('node_pause'),
+      brokerOf('rolling_restart'),
+    ]).toEqual(['shared', 'shared', 'own_node', 'own_node', 'cluster']);
+    // A fault that acts on a whole node never runs on the shared broker.
+    for (const definition of FAULTS.values()) if (definition.layer === 'node') expect(definition.broker).not.toBe('shared');
+  });
+
+  it('keeps no list of kinds in the raw result schema: the registry is the one list', () => {
+    const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/raw-result.schema.json'), 'utf8'));
+    const kind = schema.$defs.fault.properties.kind;
+    for (const name of FAULT_KIND_NAMES) {
+      expect(name).toMatch(new RegExp(kind.pattern));
+      expect(kind.description).not.toContain(name);
+    }
   });
 
   it('knows what a client may receive once: the raw result schema lists the same kinds', () => {

@@ -10,6 +10,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { bounded } from '../bounded';
+import { amqplibFaultWords } from '../amqplib/library';
 import { classifyFault } from '../faults';
 import { ClientFaultError, PublishNackedError } from '../types';
 
@@ -46,7 +47,7 @@ function faultError(owner: WrapperOwner, what: string, error: unknown): ClientFa
   const outage = owner.currentFault;
   return outage
     ? new ClientFaultError(`${what}: ${message} (connection lost: ${outage.message})`, outage.detectedNs, outage.kind, { cause: error })
-    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error), { cause: error });
+    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, amqplibFaultWords), { cause: error });
 }
 
 /** A new wrapper, tracked for readiness; its 'error' events (failed setups) are kept, never thrown. */

@@ -11,7 +11,9 @@ import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
 import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
 import { socketOf } from '../amqplib/common';
+import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
+import { classifyFault, type FaultKind } from '../faults';
 import { AcmConsumer, AcmPublisher, type WrapperBinding, type WrapperOwner } from './channels';
 
 /** Bound on the library's polite close (it waits for a connect attempt in flight, then for CloseOk; a dead peer never answers). */
@@ -137,6 +139,10 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
   forget(binding: WrapperBinding): void {
     this.bindings.delete(binding);
     this.bindingReady();
+  }
+
+  protected override faultKindOf(error: unknown): FaultKind {
+    return classifyFault(error, amqplibFaultWords);
   }
 
   private onLibraryConnect(): void {

@@ -8,6 +8,7 @@ import type { ChannelModel } from 'amqplib';
 import { nowNs } from '../../measure/clock';
 import type { ClientFault } from '../api';
 import { classifyFault, faultMessage } from '../faults';
+import { amqplibFaultWords } from './library';
 import { ClientFaultError, PublishNackedError } from '../types';
 
 /** What the broker did to one binding while its connection stayed up, as amqplib told it. */
@@ -72,5 +73,5 @@ export function publishError(owner: ChannelOwner, loss: ChannelLoss | undefined,
   if (loss) return lossError(loss);
   const message = faultMessage(error);
   if (message === NACKED) return new PublishNackedError(`${what}: the broker nacked it (basic.nack)`, nowNs(), { cause: error });
-  return new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error), { cause: error });
+  return new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, amqplibFaultWords), { cause: error });
 }

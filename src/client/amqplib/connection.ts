@@ -11,11 +11,12 @@ import { TimeoutError } from '../../errors';
 import { elapsedMs, nowNs } from '../../measure/clock';
 import type { ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
 import { ConnectionBase } from '../connectionBase';
-import type { FaultKind } from '../faults';
+import { classifyFault, type FaultKind } from '../faults';
 import type { ChannelBinding, ChannelLoss, ChannelOwner } from './binding';
 import { socketOf } from './common';
 import { AmqplibConsumer } from './consumer';
 import { AmqplibPublisher } from './publisher';
+import { amqplibFaultWords } from './library';
 
 /** The connection-level events both adapters map, on a ChannelModel or amqplib's recovering model. */
 interface BlockingEvents {
@@ -68,6 +69,10 @@ export abstract class AmqplibConnectionBase extends ConnectionBase implements Ch
   protected mapBlocking(source: BlockingEvents, current: () => boolean): void {
     source.on('blocked', (reason: string) => current() && this.reportSignal('blocked', reason));
     source.on('unblocked', () => current() && this.reportSignal('unblocked', undefined));
+  }
+
+  protected override faultKindOf(error: unknown): FaultKind {
+    return classifyFault(error, amqplibFaultWords);
   }
 
   protected override reportFault(error: unknown, kind?: FaultKind): void {

@@ -19,7 +19,7 @@
  *   not queue publishes (its client is closed until reconnected), and neither does the adapter.
  * - One URL: `AMQPSession.connect` takes one and reconnects to it.
  */
-import { AMQPSession, type AMQPClient } from './library';
+import { AMQPSession, type AMQPClient } from './amqpClient';
 import type { Socket } from 'node:net';
 import { TimeoutError } from '../../errors';
 import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher, SignalKind } from '../api';

@@ -18,7 +18,7 @@
  * cancel of a subscription is seen only in its consumer's `wait()`: the `consumer_cancelled`
  * signal, and the subscription is no longer healthy. The adapter re-consumes nothing.
  */
-import type { AMQPExchange, AMQPMessage, AMQPQueue, AMQPSession, AMQPSubscription } from './library';
+import type { AMQPExchange, AMQPMessage, AMQPQueue, AMQPSession, AMQPSubscription } from './amqpClient';
 import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions, SignalKind } from '../api';
 import { bounded } from '../bounded';

@@ -1,20 +1,14 @@
 /**
- * @cloudamqp/amqp-client, loaded once for the adapter. The package is ESM-first
- * (`"type": "module"`) and also ships a CommonJS build, which its exports map hands to
- * `require`; this project compiles to CommonJS, so the code is required here, and its types
- * (one set of declarations, written as ESM) are imported in `import` resolution mode.
+ * @cloudamqp/amqp-client through its AMQPSession (./adapter.ts). Its errors are all one class
+ * without a code, and the common words (`Socket closed`, the socket's own `read ECONNRESET`,
+ * `Heartbeat timeout`) already read them: it declares no words of its own.
  */
-import type * as Cloudamqp from '@cloudamqp/amqp-client' with { 'resolution-mode': 'import' };
+import { defineClientLibrary } from '../api';
+import type * as Adapter from './adapter';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS build; a static import of the ESM declarations is refused under node16 resolution
-const library = require('@cloudamqp/amqp-client') as typeof Cloudamqp;
-
-export const { AMQPSession, AMQPClient } = library;
-export type AMQPSession = Cloudamqp.AMQPSession;
-export type AMQPClient = Cloudamqp.AMQPClient;
-export type AMQPExchange = Cloudamqp.AMQPExchange;
-export type AMQPMessage = Cloudamqp.AMQPMessage;
-export type AMQPQueue = Cloudamqp.AMQPQueue;
-export type AMQPSubscription = Cloudamqp.AMQPSubscription;
-export type AMQPSessionOptions = Cloudamqp.AMQPSessionOptions;
-export type AMQPTlsOptions = Cloudamqp.AMQPTlsOptions;
+export const cloudamqpLibrary = defineClientLibrary({
+  packages: ['@cloudamqp/amqp-client'],
+  clients: {
+    cloudamqp: () => (require('./adapter') as typeof Adapter).cloudamqpAdapter,
+  },
+});

@@ -6,7 +6,7 @@
  */
 import type { ClientProfile } from '../api';
 import { NORMALISED_SETTINGS } from '../api';
-import type { AMQPSessionOptions, AMQPTlsOptions } from './library';
+import type { AMQPSessionOptions, AMQPTlsOptions } from './amqpClient';
 
 /** The library's own values where a user passes nothing. */
 export const CLOUDAMQP_DEFAULTS = Object.freeze({

@@ -7,7 +7,7 @@
  * `ondisconnect` on a reset).
  */
 import type { Socket } from 'node:net';
-import { AMQPClient, type AMQPSession } from './library';
+import { AMQPClient, type AMQPSession } from './amqpClient';
 
 /**
  * The session's `AMQPClient`.

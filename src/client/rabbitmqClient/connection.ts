@@ -33,6 +33,7 @@ import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publ
 import { bounded } from '../bounded';
 import { ConnectionBase } from '../connectionBase';
 import { classifyFault, type FaultKind } from '../faults';
+import { rabbitmqClientFaultWords } from './library';
 import { ClientFaultError } from '../types';
 import { RabbitmqClientConsumer, type ConsumerOwner } from './consumer';
 import { RabbitmqClientPublisher, type PublisherOwner } from './publisher';
@@ -181,7 +182,7 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
 
   /** On a live connection a channel error is its channel's close, whatever its words (`CH_CLOSE 'channel is closed'` too). */
   private kindOf(error: unknown): FaultKind {
-    return isChannelError(error) ? 'channel_closed' : classifyFault(error);
+    return isChannelError(error) ? 'channel_closed' : classifyFault(error, rabbitmqClientFaultWords);
   }
 
   private onLibraryError(error: unknown): void {
@@ -195,6 +196,10 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     // write error of an old channel can arrive once it is connected again.
     if (this.rabbit.ready) return;
     this.lost(error);
+  }
+
+  protected override faultKindOf(error: unknown): FaultKind {
+    return classifyFault(error, rabbitmqClientFaultWords);
   }
 
   /** The connection failed (reported once per outage by `reportFault`). */

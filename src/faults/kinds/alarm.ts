@@ -13,6 +13,7 @@ export const alarm: FaultDefinition<Record<string, never>> = {
   kind: 'alarm',
   label: 'Resource alarm (publishers blocked)',
   layer: 'broker',
+  broker: 'own_node',
   description: 'a memory alarm on the node: publishers are blocked (connection.blocked) until it clears',
   argument: null,
   defaults: {},

@@ -12,6 +12,7 @@ export const brokerClose: FaultDefinition<Record<string, never>> = {
   kind: 'broker_close',
   label: 'Broker closes the connection',
   layer: 'broker',
+  broker: 'shared',
   description: 'the broker closes each client connection with connection.close 320 (CONNECTION_FORCED)',
   argument: null,
   defaults: {},

@@ -14,6 +14,7 @@ export const channelError: FaultDefinition<Record<string, never>> = {
   kind: 'channel_error',
   label: 'Server closes a channel (404)',
   layer: 'broker',
+  broker: 'shared',
   description: "the publish exchange is deleted: the broker closes the client's publishing channel with 404 NOT_FOUND",
   argument: null,
   defaults: {},

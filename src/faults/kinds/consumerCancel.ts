@@ -13,6 +13,7 @@ export const consumerCancel: FaultDefinition<Record<string, never>> = {
   kind: 'consumer_cancel',
   label: 'Server cancels the consumer',
   layer: 'broker',
+  broker: 'shared',
   description: "the consumed queue is deleted (and declared again): the broker cancels the client's consumer (basic.cancel)",
   argument: null,
   defaults: {},

@@ -12,6 +12,7 @@ export const deadPeer: FaultDefinition<Record<string, never>> = {
   kind: 'dead_peer',
   label: 'Dead peer (silence)',
   layer: 'network',
+  broker: 'shared',
   description: 'every byte is dropped both ways and nothing is closed: only heartbeats or TCP keepalive can tell',
   argument: null,
   defaults: {},

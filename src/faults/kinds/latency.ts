@@ -21,6 +21,7 @@ export const latency: FaultDefinition<LatencyOptions> = {
   kind: 'latency',
   label: 'Slow network',
   layer: 'network',
+  broker: 'shared',
   description: 'every chunk from the broker is delayed (order kept)',
   argument: 'delay, optionally with jitter: 200ms or 200ms~50ms',
   defaults: { latency_ms: 200, jitter_ms: 0, armed: false },

@@ -11,6 +11,7 @@ export const nodeKill: FaultDefinition<Record<string, never>> = {
   kind: 'node_kill',
   label: 'Node killed',
   layer: 'node',
+  broker: 'own_node',
   description: 'kill -9 of a cluster node; undone by starting it again',
   argument: null,
   defaults: {},

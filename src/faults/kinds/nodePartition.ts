@@ -12,6 +12,7 @@ export const nodePartition: FaultDefinition<Record<string, never>> = {
   kind: 'node_partition',
   label: 'Node partitioned',
   layer: 'node',
+  broker: 'own_node',
   description: "a cluster node's proxy entry drops every byte both ways; the node stays in the cluster",
   argument: null,
   defaults: {},

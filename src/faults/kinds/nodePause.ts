@@ -11,6 +11,7 @@ export const nodePause: FaultDefinition<Record<string, never>> = {
   kind: 'node_pause',
   label: 'Broker node paused',
   layer: 'node',
+  broker: 'own_node',
   description: 'the broker node is frozen (SIGSTOP), then continued (SIGCONT): silence, not a close',
   argument: null,
   defaults: {},

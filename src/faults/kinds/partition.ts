@@ -18,6 +18,7 @@ export const partition: FaultDefinition<PartitionOptions> = {
   kind: 'partition',
   label: 'Partition',
   layer: 'network',
+  broker: 'shared',
   description: 'the proxy drops every byte both ways; an idle connection is closed after the timeout',
   argument: 'idle time before the proxy closes a connection, e.g. 100ms (0: never)',
   defaults: { timeout_ms: 100 },

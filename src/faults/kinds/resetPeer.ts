@@ -19,6 +19,7 @@ export const resetPeer: FaultDefinition<ResetPeerOptions> = {
   kind: 'reset_peer',
   label: 'TCP reset',
   layer: 'network',
+  broker: 'shared',
   description: 'the proxy resets every client connection (TCP RST) on the next data from the broker',
   argument: 'delay before the reset, e.g. 0ms (default 0)',
   defaults: { timeout_ms: 0, armed: true },

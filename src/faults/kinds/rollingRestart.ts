@@ -13,6 +13,7 @@ export const rollingRestart: FaultDefinition<Record<string, never>> = {
   kind: 'rolling_restart',
   label: 'Rolling restart',
   layer: 'node',
+  broker: 'cluster',
   description: 'every cluster node in turn stopped gracefully and started again',
   argument: null,
   defaults: {},

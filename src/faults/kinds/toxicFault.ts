@@ -26,6 +26,7 @@ export function toxicFault(definition: FaultDefinition, options: FaultOptions, p
     kind: definition.kind,
     definition,
     target: { type: 'proxy_entry', name: plan.proxy.name },
+    toxic: [...new Set(plan.specs.map((spec) => spec.type))].join('+'),
     parameters: options,
     hits,
     steps: [],
