@@ -37,7 +37,7 @@ const clean = rawResult({
 const matrixCell = rawResult({
   name: 'fault_matrix_broker_close',
   category: 'faults',
-  test_id: 'benchmarks/bench_fault_matrix.bench.ts::cloudamqp (defaults)::TestFaultMatrix::test_fault_broker_close',
+  test_id: 'benchmarks/bench_matrix.bench.ts::cloudamqp (defaults)::TestFaultMatrix::test_fault_broker_close',
   parameters: client('cloudamqp'),
   details: {
     kind: 'fault_matrix',
@@ -85,7 +85,7 @@ describe('the report’s Findings', () => {
       [
         failed(unhandled.test_id, 'expect(received).toEqual(expected)'),
         failed(
-          'benchmarks/bench_recovery_latency.bench.ts::amqplib (defaults)::TestRecoveryLatency::test_recovery_after_reset_peer[10]',
+          'benchmarks/bench_recovery.bench.ts::amqplib (defaults)::TestRecoveryLatency::test_recovery_after_reset_peer[10]',
           'WorkerError: threads failed to connect through the proxy: thread 0: ECONNREFUSED',
         ),
       ],

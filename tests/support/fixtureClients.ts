@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { ClientSpec } from '../../src/client/api';
-import { loadAdapterModule } from '../../src/client/external';
+import { loadClientModule } from '../../src/client/registry';
 import type { RawResult, ResultDraft } from '../../src/results/rawResult';
 
 const ADAPTERS = path.resolve(__dirname, '../fixtures/adapters');
@@ -12,7 +12,7 @@ const ADAPTERS = path.resolve(__dirname, '../fixtures/adapters');
 /** The spec of `tests/fixtures/adapters/<file>` (its adapter's own name, the defaults profile). */
 export function fixtureClient(file: string): ClientSpec {
   const module = path.join(ADAPTERS, file);
-  return { name: loadAdapterModule(module).name, profile: 'defaults', module };
+  return { name: loadClientModule(module).name, profile: 'defaults', module };
 }
 
 /** What a suite's measure call records, kept in memory (no raw-results folder): the last draft recorded. */
