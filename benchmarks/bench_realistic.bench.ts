@@ -58,7 +58,6 @@ function massiveConsumers(consumers: number, messages: number, roundBoundMs: num
   return {
     test: 'test_massive_consumers',
     scenario: 'massive_consumers',
-    category: 'scalability',
     workload: { consumers, maxConsumerThreads: 4, roundBoundMs, rounds: rounds(Math.min(messages, 1000), 3, messages) },
     layout: ['consumers', 'worker_threads', 'producer_threads', 'prefetch', 'message_bytes'],
     parameters: { messages, rounds: 3 },
@@ -84,7 +83,6 @@ const ROWS: readonly RealisticRow[] = [
   {
     test: 'test_concurrent_produce_consume',
     scenario: 'realistic_concurrent_produce_consume',
-    category: 'scalability',
     workload: { rounds: rounds(2000, 3, 10_000) },
     layout: ['consumers', 'consumer_threads', 'producer_threads', 'prefetch', 'message_bytes'],
     parameters: { messages_per_round: 10_000, rounds: 3 },
@@ -100,7 +98,6 @@ const ROWS: readonly RealisticRow[] = [
   {
     test: 'test_burst_traffic',
     scenario: 'realistic_burst_traffic',
-    category: 'scalability',
     workload: { rounds: rounds(500, BURST.bursts, BURST.messages, 'burst', BURST.gapMs) },
     layout: ['consumers', 'consumer_threads', 'producer_threads'],
     parameters: { bursts: BURST.bursts, messages_per_burst: BURST.messages, idle_gap_ms: BURST.gapMs },
@@ -128,7 +125,6 @@ const ROWS: readonly RealisticRow[] = [
   {
     test: 'test_workload_under_periodic_resets',
     scenario: 'realistic_periodic_resets',
-    category: 'resilience',
     workload: {
       confirms: true,
       recover: true,
@@ -170,7 +166,6 @@ const ROWS: readonly RealisticRow[] = [
   {
     test: 'test_workload_under_latency',
     scenario: 'realistic_latency',
-    category: 'resilience',
     workload: {
       producerThreads: 1,
       rounds: [
@@ -224,7 +219,6 @@ const ROWS: readonly RealisticRow[] = [
   {
     test: 'test_recovery_correctness_sequence_numbers',
     scenario: 'realistic_recovery_correctness',
-    category: 'resilience',
     workload: {
       confirms: true,
       persistent: true,

@@ -15,7 +15,7 @@ import type { ClientSpec } from '../src/client/api';
 import { replicatesOr } from '../src/config';
 import { measureRecoveryScenario, type RecoveryScenarioRow } from '../src/recovery/measureScenario';
 import { bareFloorMismatch, measureRecoveryOverhead } from '../src/recovery/overhead';
-import { recoveryOverheadResult } from '../src/recovery/overheadResult';
+import { recoveryOverheadProgress, recoveryOverheadResult } from '../src/recovery/overheadResult';
 import { markedTest, withMarkers, type MarkedRow } from '../src/testing';
 
 const TEST_TIMEOUT_MS = 300_000;
@@ -114,9 +114,6 @@ forEachClient((client) =>
  */
 const OVERHEAD_PAIRS = replicatesOr(5);
 
-const msText = (value: number | null | undefined): string => (typeof value === 'number' ? `${value} ms` : 'n/a');
-const percentText = (value: number | null | undefined): string => (typeof value === 'number' ? `${value}%` : 'n/a');
-
 forEachClient((client) =>
   describe('TestRecoveryHarnessOverhead', () => {
     // The floor is plain amqplib with the harness loop's 10 ms retry: the harness's overhead only for that configuration.
@@ -140,12 +137,9 @@ forEachClient((client) =>
         });
         const draft = recoveryOverheadResult(outcome);
         const fields = clientFields(client);
-        const m = draft.metrics;
         recordResult(
           { ...draft, parameters: { ...draft.parameters, ...fields.parameters }, client: fields.client },
-          `propagation harness ${msText(m.harness_propagation_ms?.value)} vs bare ${msText(m.bare_propagation_ms?.value)} (ratio ${percentText(m.propagation_ratio_percent?.value)}), ` +
-            `recovery after removal harness ${msText(m.harness_recovery_after_removal_ms?.value)} vs bare ${msText(m.bare_recovery_after_removal_ms?.value)} (ratio ${percentText(m.recovery_after_removal_ratio_percent?.value)}); ` +
-            `fault spread harness ${msText(m.harness_fault_spread_ms?.value)}, bare ${msText(m.bare_fault_spread_ms?.value)}; medians of ${outcome.pairs.length} pairs, ratios ${draft.samples?.propagation_ratio_percent?.join('%, ')}% / ${draft.samples?.recovery_after_removal_ratio_percent?.join('%, ')}%`,
+          recoveryOverheadProgress(draft),
         );
 
         // Correctness on both sides, in every pair; the ratios are recorded, not asserted.

@@ -26,6 +26,7 @@ import type { ClientSpec } from '../src/client/api';
 import type { ResultDraft } from '../src/results/rawResult';
 import { mergeHistograms, summarizeMs } from '../src/measure/histogram';
 import { runReplicates } from '../src/results/replicates';
+import { describeTargetVerdict } from '../src/results/targetVerdict';
 import { markedTest, withMarkers } from '../src/testing';
 import { replicatesOr } from '../src/config';
 import { measurePublishThroughput, measuredRounds } from '../src/throughput/measure';
@@ -170,7 +171,7 @@ forEachClient((client) =>
         recordResult(
           draft,
           `harness ${rate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${rate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
-            `ratio ${draft.metrics.ratio_percent?.value}% (median of ${outcomes.length} replicates of ${OVERHEAD_PAIRS} pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); replicates ${draft.replicates?.ratio_percent?.join('%, ')}%`,
+            `ratio ${draft.metrics.ratio_percent?.value}% (median of ${outcomes.length} replicates of ${OVERHEAD_PAIRS} pairs; ${target ? describeTargetVerdict(target) : 'no target'}); replicates ${draft.replicates?.ratio_percent?.join('%, ')}%`,
         );
 
         // The ratio is recorded, not asserted (speed goals never fail a run on a shared machine).
@@ -311,7 +312,7 @@ forEachClient((client) =>
         recordResult(
           withClient(draft, client),
           `harness ${msgRate(draft.metrics.harness_msgs_per_sec?.value)} vs bare ${msgRate(draft.metrics.bare_msgs_per_sec?.value)}: ` +
-            `ratio ${draft.metrics.ratio_percent?.value}% (median of ${draft.samples?.ratio_percent?.length} clean pairs; target >= ${target?.threshold}%: ${target?.met ? 'met' : 'missed'}); ` +
+            `ratio ${draft.metrics.ratio_percent?.value}% (median of ${draft.samples?.ratio_percent?.length} clean pairs; ${target ? describeTargetVerdict(target) : 'no target'}); ` +
             `pairs ${draft.samples?.ratio_percent?.join('%, ')}%; producer-bound pairs ${draft.metrics.producer_bound_pairs?.value}; ` +
             `CPU per message harness ${draft.metrics.harness_cpu_us_per_msg?.value ?? 'n/a'} µs vs bare ${draft.metrics.bare_cpu_us_per_msg?.value ?? 'n/a'} µs (efficiency ${draft.metrics.cpu_efficiency_percent?.value ?? 'n/a'}%)`,
         );

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from './errors';
-import type { Category, Direction } from './results/rawResult';
+import type { Direction } from './results/rawResult';
 
 export const METRIC_FAMILIES = ['throughput', 'latency', 'recovery', 'counts'] as const;
 /** `throughput`: rates and their ratios; `latency`: times of traffic; `recovery`: times of fault scenarios; `counts`: errors, losses, events. */
@@ -52,16 +52,17 @@ export const DEFAULT_MINIMUM_EFFECTS: MinimumEffects = Object.freeze({
 });
 
 /**
- * The family of a metric, from its unit, name and result category (first rule that applies):
- * counts (unit `count`, or a `%` of losses), throughput (a rate `.../s`, a `*_per_sec` or
- * `*throughput*` name, or any other `%`), recovery (a time in a `recovery` or `resilience`
- * result), latency (everything else).
+ * The family of a metric, from its unit, its name and whether its result's times are recovery
+ * figures (the scenario descriptors say: src/scenarios/catalogue.ts `timesAreRecovery`), first rule
+ * that applies: counts (unit `count`, or a `%` of losses), throughput (a rate `.../s`, a
+ * `*_per_sec` or `*throughput*` name, or any other `%`), recovery (a time of a result whose times
+ * are recovery figures), latency (everything else).
  */
-export function familyOf(metric: string, unit: string, category: Category, direction: Direction = 'none'): MetricFamily {
+export function familyOf(metric: string, unit: string, timesAreRecovery: boolean, direction: Direction = 'none'): MetricFamily {
   if (unit === 'count' || (unit === '%' && /loss|lost|error|duplicate/.test(metric))) return 'counts';
   if (unit.endsWith('/s') || /_per_sec|throughput/.test(metric) || unit === '%' || (direction === 'higher' && unit !== 'ms'))
     return 'throughput';
-  if (category === 'recovery' || category === 'resilience') return 'recovery';
+  if (timesAreRecovery) return 'recovery';
   return 'latency';
 }
 

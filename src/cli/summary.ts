@@ -78,16 +78,21 @@ export function keyFigureLines(archive: RunArchive): string[] {
   const checks = targetChecks(archive.results, archive.key_metrics);
   if (checks.length > 0) {
     // Upper bounds are left unscored on purpose, inconclusive ones are not misses: counted apart, never listed as missed.
-    const unscored = checks.filter((check) => check.met === null && check.reason !== undefined && !check.inconclusive);
+    const unscored = checks.filter((check) => check.met === null && check.reason !== undefined && !check.inconclusive && !check.differ);
     const inconclusive = checks.filter((check) => check.inconclusive);
-    const scored = checks.filter((check) => !unscored.includes(check) && !inconclusive.includes(check));
+    const differ = checks.filter((check) => check.differ);
+    const scored = checks.filter((check) => !unscored.includes(check) && !inconclusive.includes(check) && !differ.includes(check));
     const met = scored.filter((check) => check.met === true).length;
     const missed = scored.filter((check) => check.met !== true);
     const unscoredText =
       unscored.length > 0 ? `; ${unscored.length} not scored (upper bounds or not the fault they are about; the report says why)` : '';
     const inconclusiveText = inconclusive.length > 0 ? `; ${inconclusive.length} inconclusive (the interval straddles the target)` : '';
-    lines.push(`targets     ${met} of ${scored.length} met${inconclusiveText}${unscoredText}${missed.length > 0 ? `; missed:` : ''}`);
-    for (const check of inconclusive.slice(0, MAX_MISSED_LINES)) lines.push(`  ? ${describeCheck(check)}: ${check.reason}`);
+    const differText =
+      differ.length > 0 ? `; ${differ.length} with two sides that differ (a harness/bare check that compared different work)` : '';
+    lines.push(
+      `targets     ${met} of ${scored.length} met${inconclusiveText}${differText}${unscoredText}${missed.length > 0 ? `; missed:` : ''}`,
+    );
+    for (const check of [...inconclusive, ...differ].slice(0, MAX_MISSED_LINES)) lines.push(`  ? ${describeCheck(check)}: ${check.reason}`);
     for (const check of missed.slice(0, MAX_MISSED_LINES))
       lines.push(`  ✗ ${describeCheck(check)}${check.met === null ? ' (no value)' : ''}`);
     if (missed.length > MAX_MISSED_LINES) lines.push(`  … ${missed.length - MAX_MISSED_LINES} more in the report`);

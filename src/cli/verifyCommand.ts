@@ -76,18 +76,7 @@ export async function runVerify(
   const config = getConfig();
   const folder = input.output ? path.resolve(cwd, input.output) : path.join(config.reportsDir, 'verify');
   // Bad --aa options are found before anything runs.
-  const aaOptions =
-    input.aa === undefined || input.aa === false
-      ? null
-      : resolveAaOptions(
-          {
-            runs: input.aa === true ? '3' : input.aa,
-            threshold: input.threshold,
-            maxFalseAlarms: input.maxFalseAlarms,
-            output: path.join(folder, `aa-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`),
-          },
-          cwd,
-        );
+  const aaOptions = aaOptionsOf(input, folder, cwd);
   const run = {
     ...resolveRunOptions({ markers: VERIFY_MARKERS, testName: input.testName, clients: input.clients }, config, cwd),
     reportsDir: folder,
@@ -96,33 +85,17 @@ export async function runVerify(
   };
   fs.mkdirSync(folder, { recursive: true });
   const startedAt = new Date();
-
-  // A proxy entry on a port of its own, so the capture sees this run's connections only. Without a
-  // capture the configured entry is used as it is (a Toxiproxy in a container listens where it was told).
-  const port = await freePort();
-  const captureFile = path.join(folder, `rst-${port}.tsv`);
-  const capture = input.capture === false ? { skipped: 'left out (--no-capture)' } : await startRstCapture(port, captureFile);
-  log(`bench verify: witnesses and the capture scenario (markers "${VERIFY_MARKERS}") into ${folder}`);
-  log(`bench verify: packet capture of port ${port}: ${'skipped' in capture ? `skipped: ${capture.skipped}` : 'running (tshark)'}`);
-  const restoreEnv =
-    'skipped' in capture ? () => undefined : setEnv({ BENCH_PROXY_LISTEN: `127.0.0.1:${port}`, BENCH_PROXY_NAME: 'rabbitmq-verify' });
-  let exitCode: number;
-  let captured = '';
-  try {
-    exitCode = await runBenchmarks(run, log);
-  } finally {
-    restoreEnv();
-    if (!('skipped' in capture)) captured = await capture.stop();
-  }
-  if (exitCode === 130) return 130;
+  const measured = await runWitnesses(run, folder, input.capture !== false, log);
+  if (measured.exitCode === 130) return 130;
 
   const archive = latestArchiveSince(folder, startedAt);
   const results = archive?.results ?? [];
   const checks = witnessChecks(results);
+  const { capture, captured } = measured;
   const captureCheck =
     'skipped' in capture
       ? { status: 'skipped' as const, detail: capture.skipped }
-      : captureVerdict(results.flatMap((result) => checkResult(result, readRstCapture(captured, port))));
+      : captureVerdict(results.flatMap((result) => checkResult(result, readRstCapture(captured, capture.port))));
 
   let aa: Verification['aa'] = null;
   if (aaOptions) {
@@ -151,18 +124,61 @@ export async function runVerify(
     aa,
     verdict: verificationVerdict(checks, captureCheck, aa, true),
   };
-  if (exitCode !== 0 && verification.verdict === 'sound') verification.verdict = 'incomplete';
+  if (measured.exitCode !== 0 && verification.verdict === 'sound') verification.verdict = 'incomplete';
   appendVerification(config.reportsDir, verification, { secrets: secretsOf(config.amqpUrl) });
   log('');
-  log(formatVerification(verification, exitCode));
+  log(formatVerification(verification, measured.exitCode));
   log(`bench verify: recorded in ${verificationsPath(config.reportsDir)}; reports of this build cite it`);
   return verification.verdict === 'sound' || verification.verdict === 'inconclusive' ? 0 : 1;
+}
+
+/** The A/A check's options when asked for (`--aa`), resolved now so that bad ones stop the command before anything runs. */
+function aaOptionsOf(input: VerifyCommandInput, folder: string, cwd: string) {
+  if (input.aa === undefined || input.aa === false) return null;
+  return resolveAaOptions(
+    {
+      runs: input.aa === true ? '3' : input.aa,
+      threshold: input.threshold,
+      maxFalseAlarms: input.maxFalseAlarms,
+      output: path.join(folder, `aa-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`),
+    },
+    cwd,
+  );
+}
+
+/**
+ * Runs the witnesses and the capture scenario; with a capture, through a proxy entry on a port of
+ * its own, so the capture sees this run's connections only. Without one the configured entry is
+ * used as it is (a Toxiproxy in a container listens where it was told).
+ */
+async function runWitnesses(
+  run: Parameters<typeof runBenchmarks>[0],
+  folder: string,
+  withCapture: boolean,
+  log: (line: string) => void,
+): Promise<{ exitCode: number; capture: { skipped: string } | { port: number }; captured: string }> {
+  const port = await freePort();
+  const capture = withCapture ? await startRstCapture(port, path.join(folder, `rst-${port}.tsv`)) : { skipped: 'left out (--no-capture)' };
+  log(`bench verify: witnesses and the capture scenario (markers "${VERIFY_MARKERS}") into ${folder}`);
+  log(`bench verify: packet capture of port ${port}: ${'skipped' in capture ? `skipped: ${capture.skipped}` : 'running (tshark)'}`);
+  if ('skipped' in capture) return { exitCode: await runBenchmarks(run, log), capture, captured: '' };
+  const restoreEnv = setEnv({ BENCH_PROXY_LISTEN: `127.0.0.1:${port}`, BENCH_PROXY_NAME: 'rabbitmq-verify' });
+  let exitCode: number;
+  let captured: string;
+  try {
+    exitCode = await runBenchmarks(run, log);
+  } finally {
+    restoreEnv();
+    // Stopped whatever happened: tshark never outlives the command.
+    captured = await capture.stop();
+  }
+  return { exitCode, capture: { port }, captured };
 }
 
 /** The verification in the terminal: one line per check, the capture, the A/A check, the verdict. */
 export function formatVerification(verification: Verification, runExitCode: number): string {
   const round = (value: number) => Number(value.toPrecision(4));
-  const mark = { met: '✅', missed: '❌', inconclusive: '➖', 'no value': '⚠️' } as const;
+  const mark = { met: '✅', missed: '❌', inconclusive: '➖', differ: '≠', 'no value': '⚠️' } as const;
   const lines = ['Harness verification', ''];
   for (const check of verification.checks) {
     const interval =
@@ -170,8 +186,10 @@ export function formatVerification(verification: Verification, runExitCode: numb
         ? ` (interval ${round(check.interval.low)}–${round(check.interval.high)}, n=${check.interval.n})`
         : '';
     lines.push(
-      `${mark[check.verdict]} ${check.label} · ${check.configuration}: ${check.metric} ${check.value === null ? 'n/a' : round(check.value)} ${check.unit}${interval}, target ${check.comparator} ${check.threshold} ${check.unit}`,
+      `${mark[check.verdict]} ${check.label} · ${check.configuration}: ${check.metric} ${check.value === null ? 'n/a' : round(check.value)} ${check.unit}${interval}, target ${check.comparator} ${check.threshold} ${check.unit}: ${check.verdict === 'differ' ? 'the two sides differ' : check.verdict}`,
     );
+    // The sides' own figures where the ratio alone would mislead (two sides that differ).
+    if (check.verdict === 'differ' && check.detail) lines.push(`    ${check.detail}`);
   }
   if (verification.checks.length === 0) lines.push('⚠️ no witness produced a result');
   const captureMark = { agreed: '✅', disagreed: '❌', skipped: '➖' } as const;

@@ -39,7 +39,6 @@ export interface RealisticRow {
   readonly test: string;
   /** The result family (its descriptor: src/scenarios/realistic.ts). */
   readonly scenario: string;
-  readonly category: ResultDraft['category'];
   /** The workload's changes to the suite's defaults (rounds at least). */
   readonly workload: Partial<Omit<WorkloadInput, 'directUrl' | 'consumerUrl' | 'producerUrl' | 'hooks' | 'client'>> &
     Pick<WorkloadInput, 'rounds'>;
@@ -50,9 +49,7 @@ export interface RealisticRow {
   readonly layout: readonly LayoutParameter[];
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
   /** The row's own part of the result: its figures (or where the throughput ones go), notes, details. */
-  readonly result: (
-    run: MeasuredWorkload,
-  ) => Omit<RealisticDraftInput, 'scenario' | 'category' | 'clientFields' | 'run' | 'parameters' | 'verdict'>;
+  readonly result: (run: MeasuredWorkload) => Omit<RealisticDraftInput, 'scenario' | 'clientFields' | 'run' | 'parameters' | 'verdict'>;
   /** The progress line after the descriptor's label. */
   readonly progress: (run: MeasuredWorkload) => string;
   /** What the harness must have seen for the run to count (the fault acted): problems, empty when it did. */
@@ -97,7 +94,6 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
     realisticDraft({
       ...row.result(run),
       scenario: row.scenario,
-      category: row.category,
       clientFields: measurement.clientFields,
       run,
       parameters: { ...layoutParameters(row.layout, run), ...row.parameters },

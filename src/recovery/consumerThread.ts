@@ -66,25 +66,15 @@ async function runPhases(task: RecoveryTask): Promise<RecoveryThreadReport> {
   const board = new ThreadBoard(task.buffer, task.threads);
   const me = task.threadIndex;
   let client: DrainingConsumer | undefined;
-  let falseAlarms = 0;
+  const drained = { falseAlarms: 0 };
   const fail = (error: unknown): RecoveryThreadReport => {
     board.setInt(me, IntSlot.STATE, ThreadState.FAILED);
-    return { threadIndex: me, ...threadFailure(error), falseAlarms };
+    return { threadIndex: me, ...threadFailure(error), falseAlarms: drained.falseAlarms };
   };
 
   try {
     try {
-      const connection = await connectClient(task.client, {
-        urls: [task.url],
-        startBoundMs: task.phaseBoundMs,
-        connectionName: task.connectionName,
-      });
-      client = await DrainingConsumer.start(connection, task.queue).catch(async (error: unknown) => {
-        await connection.close();
-        throw error;
-      });
-      // The fault and recovery path compiled now, not at the fault (see rehearse).
-      await client.rehearse(task.roundTripTimeoutMs);
+      client = await connectAndRehearse(task);
     } finally {
       // Counted even on failure, so the main thread never waits for a thread that cannot come.
       board.setInt(me, IntSlot.LOCAL_PORT, client?.localPort ?? 0);
@@ -96,59 +86,96 @@ async function runPhases(task: RecoveryTask): Promise<RecoveryThreadReport> {
     if (!(await board.waitFor(Control.GO, 1, task.phaseBoundMs))) return fail(new HarnessBoundError('barrier never opened'));
     board.setInt(me, IntSlot.STATE, ThreadState.DRAINING);
 
-    let detection: { ns: bigint; cause: FaultKind } | undefined;
-    while (!detection && board.flag(Control.STOP) === 0) {
-      try {
-        const { deliveries } = await consumer.drainEvents(task.drainTimeoutMs);
-        board.addInt(me, IntSlot.DELIVERIES, deliveries);
-      } catch (error) {
-        if (error instanceof ClientFaultError) {
-          detection = { ns: error.detectedNs, cause: error.kind };
-        } else if (error instanceof DrainTimeoutError) {
-          if (board.flag(Control.INJECTED) === 0) {
-            falseAlarms += 1;
-            board.addInt(me, IntSlot.STALLS);
-            continue;
-          }
-          // Silence after the injection: this client gives up on the link, as a real one would.
-          consumer.destroyConnection('drain deadline passed');
-          detection = { ns: error.detectedNs, cause: 'deadline' };
-        } else {
-          throw error;
-        }
-      }
-    }
-    if (!detection) return { threadIndex: me, falseAlarms };
-
+    const detection = await drainUntilFault(consumer, task, board, drained);
+    if (!detection) return { threadIndex: me, falseAlarms: drained.falseAlarms };
     board.setTime(me, TimeSlot.DETECTED, detection.ns);
     board.setInt(me, IntSlot.CAUSE, RECEIVED_KIND_CODES[detection.cause]);
     board.setInt(me, IntSlot.STATE, ThreadState.DETECTED);
     board.count(Control.DETECTED);
 
     if (!(await board.waitFor(Control.TOXIC_REMOVED, 1, task.phaseBoundMs))) return fail(new HarnessBoundError('toxic was never removed'));
-    board.setTime(me, TimeSlot.RECOVERY_STARTED, nowNs());
-    board.setInt(me, IntSlot.STATE, ThreadState.RECOVERING);
-    const ensured = await consumer.ensureConnection(task.phaseBoundMs);
-    board.setInt(me, IntSlot.ATTEMPTS, ensured.attempts);
-    await consumer.roundTrip(task.roundTripTimeoutMs);
-    board.setTime(me, TimeSlot.RECOVERED, nowNs());
-    board.setInt(me, IntSlot.STATE, ThreadState.RECOVERED);
-    board.count(Control.RECOVERED);
-
-    // Stay a live consumer until the scenario ends (traffic keeps flowing; nothing piles up).
-    // A fault after recovery is not this scenario's fault: stop consuming quietly.
-    let live = true;
-    while (live && board.flag(Control.STOP) === 0) {
-      await consumer.drainEvents(100).catch((error: unknown) => {
-        live = error instanceof DrainTimeoutError;
-      });
-    }
-    return { threadIndex: me, falseAlarms };
+    await recover(consumer, task, board);
+    await consumeUntilStopped(consumer, board);
+    return { threadIndex: me, falseAlarms: drained.falseAlarms };
   } catch (error) {
     return fail(error);
   } finally {
     client?.stopWaiting();
     await client?.connection.close().catch(() => undefined);
     board.count(Control.FINISHED);
+  }
+}
+
+/** Connects the client under test, consumes the thread's queue, and runs the fault and recovery path once (see rehearse). */
+async function connectAndRehearse(task: RecoveryTask): Promise<DrainingConsumer> {
+  const connection = await connectClient(task.client, {
+    urls: [task.url],
+    startBoundMs: task.phaseBoundMs,
+    connectionName: task.connectionName,
+  });
+  const client = await DrainingConsumer.start(connection, task.queue).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
+  // The fault and recovery path compiled now, not at the fault (see rehearse).
+  await client.rehearse(task.roundTripTimeoutMs);
+  return client;
+}
+
+/**
+ * Drains deliveries until the connection fails (the client told us) or, once the main thread
+ * flagged the injection, until the thread's own drain deadline passes; undefined when told to stop
+ * first. A deadline before the injection is a false alarm, counted in `drained`.
+ */
+async function drainUntilFault(
+  consumer: DrainingConsumer,
+  task: RecoveryTask,
+  board: ThreadBoard,
+  drained: { falseAlarms: number },
+): Promise<{ ns: bigint; cause: FaultKind } | undefined> {
+  const me = task.threadIndex;
+  while (board.flag(Control.STOP) === 0) {
+    try {
+      const { deliveries } = await consumer.drainEvents(task.drainTimeoutMs);
+      board.addInt(me, IntSlot.DELIVERIES, deliveries);
+    } catch (error) {
+      if (error instanceof ClientFaultError) return { ns: error.detectedNs, cause: error.kind };
+      if (!(error instanceof DrainTimeoutError)) throw error;
+      if (board.flag(Control.INJECTED) === 0) {
+        drained.falseAlarms += 1;
+        board.addInt(me, IntSlot.STALLS);
+        continue;
+      }
+      // Silence after the injection: this client gives up on the link, as a real one would.
+      consumer.destroyConnection('drain deadline passed');
+      return { ns: error.detectedNs, cause: 'deadline' };
+    }
+  }
+  return undefined;
+}
+
+/** ensureConnection + a real message round trip, timed from the moment this thread heard the fault was removed. */
+async function recover(consumer: DrainingConsumer, task: RecoveryTask, board: ThreadBoard): Promise<void> {
+  const me = task.threadIndex;
+  board.setTime(me, TimeSlot.RECOVERY_STARTED, nowNs());
+  board.setInt(me, IntSlot.STATE, ThreadState.RECOVERING);
+  const ensured = await consumer.ensureConnection(task.phaseBoundMs);
+  board.setInt(me, IntSlot.ATTEMPTS, ensured.attempts);
+  await consumer.roundTrip(task.roundTripTimeoutMs);
+  board.setTime(me, TimeSlot.RECOVERED, nowNs());
+  board.setInt(me, IntSlot.STATE, ThreadState.RECOVERED);
+  board.count(Control.RECOVERED);
+}
+
+/**
+ * Stays a live consumer until the scenario ends (traffic keeps flowing; nothing piles up). A fault
+ * after recovery is not this scenario's fault: it stops consuming quietly.
+ */
+async function consumeUntilStopped(consumer: DrainingConsumer, board: ThreadBoard): Promise<void> {
+  let live = true;
+  while (live && board.flag(Control.STOP) === 0) {
+    await consumer.drainEvents(100).catch((error: unknown) => {
+      live = error instanceof DrainTimeoutError;
+    });
   }
 }

@@ -2,11 +2,19 @@
  * The harness's side of a recovery scenario: one consumer thread (consumerThread.ts) per
  * connection in a piscina pool, the client under test behind the client interface, talking to
  * the main thread through shared memory (board.ts).
+ *
+ * A measurement borrows its threads from the file's shelf of pools (src/workers/shelf.ts), so its
+ * later replicates run on threads that have been through a fault before; the harness/bare witness
+ * starts fresh threads every run instead (`startFreshHarnessConsumers`), as the bare floor starts
+ * a fresh process: at 50-100 threads, threads that had run the library's fault path once detected
+ * their own RST 3-8 ms after it, fresh ones 15-75 ms, so a witness mixing the two compared
+ * different work.
  */
 import path from 'node:path';
 import { WorkerError } from '../errors';
 import { sleep } from '../measure/clock';
 import { settleWithin } from '../workers/pool';
+import { startThreadPool, type ThreadPool } from '../workers/pool';
 import { borrowThreadPool } from '../workers/shelf';
 import { RECEIVED_KINDS } from '../client/faults';
 import { Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
@@ -18,10 +26,21 @@ const WARMUP_GRACE_MS = 10_000;
 
 const optionalNs = (ns: bigint): bigint | null => (ns === 0n ? null : ns);
 
+const CONSUMER_THREAD = path.join(__dirname, 'consumerThread.ts');
+
+/** The harness's threads, from the shelf of pools when a benchmark file keeps one (else fresh). */
 export function startHarnessConsumers(start: ConsumersStart): RecoveryConsumers {
+  return harnessConsumersOn(borrowThreadPool(CONSUMER_THREAD, start.threads), start);
+}
+
+/** The harness's threads on a pool started for this run alone (never the shelf's): what the bare floor has too. */
+export function startFreshHarnessConsumers(start: ConsumersStart): RecoveryConsumers {
+  return harnessConsumersOn(startThreadPool(CONSUMER_THREAD, start.threads), start);
+}
+
+function harnessConsumersOn(pool: ThreadPool, start: ConsumersStart): RecoveryConsumers {
   const { threads } = start;
   const board = new ThreadBoard(threads);
-  const pool = borrowThreadPool(path.join(__dirname, 'consumerThread.ts'), threads);
   const tasks = Array.from({ length: threads }, (_, threadIndex) =>
     pool.run<RecoveryTask, RecoveryThreadReport>({
       threadIndex,

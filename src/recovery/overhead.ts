@@ -4,15 +4,21 @@
  * consumers (scripts/bare-recovery.js: plain amqplib in worker threads, nothing else), pair after
  * pair, the side that goes first alternating. Both sides get the same proxy, the same armed RST,
  * the same traffic and the same removal (scenario.ts drives both); each run is a fresh set of
- * threads, connections and queues, as every recovery scenario is.
+ * threads, connections and queues on both sides.
+ *
+ * What is compared is each connection's own delay (ConnectionDelays), not the run's propagation:
+ * the proxy sends its RSTs over a spread that depends on how the cores were shared at that moment
+ * (6.5 against 10 ms at 10 threads, 123 against 226 ms at 100 in one run), and propagation, timed
+ * from the first RST, carries that spread.
  */
 import type { ClientSpec } from '../client/api';
 import { clientInfo } from '../client/registry';
 import type { ProxyTarget } from '../faults';
 import { elapsedMs } from '../measure/clock';
 import { startBareConsumers } from './bareConsumers';
-import { startHarnessConsumers } from './harnessConsumers';
+import { startFreshHarnessConsumers } from './harnessConsumers';
 import { computeRecoveryMetrics, type RecoveryMetrics } from './metrics';
+import { runMoments } from './runMoments';
 import { runRecoveryScenario, type RecoveryOutcome } from './scenario';
 
 /** How often scripts/bare-recovery.js retries its reconnection: the harness loop's first retry in amqplib's `defaults`. */
@@ -45,11 +51,25 @@ export interface RecoveryOverheadOptions {
   readonly pairs?: number;
 }
 
-/** One side of a pair: its figures (computed alike for both), and how long its threads took to hear of the removal. */
+/**
+ * One connection's own delays, in ms: from the fault on its own connection (the proxy's timeline,
+ * by its client port) to its detection, and from the moment its thread heard of the removal to
+ * its recovery. Each is timed from that connection's own moment, so neither carries the other
+ * connections' fault spread nor the way each side tells its threads of the removal.
+ */
+export interface ConnectionDelays {
+  /** Per connection the timeline named (null: it was not named, or detected nothing). */
+  readonly detectionMs: readonly (number | null)[];
+  /** Per connection that recovered (null: it never started recovering or never recovered). */
+  readonly recoveryMs: readonly (number | null)[];
+  /** Per connection: the end of the removal to its thread starting to recover (null: it never started). */
+  readonly removalSignalMs: readonly (number | null)[];
+}
+
+/** One side of a pair: its figures (computed alike for both), and each connection's own delays. */
 export interface RecoverySide {
   readonly computed: RecoveryMetrics;
-  /** The last thread's `recoveryStartedNs` after the removal completed, in ms (null when a thread never started recovering). */
-  readonly removalSignalMaxMs: number | null;
+  readonly connections: ConnectionDelays;
   readonly failures: readonly string[];
 }
 
@@ -75,7 +95,8 @@ export async function measureRecoveryOverhead(options: RecoveryOverheadOptions):
       directUrl: options.directUrl,
       // As test_recovery_after_reset_peer: armed before the threads connect.
       fault: { kind: 'reset_peer' },
-      consumers: side === 'harness' ? startHarnessConsumers : startBareConsumers,
+      // Fresh threads on both sides, every run (the bare floor is a fresh process each time).
+      consumers: side === 'harness' ? startFreshHarnessConsumers : startBareConsumers,
     });
     return sideOf(outcome);
   };
@@ -93,14 +114,25 @@ export async function measureRecoveryOverhead(options: RecoveryOverheadOptions):
   return { threads: options.threads, pairs };
 }
 
-function sideOf(outcome: RecoveryOutcome): RecoverySide {
-  const removedNs = outcome.removal?.completedNs ?? null;
-  const heard = outcome.threads.map((thread) =>
-    thread.recoveryStartedNs === null || removedNs === null ? null : elapsedMs(removedNs, thread.recoveryStartedNs),
-  );
+export function sideOf(outcome: RecoveryOutcome): RecoverySide {
   return {
     computed: computeRecoveryMetrics(outcome),
-    removalSignalMaxMs: heard.some((ms) => ms === null) ? null : Math.max(...(heard as number[])),
+    connections: connectionDelays(outcome),
     failures: outcome.threads.filter((thread) => thread.error).map((thread) => `thread ${thread.threadIndex}: ${thread.error}`),
+  };
+}
+
+/** Each connection's own delays (pure): see ConnectionDelays. */
+export function connectionDelays(
+  outcome: Pick<RecoveryOutcome, 'threads' | 'faultEvents' | 'fault' | 'injection' | 'removal'>,
+): ConnectionDelays {
+  const moments = runMoments(outcome);
+  const between = (fromNs: bigint | null, toNs: bigint | null): number | null =>
+    fromNs === null || toNs === null || toNs < fromNs ? null : elapsedMs(fromNs, toNs);
+  return {
+    // Only connections the timeline named: one timed from another connection's RST is not its own delay.
+    detectionMs: outcome.threads.map((_, index) => (moments.ownFaultNs[index] === null ? null : (moments.detectionMs[index] ?? null))),
+    recoveryMs: outcome.threads.map((thread) => between(thread.recoveryStartedNs, thread.recoveredNs)),
+    removalSignalMs: outcome.threads.map((thread) => between(moments.removalNs, thread.recoveryStartedNs)),
   };
 }

@@ -81,7 +81,6 @@ export async function measureResilienceSummary(
   };
   measurement.record({
     name: 'network_resilience_summary',
-    category: 'resilience',
     parameters: { threads, ...measurement.clientFields.parameters },
     client: measurement.clientFields.client,
     metrics,

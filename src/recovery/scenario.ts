@@ -17,9 +17,9 @@ import type { FaultEvent, ProxyServerIdentity, ProxyTarget } from '../faults';
 import { createFault, type FaultSpec } from '../faults/kinds/registry';
 import type { Fault, FaultRemoval, Injection } from '../faults/model';
 import { clockAnchor, nowNs, sleep, type Bracket, type ClockAnchor } from '../measure/clock';
-import type { StartConsumers, ThreadRecord } from './consumers';
+import type { RecoveryConsumers, StartConsumers, ThreadRecord } from './consumers';
 import { startHarnessConsumers } from './harnessConsumers';
-import { startFanoutTraffic } from './traffic';
+import { startFanoutTraffic, type TrafficSource } from './traffic';
 
 export type { ThreadRecord } from './consumers';
 
@@ -84,9 +84,7 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
   const threads = options.threads;
   const trafficIntervalMs = options.trafficIntervalMs ?? Math.max(5, Math.round(threads / 2));
   const drainTimeoutMs = options.drainTimeoutMs ?? 1000;
-  const detectionBoundMs = options.detectionBoundMs ?? 5000;
-  const recoveryBoundMs = options.recoveryBoundMs ?? 15000;
-  const phaseBoundMs = detectionBoundMs + recoveryBoundMs + 30_000;
+  const bounds = { detectionMs: options.detectionBoundMs ?? 5000, recoveryMs: options.recoveryBoundMs ?? 15000 };
   const exchange = `amqp-bench.recovery.${randomUUID()}`;
   const queues = Array.from({ length: threads }, (_, thread) => `${exchange}.${thread}`);
   const proxyServer = await options.proxy.client.identify();
@@ -110,48 +108,19 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
       queues,
       connectionNamePrefix: exchange,
       drainTimeoutMs,
-      phaseBoundMs,
+      phaseBoundMs: bounds.detectionMs + bounds.recoveryMs + 30_000,
     });
     await consumers.waitReady();
     await consumers.warmUp(options.warmupMs ?? 300);
-
-    let preFaulted: RecoveryOutcome['preFault'] = null;
-    if (preFault) {
-      preFaulted = { fault: preFault, injected: (await preFault.inject()).bracket };
-      await sleep(options.preFaultMs ?? 1000);
-    }
-
-    consumers.markInjected();
-    const injection = await fault.inject();
-    // A fault that acts on the next data: send it to every connection at once, now.
-    if (fault.definition.actsOnData) traffic.pulse();
-    const allDetected = await consumers.waitDetected(detectionBoundMs);
-
-    // Remove every fault of the scenario, then tell the threads (they recover from here).
-    const removalStartedNs = nowNs();
-    const removals = await Promise.all(faults.map((each) => each.remove()));
-    const removal: FaultRemoval = {
-      startedNs: removalStartedNs,
-      completedNs: nowNs(),
-      method: strongestFaultRemoval(removals.map((done) => done.method)),
-      problems: removals.flatMap((done) => done.problems),
-    };
-    consumers.markRemoved();
-
-    const allRecovered = await consumers.waitRecovered(allDetected ? recoveryBoundMs : Math.min(recoveryBoundMs, 5000));
-    const faultEvents = await options.proxy.client.events(options.proxy.name, injection.bracket.startedNs).catch(() => null);
-
+    const phases = await faultPhases(consumers, { fault, preFault, preFaultMs: options.preFaultMs ?? 1000 }, traffic, bounds);
+    const faultEvents = await options.proxy.client.events(options.proxy.name, phases.injection.bracket.startedNs).catch(() => null);
     const records = await consumers.finish();
     return {
+      ...phases,
       threads: records,
       proxyServer,
       fault,
-      preFault: preFaulted,
-      injection,
-      removal,
       faultEvents,
-      allDetected,
-      allRecovered,
       trafficIntervalMs,
       drainTimeoutMs,
       cpuCount: os.availableParallelism(),
@@ -163,6 +132,45 @@ export async function runRecoveryScenario(options: RecoveryScenarioOptions): Pro
     await traffic.stop();
     await broker.close();
   }
+}
+
+/**
+ * The measured part, on threads that are warm: (pre-fault held) -> fault injected (and, for a
+ * fault that acts on the next data, one pulse to every connection) -> bounded wait for every
+ * detection -> every fault removed, then the threads told -> bounded wait for every recovery.
+ */
+async function faultPhases(
+  consumers: RecoveryConsumers,
+  scenario: { readonly fault: Fault; readonly preFault: Fault | undefined; readonly preFaultMs: number },
+  traffic: TrafficSource,
+  bounds: { readonly detectionMs: number; readonly recoveryMs: number },
+): Promise<Pick<RecoveryOutcome, 'preFault' | 'injection' | 'removal' | 'allDetected' | 'allRecovered'>> {
+  const { fault, preFault } = scenario;
+  let preFaulted: RecoveryOutcome['preFault'] = null;
+  if (preFault) {
+    preFaulted = { fault: preFault, injected: (await preFault.inject()).bracket };
+    await sleep(scenario.preFaultMs);
+  }
+
+  consumers.markInjected();
+  const injection = await fault.inject();
+  // A fault that acts on the next data: send it to every connection at once, now.
+  if (fault.definition.actsOnData) traffic.pulse();
+  const allDetected = await consumers.waitDetected(bounds.detectionMs);
+
+  // Remove every fault of the scenario, then tell the threads (they recover from here).
+  const removalStartedNs = nowNs();
+  const removals = await Promise.all([...(preFault ? [preFault] : []), fault].map((each) => each.remove()));
+  const removal: FaultRemoval = {
+    startedNs: removalStartedNs,
+    completedNs: nowNs(),
+    method: strongestFaultRemoval(removals.map((done) => done.method)),
+    problems: removals.flatMap((done) => done.problems),
+  };
+  consumers.markRemoved();
+
+  const allRecovered = await consumers.waitRecovered(allDetected ? bounds.recoveryMs : Math.min(bounds.recoveryMs, 5000));
+  return { preFault: preFaulted, injection, removal, allDetected, allRecovered };
 }
 
 /** Of several removals, the method that says the most about what happened. */

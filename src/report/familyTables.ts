@@ -80,11 +80,11 @@ export function targetMet(result: RawResult, metricName: string): boolean | null
   return target.reason === undefined ? evaluateTarget(result.metrics[metricName]?.value ?? null, target) : null;
 }
 
-/** ` ✅` met, ` ❌` missed, ` ➖` inconclusive (its interval straddles the target), or nothing. */
+/** ` ✅` met, ` ❌` missed, ` ➖` inconclusive (its interval straddles the target), ` ≠` two sides that differ, or nothing. */
 export function targetMark(result: RawResult, metricName: string, met: boolean | null = targetMet(result, metricName)): string {
   if (met !== null) return met ? ' ✅' : ' ❌';
-  const inconclusive = result.targets?.some((target) => target.metric === metricName && target.verdict === 'inconclusive');
-  return inconclusive ? ' ➖' : '';
+  const verdict = result.targets?.find((target) => target.metric === metricName)?.verdict;
+  return verdict === 'inconclusive' ? ' ➖' : verdict === 'differ' ? ' ≠' : '';
 }
 
 /** `3.2 ms ✅` / `12.5 ❌` where a target applies; `(n=10)` when samples back the figure and the header does not say so. */

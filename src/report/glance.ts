@@ -37,7 +37,7 @@ export interface Glance {
   readonly targets_total: number;
   /** One line per target missed: its interval lies beyond the target. */
   readonly targets_missed: readonly string[];
-  /** One line per target not settled: inconclusive (the interval straddles it), without a value, or not scored on purpose. */
+  /** One line per target not settled: inconclusive (the interval straddles it), two sides that differ, without a value, or not scored on purpose. */
   readonly targets_open: readonly string[];
   readonly peaks: { readonly rows: readonly PeakRow[]; readonly table: string };
   readonly recovery: {
@@ -78,7 +78,7 @@ export function buildGlance(archive: RunArchive): Glance {
     targets_open: checks
       .filter((check) => check.met === null)
       .map((check) =>
-        check.inconclusive
+        check.inconclusive || check.differ
           ? `${describeCheck(check)} (${check.reason})`
           : `${describeCheck(check)} (${check.reason ? `not scored: ${check.reason}` : 'no value'})`,
       ),
@@ -87,7 +87,7 @@ export function buildGlance(archive: RunArchive): Glance {
       ...recoveryOf(archive.results, archive.key_metrics),
       floor: recoveryFloorTable(archive.results, archive.environment.cpu_count),
     },
-    targets_text: `Targets (specification): ${targetsText()}; ✅ met, ❌ missed, ➖ inconclusive (the interval straddles the target).`,
+    targets_text: `Targets (specification): ${targetsText()}; ✅ met, ❌ missed, ➖ inconclusive (the interval straddles the target), ≠ the two sides of a harness/bare check differ (they did different work).`,
   };
 }
 
@@ -114,14 +114,18 @@ function verdictLine(archive: RunArchive, checks: readonly TargetCheck[]): strin
   ].join(', ');
   const missed = checks.filter((check) => check.met === false).length;
   const inconclusive = checks.filter((check) => check.inconclusive).length;
-  const unscored = checks.filter((check) => check.met === null && check.reason !== undefined && !check.inconclusive).length;
+  const differ = checks.filter((check) => check.differ).length;
+  const unscored = checks.filter(
+    (check) => check.met === null && check.reason !== undefined && !check.inconclusive && !check.differ,
+  ).length;
   const unknown = checks.filter((check) => check.met === null && check.reason === undefined).length;
+  const open = missed + unknown + unscored + inconclusive + differ;
   const targets =
     checks.length === 0
       ? 'no target in this selection'
-      : missed === 0 && unknown === 0 && unscored === 0 && inconclusive === 0
+      : open === 0
         ? `all ${checks.length} targets met`
-        : `${checks.length - missed - unknown - unscored - inconclusive} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${inconclusive > 0 ? `, ${inconclusive} inconclusive (the interval straddles the target)` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}${unscored > 0 ? `, ${unscored} not scored (upper bounds)` : ''}`;
+        : `${checks.length - open} of ${checks.length} targets met${missed > 0 ? `, ${missed} missed` : ''}${inconclusive > 0 ? `, ${inconclusive} inconclusive (the interval straddles the target)` : ''}${differ > 0 ? `, ${differ} with two sides that differ` : ''}${unknown > 0 ? `, ${unknown} without a value` : ''}${unscored > 0 ? `, ${unscored} not scored (upper bounds)` : ''}`;
   return `${statusLabel(archive.status)}: ${tests}; ${targets}`;
 }
 

@@ -24,6 +24,8 @@ export interface TargetCheck {
   readonly reason?: string;
   /** Its interval neither within nor beyond the target (noise alone never makes a miss). */
   readonly inconclusive?: boolean;
+  /** A harness/bare witness whose two sides did different work: neither met nor missed (`reason` gives each side's figures). */
+  readonly differ?: boolean;
 }
 
 /** Who a result is, in a sentence: recovery scenarios by their short name, others by family and distinguishing parameters. */
@@ -48,7 +50,7 @@ export function targetChecks(results: readonly RawResult[], keyMetrics: readonly
         threshold: target.threshold,
         met: targetMet(result, target.metric),
         ...(target.reason === undefined ? {} : { reason: target.reason }),
-        ...(target.verdict === 'inconclusive' ? { inconclusive: true } : {}),
+        ...(target.verdict === 'inconclusive' ? { inconclusive: true } : target.verdict === 'differ' ? { differ: true } : {}),
       });
     }
   }

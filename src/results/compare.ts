@@ -15,6 +15,7 @@ import { benjaminiHochberg } from '../measure/multipleTesting';
 import { beyondMinimumEffect, weighEvidence, type Baseline, type Change, type ComparisonTest, type MinimumEffect } from './judge';
 import { describeParameters } from './keyMetrics';
 import { DEFAULT_MINIMUM_EFFECTS, familyOf, type MetricFamily, type MinimumEffects } from '../minimumEffects';
+import { timesAreRecovery } from '../scenarios/catalogue';
 import type { Category, Direction } from './rawResult';
 import type { SampleSource } from './samples';
 
@@ -176,7 +177,7 @@ export function compareRuns(previous: ComparableRun, current: ComparableRun, opt
           metric,
           unit: now.unit,
           direction: now.direction,
-          family: familyOf(metric, now.unit, result.category, now.direction),
+          family: familyOf(metric, now.unit, timesAreRecovery(result), now.direction),
           previous: then.value,
           current: now.value,
           delta_percent:

@@ -4,6 +4,7 @@
  */
 import { describeParameters } from './keyMetrics';
 import type { RawResult } from './rawResult';
+import { targetVerdictWord } from './targetVerdict';
 import { sameTest } from './testMatch';
 
 /**
@@ -26,7 +27,8 @@ export function junitPropertiesFor(
         `${Number(metric.value.toPrecision(6))}${metric.unit && metric.unit !== 'count' ? ` ${metric.unit}` : ''}`;
     }
     for (const target of result.targets ?? []) {
-      const verdict = target.verdict === 'inconclusive' ? 'inconclusive' : target.met === null ? 'no value' : target.met ? 'met' : 'missed';
+      const word = targetVerdictWord(target);
+      const verdict = word === 'differ' ? 'the two sides differ' : word === 'not scored' ? 'no value' : word;
       properties[`${prefix}target.${target.metric}`] = `${target.comparator} ${target.threshold} ${target.unit}: ${verdict}`;
     }
     if (result.samples) {

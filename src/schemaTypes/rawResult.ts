@@ -4,9 +4,9 @@
  */
 
 /**
- * What a result measures; the report has a section per category, in this order (faults: the fault matrix; load: a `bench load` workload).
+ * The suite the result belongs to (throughput, realistic, recovery, matrix, ...: src/scenarios/catalogue.ts lists them); the report has a section per suite. Results written before suites named their category say scalability (the realistic suite) or faults (the fault matrix), read back as those suites.
  */
-export type Category = 'throughput' | 'scalability' | 'recovery' | 'faults' | 'stability' | 'resilience' | 'load' | 'proxy';
+export type Category = string;
 /**
  * Which way is better: `higher` for rates, `lower` for latencies and losses, `none` for counts that only describe.
  */
@@ -208,9 +208,9 @@ export interface Target {
    */
   reason?: string;
   /**
-   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise. Absent in results written before intervals.
+   * The target judged on its interval (`interval`): met when the whole interval is within the target, missed when it lies beyond it, inconclusive otherwise; differ: a harness/bare ratio so far from 100% (outside its band) that the two sides did different work, so it says nothing of the target either way (`reason` gives each side's figures). Absent in results written before intervals.
    */
-  verdict?: 'met' | 'missed' | 'inconclusive';
+  verdict?: 'met' | 'missed' | 'inconclusive' | 'differ';
   /**
    * The distribution-free interval of the median of the figure's independent repetitions (src/measure/intervals.ts).
    */

@@ -33,7 +33,7 @@ export interface Verification {
    */
   aa: null | AaCheck;
   /**
-   * sound: every check met; unsound: one missed; inconclusive: none missed, one inconclusive; incomplete: a witness did not run or had no value.
+   * sound: every check met; unsound: one missed; inconclusive: none missed, one inconclusive or with two sides that differ; incomplete: a witness did not run or had no value.
    */
   verdict: 'sound' | 'unsound' | 'inconclusive' | 'incomplete';
 }
@@ -58,7 +58,14 @@ export interface VerificationCheck {
   threshold: number;
   unit: string;
   value: number | null;
-  verdict: 'met' | 'missed' | 'inconclusive' | 'no value';
+  /**
+   * The target's verdict; differ: the two sides of a harness/bare witness did different work (its ratio outside the band), said in `detail` with each side's figures, never met.
+   */
+  verdict: 'met' | 'missed' | 'inconclusive' | 'differ' | 'no value';
+  /**
+   * Why the check is not met, in words (an inconclusive interval, two sides that differ), from the witness's result.
+   */
+  detail?: string;
   interval: null | {
     low: number;
     high: number;

@@ -2,7 +2,8 @@
  * What a verification says (pure): the witnesses' targets as checks, the capture check's
  * summary, and the verdict of the whole — sound only when every check met and the capture agreed.
  */
-import type { RawResult } from '../results/rawResult';
+import type { RawResult, Target } from '../results/rawResult';
+import { targetVerdictWord } from '../results/targetVerdict';
 import type { Verification, VerificationCheck } from '../results/verifications';
 import { parametersText } from '../report/configurations';
 import { descriptorOf } from '../scenarios/catalogue';
@@ -22,14 +23,21 @@ export function witnessChecks(results: readonly RawResult[]): VerificationCheck[
         threshold: target.threshold,
         unit: target.unit,
         value: result.metrics[target.metric]?.value ?? null,
-        verdict:
-          target.verdict ??
-          (target.met === true ? 'met' : target.met === false ? 'missed' : result.metrics[target.metric] ? 'inconclusive' : 'no value'),
+        verdict: checkVerdict(target, result.metrics[target.metric]?.value ?? null),
+        ...(target.reason === undefined ? {} : { detail: target.reason }),
         interval: target.interval
           ? { low: target.interval.low, high: target.interval.high, confidence: target.interval.confidence, n: target.interval.n }
           : null,
       })),
     );
+}
+
+/** The target's verdict as a check's: a value left unscored is inconclusive here, a target without one has no value. */
+function checkVerdict(target: Target, value: number | null): VerificationCheck['verdict'] {
+  const word = targetVerdictWord(target);
+  if (word === 'not scored') return value === null ? 'no value' : 'inconclusive';
+  if (word === 'no value' && value !== null) return 'inconclusive';
+  return word;
 }
 
 /**
@@ -68,7 +76,10 @@ export function captureVerdict(replicates: readonly ReplicateCheck[]): Verificat
   };
 }
 
-/** sound: every check met and the capture agreed (or was skipped on purpose); unsound: a miss or a disagreement. */
+/**
+ * sound: every check met and the capture agreed (or was skipped on purpose); unsound: a miss or a
+ * disagreement; inconclusive: an interval straddles its target, or a witness's two sides differ.
+ */
 export function verificationVerdict(
   checks: readonly VerificationCheck[],
   capture: Verification['capture'],
@@ -77,6 +88,7 @@ export function verificationVerdict(
 ): Verification['verdict'] {
   if (checks.some((check) => check.verdict === 'missed') || capture.status === 'disagreed' || aa?.passed === false) return 'unsound';
   if ((expectedWitnesses && checks.length === 0) || checks.some((check) => check.verdict === 'no value')) return 'incomplete';
-  if (checks.some((check) => check.verdict === 'inconclusive')) return 'inconclusive';
+  // Two sides that did different work say nothing either way: not sound, not a miss.
+  if (checks.some((check) => check.verdict === 'inconclusive' || check.verdict === 'differ')) return 'inconclusive';
   return 'sound';
 }

@@ -2,24 +2,36 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../src/errors';
 import { DEFAULT_MINIMUM_EFFECTS, familyOf, minimumEffectsFrom, resolveMinimumEffects } from '../../src/minimumEffects';
+import { timesAreRecovery } from '../../src/scenarios/catalogue';
 import { tempDir } from '../results/helpers';
 
 describe('metric families', () => {
   it.each([
-    ['throughput_msgs_per_sec', 'msg/s', 'throughput', 'higher', 'throughput'],
-    ['throughput_mb_per_sec', 'MB/s', 'throughput', 'higher', 'throughput'],
-    ['consume_throughput_msgs_per_sec', 'msg/s', 'scalability', 'higher', 'throughput'],
-    ['ratio_percent', '%', 'throughput', 'higher', 'throughput'],
-    ['publish_latency_p99_ms', 'ms', 'throughput', 'lower', 'latency'],
-    ['e2e_latency_p50_ms', 'ms', 'stability', 'lower', 'latency'],
-    ['proxied_p99_ms', 'ms', 'proxy', 'lower', 'latency'],
-    ['thread_recovery_p50_ms', 'ms', 'recovery', 'lower', 'recovery'],
-    ['rst_error_detection_latency_ms', 'ms', 'resilience', 'lower', 'recovery'],
-    ['errors', 'count', 'throughput', 'lower', 'counts'],
-    ['duplicates', 'count', 'stability', 'lower', 'counts'],
-    ['message_loss_percent', '%', 'stability', 'lower', 'counts'],
-  ] as const)('%s (%s, %s, %s) is %s', (metric, unit, category, direction, family) => {
-    expect(familyOf(metric, unit, category, direction)).toBe(family);
+    ['throughput_msgs_per_sec', 'msg/s', false, 'higher', 'throughput'],
+    ['throughput_mb_per_sec', 'MB/s', false, 'higher', 'throughput'],
+    ['consume_throughput_msgs_per_sec', 'msg/s', true, 'higher', 'throughput'],
+    ['ratio_percent', '%', false, 'higher', 'throughput'],
+    ['publish_latency_p99_ms', 'ms', false, 'lower', 'latency'],
+    ['e2e_latency_p50_ms', 'ms', false, 'lower', 'latency'],
+    ['proxied_p99_ms', 'ms', false, 'lower', 'latency'],
+    ['thread_recovery_p50_ms', 'ms', true, 'lower', 'recovery'],
+    ['rst_error_detection_latency_ms', 'ms', true, 'lower', 'recovery'],
+    ['errors', 'count', true, 'lower', 'counts'],
+    ['duplicates', 'count', false, 'lower', 'counts'],
+    ['message_loss_percent', '%', false, 'lower', 'counts'],
+  ] as const)('%s (%s, recovery times: %s, %s) is %s', (metric, unit, recovery, direction, family) => {
+    expect(familyOf(metric, unit, recovery, direction)).toBe(family);
+  });
+
+  it('takes recovery times from the scenario descriptors, older categories included', () => {
+    expect(timesAreRecovery({ name: 'recovery_after_reset_peer', category: 'recovery' })).toBe(true);
+    expect(timesAreRecovery({ name: 'cluster_failover_node_killed', category: 'resilience' })).toBe(true);
+    expect(timesAreRecovery({ name: 'realistic_periodic_resets', category: 'resilience' })).toBe(true);
+    expect(timesAreRecovery({ name: 'realistic_burst_traffic', category: 'scalability' })).toBe(false);
+    expect(timesAreRecovery({ name: 'fault_matrix_alarm', category: 'faults' })).toBe(false);
+    // A family the catalogue does not know: by the suite its category names.
+    expect(timesAreRecovery({ name: 'my_own_recovery', category: 'recovery' })).toBe(true);
+    expect(timesAreRecovery({ name: 'my_own_workload', category: 'throughput' })).toBe(false);
   });
 });
 

@@ -16,7 +16,6 @@ function row(messages: number, extra: Partial<RealisticRow> = {}): RealisticRow 
   return {
     test: 'test',
     scenario: 'realistic_concurrent_produce_consume',
-    category: 'scalability',
     workload: {
       consumers: 2,
       producerThreads: 1,

@@ -1,26 +1,26 @@
 import type { RecoveryMetrics } from '../../src/recovery/metrics';
 import type { RecoveryOverheadPair, RecoverySide } from '../../src/recovery/overhead';
-import { recoveryOverheadResult, timeRatioPercent } from '../../src/recovery/overheadResult';
+import { recoveryOverheadProgress, recoveryOverheadResult, timeRatioPercent } from '../../src/recovery/overheadResult';
 
-/** A side with just the figures the result reads. */
-function side(figures: Record<string, number | null>, removalSignalMaxMs: number | null = 2): RecoverySide {
+/** A side whose connections took `detectionMs` from their own RST and `recoveryMs` from hearing of the removal. */
+function side(
+  detectionMs: (number | null)[],
+  recoveryMs: (number | null)[],
+  scenario: { propagation: number; spread: number },
+  removalSignalMs: (number | null)[] = detectionMs.map(() => 2),
+): RecoverySide {
+  const figures = {
+    error_propagation_latency_ms: scenario.propagation,
+    recovery_after_removal_ms: 50,
+    fault_spread_ms: scenario.spread,
+  };
   const metrics = Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, { value, unit: 'ms', direction: 'lower' }]));
   return {
-    computed: { metrics, fault: { received: { reset: 10 } } } as unknown as RecoveryMetrics,
-    removalSignalMaxMs,
+    computed: { metrics, fault: { received: { reset: detectionMs.length } } } as unknown as RecoveryMetrics,
+    connections: { detectionMs, recoveryMs, removalSignalMs },
     failures: [],
   };
 }
-
-const figures = (propagation: number, recovery: number, spread: number) => ({
-  error_propagation_latency_ms: propagation,
-  recovery_after_removal_ms: recovery,
-  error_detection_latency_ms: 1,
-  full_recovery_latency_ms: propagation + recovery,
-  thread_detection_p50_ms: 4,
-  thread_detection_max_ms: 8,
-  fault_spread_ms: spread,
-});
 
 describe('timeRatioPercent', () => {
   it('is harness / bare x 100, null unless both are there and the bare one is positive', () => {
@@ -31,57 +31,105 @@ describe('timeRatioPercent', () => {
 });
 
 describe('recoveryOverheadResult', () => {
+  // Per-connection medians: detection 4.4/4 (110%), 3/3.75... see each pair below.
   const pairs: RecoveryOverheadPair[] = [
-    { first: 'harness', harness: side(figures(12, 50, 5)), bare: side(figures(10, 50, 6)) },
-    { first: 'bare', harness: side(figures(9, 40, 4)), bare: side(figures(10, 50, 7)) },
-    { first: 'harness', harness: side(figures(21, 66, 9), null), bare: side(figures(20, 60, 8), 4) },
-  ];
-  const result = recoveryOverheadResult({ threads: 10, pairs });
-
-  it('takes the median of each side and of the pairs’ ratios', () => {
-    expect(result.name).toBe('recovery_harness_overhead');
-    expect(result.parameters).toEqual({ threads: 10, toxic: 'reset_peer', toxic_timeout_ms: 0 });
-    expect(result.metrics.harness_propagation_ms).toEqual({ value: 12, unit: 'ms', direction: 'lower' });
-    expect(result.metrics.bare_propagation_ms).toEqual({ value: 10, unit: 'ms', direction: 'lower' });
-    // Pairs: 120%, 90%, 105% -> 105%; 100%, 80%, 110% -> 100%.
-    expect(result.samples?.propagation_ratio_percent).toEqual([120, 90, 105]);
-    expect(result.metrics.propagation_ratio_percent).toEqual({ value: 105, unit: '%', direction: 'lower' });
-    expect(result.metrics.recovery_after_removal_ratio_percent!.value).toBe(100);
-    // The proxy's spread is shown for both sides, never judged or divided.
-    expect(result.metrics.harness_fault_spread_ms).toEqual({ value: 5, unit: 'ms', direction: 'none' });
-    expect(result.metrics.bare_fault_spread_ms!.value).toBe(7);
-    expect(result.metrics.fault_spread_ratio_percent).toBeUndefined();
-    // A side whose threads did not all start recovering has no signal figure: the median of the others.
-    expect(result.metrics.harness_removal_signal_max_ms!.value).toBe(2);
-    expect(result.metrics.bare_removal_signal_max_ms!.value).toBe(2);
-    expect(result.metrics.pairs!.value).toBe(3);
-  });
-
-  it('holds the two judged ratios to < 110%', () => {
-    // Judged on the three pairs' interval: [90%, 120%] and [80%, 110%] both straddle 110%.
-    expect(result.targets).toEqual([
-      expect.objectContaining({ metric: 'propagation_ratio_percent', comparator: '<', threshold: 110, verdict: 'inconclusive' }),
-      expect.objectContaining({ metric: 'recovery_after_removal_ratio_percent', comparator: '<', threshold: 110, verdict: 'inconclusive' }),
-    ]);
-    // One pair: met where within, never missed on one value.
-    const slow = recoveryOverheadResult({
-      threads: 50,
-      pairs: [{ first: 'harness', harness: side(figures(90, 300, 50)), bare: side(figures(60, 280, 50)) }],
-    });
-    expect(slow.targets?.map((target) => target.verdict)).toEqual(['inconclusive', 'met']);
-  });
-
-  it('says when the harness came out faster than the floor, and keeps each pair', () => {
-    const faster = recoveryOverheadResult({
-      threads: 10,
-      pairs: [{ first: 'bare', harness: side(figures(8, 40, 5)), bare: side(figures(10, 50, 5)) }],
-    });
-    expect(faster.notes?.at(-1)).toMatch(/^the harness came out faster than the bare floor on propagation_ms, recovery_after_removal_ms/);
-    expect(result.notes?.some((note) => note.startsWith('the harness came out faster'))).toBe(false);
-    expect((result.details?.pairs as unknown[])[1]).toMatchObject({
+    // detection p50 4 vs 4 -> 100%; recovery p50 30 vs 25 -> 120%
+    {
+      first: 'harness',
+      harness: side([2, 4, 9], [20, 30, 40], { propagation: 12, spread: 5 }),
+      bare: side([3, 4, 5], [25, 25, 25], { propagation: 20, spread: 14 }),
+    },
+    // 4.5 vs 5 -> 90%; 30 vs 30 -> 100%; a connection the timeline did not name (null) is left out
+    {
       first: 'bare',
-      harness: { propagation_ms: 9, recovery_after_removal_ms: 40, fault_spread_ms: 4, received: { reset: 10 } },
-      bare: { propagation_ms: 10, fault_spread_ms: 7 },
+      harness: side([4, 5, null], [30, 30, 30], { propagation: 9, spread: 4 }),
+      bare: side([5, 5, 5], [30, 30, 30], { propagation: 30, spread: 25 }),
+    },
+    // 6 vs 5 -> 120%; 33 vs 30 -> 110%
+    {
+      first: 'harness',
+      harness: side([6, 6, 6], [33, 33, 33], { propagation: 21, spread: 9 }, [1, null, 3]),
+      bare: side([5, 5, 5], [30, 30, 30], { propagation: 20, spread: 8 }),
+    },
+  ];
+  const result = recoveryOverheadResult({ threads: 3, pairs });
+
+  it("compares each connection's own delays: per side the median over the pairs of each run's quantile, the ratio of the medians", () => {
+    expect(result.name).toBe('recovery_harness_overhead');
+    expect(result.parameters).toEqual({ threads: 3, toxic: 'reset_peer', toxic_timeout_ms: 0 });
+    expect(result.metrics.harness_connection_detection_p50_ms).toEqual({ value: 4.5, unit: 'ms', direction: 'lower' });
+    expect(result.metrics.bare_connection_detection_p50_ms!.value).toBe(5);
+    expect(result.metrics.harness_connection_detection_max_ms!.value).toBe(6);
+    expect(result.samples?.connection_detection_p50_ratio_percent).toEqual([100, 90, 120]);
+    expect(result.metrics.connection_detection_p50_ratio_percent).toEqual({ value: 100, unit: '%', direction: 'lower' });
+    expect(result.samples?.connection_recovery_p50_ratio_percent).toEqual([120, 100, 110]);
+    expect(result.metrics.connection_recovery_p50_ratio_percent!.value).toBe(110);
+    // The scenario's own figures are shown for both sides, never divided: propagation carries the proxy's spread.
+    expect(result.metrics.harness_propagation_ms!.value).toBe(12);
+    expect(result.metrics.bare_propagation_ms!.value).toBe(20);
+    expect(result.metrics.propagation_ratio_percent).toBeUndefined();
+    expect(result.metrics.harness_fault_spread_ms).toEqual({ value: 5, unit: 'ms', direction: 'none' });
+    expect(result.metrics.bare_fault_spread_ms!.value).toBe(14);
+    // How each side heard of the removal: shown, left out of the per-connection recovery.
+    expect(result.metrics.harness_removal_signal_max_ms).toEqual({ value: 2, unit: 'ms', direction: 'none' });
+    expect(result.metrics.pairs!.value).toBe(3);
+    expect(
+      (result.details?.pairs as { harness: { connections_timed_from_own_fault: number } }[])[1]!.harness.connections_timed_from_own_fault,
+    ).toBe(2);
+  });
+
+  it('judges the two per-connection ratios against < 110% on the pairs’ interval', () => {
+    // [90%, 120%] and [100%, 120%] both straddle 110%.
+    expect(result.targets).toEqual([
+      expect.objectContaining({
+        metric: 'connection_detection_p50_ratio_percent',
+        comparator: '<',
+        threshold: 110,
+        verdict: 'inconclusive',
+      }),
+      expect.objectContaining({
+        metric: 'connection_recovery_p50_ratio_percent',
+        comparator: '<',
+        threshold: 110,
+        verdict: 'inconclusive',
+      }),
+    ]);
+  });
+
+  it('says the two sides differ, with the figures and fault spread of each, when a ratio is outside 80–125% (never met)', () => {
+    const fasterHarness = recoveryOverheadResult({
+      threads: 3,
+      pairs: [0, 1, 2].map((index) => ({
+        first: index % 2 === 0 ? ('harness' as const) : ('bare' as const),
+        harness: side([2, 2, 3], [30, 30, 30], { propagation: 10, spread: 6.5 }),
+        bare: side([4, 5, 6], [30, 31, 29], { propagation: 20, spread: 10 }),
+      })),
     });
+    const [detection, recovery] = fasterHarness.targets!;
+    expect(detection).toMatchObject({ met: null, verdict: 'differ', interval: { low: 40, high: 40, n: 3 } });
+    expect(detection!.reason).toBe(
+      'the two sides differ: ratio 40% is outside 80–125%, so they did different work; per-connection detection (own RST to detection): ' +
+        'harness p50 2 ms, p95 2.9 ms, max 3 ms, fault spread 6.5 ms; bare p50 5 ms, p95 5.9 ms, max 6 ms, fault spread 10 ms',
+    );
+    expect(recovery).toMatchObject({ met: true, verdict: 'met' });
+    // Above the band too: a harness at 130% of the floor is a difference of work, not a measured overhead.
+    const slower = recoveryOverheadResult({
+      threads: 3,
+      pairs: [
+        {
+          first: 'harness',
+          harness: side([13, 13, 13], [30, 30, 30], { propagation: 1, spread: 1 }),
+          bare: side([10, 10, 10], [30, 30, 30], { propagation: 1, spread: 1 }),
+        },
+      ],
+    });
+    expect(slower.targets![0]).toMatchObject({ verdict: 'differ', met: null });
+  });
+
+  it('puts the verdict words of the targets in its progress line', () => {
+    const line = recoveryOverheadProgress(result);
+    expect(line).toMatch(/^per connection, harness vs bare: detection p50 4\.5 ms vs 5 ms \(ratio 100%; target < 110%: inconclusive\)/);
+    expect(line).toMatch(/fault spread harness 5 ms, bare 14 ms; propagation 12 ms vs 20 ms \(not compared: it carries the spread\)/);
+    expect(line).toMatch(/medians of 3 pairs, ratios 100%, 90%, 120% \/ 120%, 100%, 110%$/);
   });
 });

@@ -31,23 +31,38 @@ function resetPeer(threads: number, details: Record<string, unknown>, spread: nu
 }
 
 function overhead(threads: number, ratios: [number, number]): RawResult {
+  // Outside 80–125% the two sides differ (never met); else met below 110%.
+  const target = (metric: string, ratio: number) =>
+    ratio < 80 || ratio > 125
+      ? {
+          metric,
+          comparator: '<' as const,
+          threshold: 110,
+          unit: '%',
+          met: null,
+          verdict: 'differ' as const,
+          reason: 'the two sides differ: ...',
+        }
+      : { metric, comparator: '<' as const, threshold: 110, unit: '%', met: ratio < 110 };
   return rawResult({
     name: 'recovery_harness_overhead',
     category: 'recovery',
     parameters: { threads, client: 'amqplib' },
     metrics: {
       harness_fault_spread_ms: { value: 55, unit: 'ms', direction: 'none' },
+      bare_fault_spread_ms: { value: 61, unit: 'ms', direction: 'none' },
       harness_propagation_ms: ms(72),
       bare_propagation_ms: ms(66),
-      propagation_ratio_percent: { value: ratios[0], unit: '%', direction: 'lower' },
+      harness_connection_detection_p50_ms: ms(4.1),
+      bare_connection_detection_p50_ms: ms(4.3),
+      connection_detection_p50_ratio_percent: { value: ratios[0], unit: '%', direction: 'lower' },
+      harness_connection_recovery_p50_ms: ms(30),
+      bare_connection_recovery_p50_ms: ms(29),
+      connection_recovery_p50_ratio_percent: { value: ratios[1], unit: '%', direction: 'lower' },
       harness_recovery_after_removal_ms: ms(280),
       bare_recovery_after_removal_ms: ms(250),
-      recovery_after_removal_ratio_percent: { value: ratios[1], unit: '%', direction: 'lower' },
     },
-    targets: [
-      { metric: 'propagation_ratio_percent', comparator: '<', threshold: 110, unit: '%', met: ratios[0] < 110 },
-      { metric: 'recovery_after_removal_ratio_percent', comparator: '<', threshold: 110, unit: '%', met: ratios[1] < 110 },
-    ],
+    targets: [target('connection_detection_p50_ratio_percent', ratios[0]), target('connection_recovery_p50_ratio_percent', ratios[1])],
   });
 }
 
@@ -100,16 +115,26 @@ describe('the recovery timeline of a scenario', () => {
 
 describe('what bounds the recovery figures', () => {
   it('puts the bare floor beside the harness’s figures, one row per thread count, with the targets marked', () => {
-    const floor = recoveryFloorTable([overhead(50, [109, 112]), overhead(10, [98.5, 101]), resetPeer(10, {})], 2);
+    const floor = recoveryFloorTable([overhead(50, [109, 61.5]), overhead(10, [98.5, 112]), resetPeer(10, {})], 2);
     expect(
-      floor.rows.map((row) => [row.threads, row.propagation, row.propagation_floor, row.propagation_ratio, row.recovery_ratio]),
+      floor.rows.map((row) => [
+        row.threads,
+        row.fault_spread,
+        row.propagation,
+        row.propagation_floor,
+        row.connection_detection,
+        row.connection_detection_ratio,
+        row.connection_recovery_ratio,
+      ]),
     ).toEqual([
-      ['10', '72', '66', '98.5% ✅', '101% ✅'],
-      ['50', '72', '66', '109% ✅', '112% ❌'],
+      ['10', '55 / 61', '72', '66', '4.1 / 4.3', '98.5% ✅', '112% ❌'],
+      // 61.5%: the two sides did different work, never a ✅ (nor a ❌).
+      ['50', '55 / 61', '72', '66', '4.1 / 4.3', '109% ✅', '61.5% ≠'],
     ]);
     expect(floor.table.split('\n')[0]).toMatch(
-      /^\| Threads \| Cores \| Fault spread \(ms\) \| Propagation \(ms\) \| Bare floor \(ms\) \| Ratio/,
+      /^\| Threads \| Cores \| Fault spread \(ms\), harness \/ bare \| Propagation \(ms\) \| Bare floor \(ms\) \| Per connection: own RST to detection/,
     );
+    expect(floor.note).toMatch(/outside 80–125% the two sides did different work \(≠\)/);
     expect(floor.note).toMatch(/With more threads than cores \(2 here/);
     expect(recoveryFloorTable([resetPeer(10, {})], 2)).toEqual({ rows: [], table: '', note: '' });
   });

@@ -1,5 +1,11 @@
 import { describeInterval, judgeInterval, medianInterval } from '../../src/measure/intervals';
-import { judgedTarget } from '../../src/results/targetVerdict';
+import {
+  describeTargetVerdict,
+  judgedSideBySide,
+  judgedTarget,
+  SIDE_BY_SIDE_BAND,
+  targetVerdictWord,
+} from '../../src/results/targetVerdict';
 
 describe('the interval of a median', () => {
   it('is the order statistics with the coverage they give', () => {
@@ -38,5 +44,45 @@ describe('a judged target', () => {
   it('has no value without repetitions, and stays unscored when told so', () => {
     expect(judgedTarget(spec, [null])).toEqual({ ...spec, met: null });
     expect(judgedTarget(spec, [200, 210, 220], 'an upper bound')).toEqual({ ...spec, met: null, reason: 'an upper bound' });
+  });
+});
+
+describe('a harness/bare ratio', () => {
+  const spec = { metric: 'ratio_percent', comparator: '<' as const, threshold: 110, unit: '%' };
+
+  it('is judged as any target within 80–125%', () => {
+    expect(judgedSideBySide(spec, [95, 100, 104], SIDE_BY_SIDE_BAND, 'sides')).toEqual(judgedTarget(spec, [95, 100, 104]));
+    expect(judgedSideBySide(spec, [80, 81, 100], SIDE_BY_SIDE_BAND, 'sides')).toMatchObject({ met: true });
+    expect(judgedSideBySide(spec, [null], SIDE_BY_SIDE_BAND, 'sides')).toEqual({ ...spec, met: null });
+  });
+
+  it('says the two sides differ outside it, on the median of the pairs, with the sides in words: never met, never missed', () => {
+    expect(judgedSideBySide(spec, [40, 79.9, 150], SIDE_BY_SIDE_BAND, 'harness 6.5 ms, bare 10 ms')).toEqual({
+      ...spec,
+      met: null,
+      verdict: 'differ',
+      interval: { low: 40, high: 150, confidence: 0.75, n: 3 },
+      reason: 'the two sides differ: ratio 79.9% is outside 80–125%, so they did different work; harness 6.5 ms, bare 10 ms',
+    });
+    expect(judgedSideBySide(spec, [130, 126, 200], SIDE_BY_SIDE_BAND, 'x')).toMatchObject({ met: null, verdict: 'differ' });
+  });
+});
+
+describe('the words of a verdict', () => {
+  const spec = { metric: 'ratio_percent', comparator: '>' as const, threshold: 90, unit: '%' };
+
+  it('are the same wherever a target is reported', () => {
+    expect(targetVerdictWord(judgedTarget(spec, [95, 96, 97]))).toBe('met');
+    expect(targetVerdictWord(judgedTarget(spec, [80, 81, 82]))).toBe('missed');
+    // The consume ratio's progress line once said "missed" here while the verification said inconclusive.
+    expect(targetVerdictWord(judgedTarget(spec, [85, 95]))).toBe('inconclusive');
+    expect(targetVerdictWord({ ...spec, met: false })).toBe('missed');
+    expect(targetVerdictWord({ ...spec, met: null })).toBe('no value');
+    expect(targetVerdictWord({ ...spec, met: null, reason: 'an upper bound' })).toBe('not scored');
+    expect(describeTargetVerdict(judgedTarget(spec, [85, 95]))).toBe('target > 90%: inconclusive');
+    expect(describeTargetVerdict({ ...spec, comparator: '<', threshold: 110, met: null, verdict: 'differ' })).toBe(
+      'target < 110%: the two sides differ',
+    );
+    expect(describeTargetVerdict({ metric: 'x_ms', comparator: '<', threshold: 10, unit: 'ms', met: true })).toBe('target < 10 ms: met');
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { RawResult } from '../../src/results/rawResult';
 import { appendVerification, citedVerification, readVerifications, type Verification } from '../../src/results/verifications';
 import { verificationText } from '../../src/report/verificationText';
+import { formatVerification } from '../../src/cli/verifyCommand';
 import { verificationVerdict, witnessChecks } from '../../src/verify/checks';
 
 const MACHINE = { hostname: 'ci-1', cpu_model: 'Some CPU', cpu_count: 2, platform: 'linux-x64' };
@@ -124,12 +125,35 @@ describe('witness checks and the verdict', () => {
     ]);
   });
 
+  it('keeps a witness whose two sides differ apart from met and missed, with the sides in words', () => {
+    const differ = {
+      ...target,
+      comparator: '<' as const,
+      threshold: 110,
+      met: null,
+      verdict: 'differ' as const,
+      reason: 'the two sides differ: ratio 48.3% ...',
+    };
+    const inconclusive = { ...target, met: null, verdict: 'inconclusive' as const, reason: 'inconclusive: [80%, 120%] ...' };
+    const [sides, straddles] = witnessChecks([
+      result('recovery_harness_overhead', [differ], 48.3),
+      result('consume_harness_overhead', [inconclusive], 95),
+    ]);
+    expect(sides).toMatchObject({ verdict: 'differ', value: 48.3, detail: 'the two sides differ: ratio 48.3% ...' });
+    expect(straddles).toMatchObject({ verdict: 'inconclusive', detail: 'inconclusive: [80%, 120%] ...' });
+    // Never sound: the witness compared different work, so it says nothing either way.
+    expect(verificationVerdict([check('met'), sides!], agreed, null, true)).toBe('inconclusive');
+    expect(verificationVerdict([sides!, check('missed')], agreed, null, true)).toBe('unsound');
+    const line = formatVerification(verification({ checks: [sides!], verdict: 'inconclusive' }), 0).split('\n');
+    expect(line[2]).toMatch(/^≠ Recovery harness\/bare · 10 threads: ratio_percent 48\.3 %, target < 110 %: the two sides differ$/);
+    expect(line[3]).toBe('    the two sides differ: ratio 48.3% ...');
+  });
+
+  const agreed = { status: 'agreed' as const, detail: '' };
   const check = (verdict: Verification['checks'][number]['verdict']) => ({
     ...witnessChecks([result('proxy_overhead', [{ ...target, met: true }], 95)])[0]!,
     verdict,
   });
-  const agreed = { status: 'agreed' as const, detail: '' };
-
   it.each([
     [[check('met'), check('met')], agreed, null, 'sound'],
     [[check('met'), check('inconclusive')], agreed, null, 'inconclusive'],
