@@ -24,7 +24,7 @@ export function draftRecorder(): {
   return {
     record: (draft) => {
       last = draft;
-      return { ...draft, schema_version: 1, test_id: 'test', timestamp: new Date().toISOString(), fingerprint: 'f' };
+      return { category: 'test', ...draft, schema_version: 1, test_id: 'test', timestamp: new Date().toISOString(), fingerprint: 'f' };
     },
     last: () => last,
   };
