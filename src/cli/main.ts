@@ -11,6 +11,7 @@ import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
 import type * as LoadCommand from './loadCommand';
+import type * as LoadMergeCommand from './loadMergeCommand';
 import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -33,6 +34,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
   ab: () => (require('./abCommand') as typeof AbCommand).registerAbCommand,
   load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
+  'load-merge': () => (require('./loadMergeCommand') as typeof LoadMergeCommand).registerLoadMergeCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,
