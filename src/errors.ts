@@ -13,7 +13,9 @@ export type BenchErrorCode =
   | 'RESULT_INVALID'
   | 'MARKER_EXPRESSION'
   | 'CLIENT_FAULT'
-  | 'TIMEOUT';
+  | 'TIMEOUT'
+  /** A build of a paired run (`bench ab`) could not be checked out, installed or run. */
+  | 'BUILD_FAILED';
 
 /** Where an error keeps the names of its classes (a global symbol: every copy of this module shares it). */
 const ERROR_CLASSES = Symbol.for('amqp-bench.errorClasses');
@@ -99,6 +101,13 @@ export class TimeoutError extends BenchError {
     super('TIMEOUT', message);
   }
 }
+
+/**
+ * A wait of the harness's own (a thread waiting for its main thread: a round to start, the stop
+ * signal) passed its bound. A harness failure, never a verdict on the client under test: a thread
+ * reports it apart from the client's errors.
+ */
+export class HarnessBoundError extends TimeoutError {}
 
 /**
  * A marker expression (BENCH_MARKERS, the run script's `-m`) cannot be parsed. The one-line

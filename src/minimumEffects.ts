@@ -26,6 +26,12 @@ export interface FamilyMinimumEffect {
 
 export interface MinimumEffects {
   readonly families: Readonly<Record<MetricFamily, FamilyMinimumEffect>>;
+  /**
+   * The same for paired runs (`bench ab`): the two builds alternate in one run, so the machine's
+   * drift between runs, which the families' minimums must cover, cancels within each pair; what
+   * is left is how small a change is worth a red gate.
+   */
+  readonly paired: Readonly<Record<MetricFamily, FamilyMinimumEffect>>;
   /** Baseline runs (same fingerprint, passed) needed to learn a metric's minimum effect from their spread; 0 never learns. @default 3 */
   readonly learnFromRuns: number;
   /** The latest baseline runs of the history that count (for learning and for the history test). @default 10 */
@@ -44,6 +50,16 @@ export const DEFAULT_MINIMUM_EFFECTS: MinimumEffects = Object.freeze({
     latency: Object.freeze({ relativePercent: 30, absolute: 0.01 }),
     /** @default 30%, and at least 1 ms */
     recovery: Object.freeze({ relativePercent: 30, absolute: 1 }),
+    /** @default 50%, and at least 1 */
+    counts: Object.freeze({ relativePercent: 50, absolute: 1 }),
+  }),
+  paired: Object.freeze({
+    /** @default 5% */
+    throughput: Object.freeze({ relativePercent: 5, absolute: 0 }),
+    /** @default 10%, and at least 0.01 ms */
+    latency: Object.freeze({ relativePercent: 10, absolute: 0.01 }),
+    /** @default 10%, and at least 1 ms */
+    recovery: Object.freeze({ relativePercent: 10, absolute: 1 }),
     /** @default 50%, and at least 1 */
     counts: Object.freeze({ relativePercent: 50, absolute: 1 }),
   }),
@@ -68,7 +84,7 @@ export function familyOf(metric: string, unit: string, timesAreRecovery: boolean
 
 const VARIABLE = 'BENCH_MIN_EFFECTS';
 const FAMILY_KEYS = ['relative_percent', 'absolute'] as const;
-const TOP_KEYS = [...METRIC_FAMILIES, 'learn_from_runs', 'history_runs'] as const;
+const TOP_KEYS = [...METRIC_FAMILIES, 'paired', 'learn_from_runs', 'history_runs'] as const;
 
 /**
  * The minimum effects from BENCH_MIN_EFFECTS: unset means the defaults; a value starting with `{`
@@ -104,25 +120,11 @@ export function resolveMinimumEffects(raw: string | undefined, cwd: string = pro
 export function minimumEffectsFrom(input: unknown, origin = VARIABLE): MinimumEffects {
   const object = record(input, origin, `a JSON object with any of ${TOP_KEYS.join(', ')}`);
   unknownKeys(object, TOP_KEYS, origin);
-  const families = Object.fromEntries(
-    METRIC_FAMILIES.map((family) => {
-      const defaults = DEFAULT_MINIMUM_EFFECTS.families[family];
-      if (object[family] === undefined) return [family, defaults];
-      const where = `${origin} ${family}`;
-      const settings = record(object[family], where, `an object with ${FAMILY_KEYS.join(' and/or ')}`);
-      unknownKeys(settings, FAMILY_KEYS, where);
-      return [
-        family,
-        Object.freeze({
-          relativePercent:
-            number(settings.relative_percent, `${where}.relative_percent`, 'a percentage of 0 or more (e.g. 20)') ??
-            defaults.relativePercent,
-          absolute:
-            number(settings.absolute, `${where}.absolute`, "a number of 0 or more, in the metric's unit (e.g. 0.01)") ?? defaults.absolute,
-        }),
-      ];
-    }),
-  ) as Record<MetricFamily, FamilyMinimumEffect>;
+  const families = familiesFrom(object, DEFAULT_MINIMUM_EFFECTS.families, origin);
+  const pairedObject =
+    object.paired === undefined ? {} : record(object.paired, `${origin} paired`, `an object with any of ${METRIC_FAMILIES.join(', ')}`);
+  unknownKeys(pairedObject, METRIC_FAMILIES, `${origin} paired`);
+  const paired = familiesFrom(pairedObject, DEFAULT_MINIMUM_EFFECTS.paired, `${origin} paired`);
   const learnFromRuns = number(
     object.learn_from_runs,
     `${origin} learn_from_runs`,
@@ -134,10 +136,39 @@ export function minimumEffectsFrom(input: unknown, origin = VARIABLE): MinimumEf
   if (historyRuns !== undefined && historyRuns < 2)
     throw new ConfigError(`${origin} history_runs`, 'a whole number of runs, 2 or more', String(historyRuns));
   return Object.freeze({
-    families: Object.freeze(families),
+    families,
+    paired,
     learnFromRuns: learnFromRuns ?? DEFAULT_MINIMUM_EFFECTS.learnFromRuns,
     historyRuns: historyRuns ?? DEFAULT_MINIMUM_EFFECTS.historyRuns,
   });
+}
+
+/** Each family's settings from `object` (keys are family names), the defaults filling the rest. */
+function familiesFrom(
+  object: Record<string, unknown>,
+  defaults: MinimumEffects['families'],
+  origin: string,
+): Readonly<Record<MetricFamily, FamilyMinimumEffect>> {
+  const families = Object.fromEntries(
+    METRIC_FAMILIES.map((family) => {
+      if (object[family] === undefined) return [family, defaults[family]];
+      const where = `${origin} ${family}`;
+      const settings = record(object[family], where, `an object with ${FAMILY_KEYS.join(' and/or ')}`);
+      unknownKeys(settings, FAMILY_KEYS, where);
+      return [
+        family,
+        Object.freeze({
+          relativePercent:
+            number(settings.relative_percent, `${where}.relative_percent`, 'a percentage of 0 or more (e.g. 20)') ??
+            defaults[family].relativePercent,
+          absolute:
+            number(settings.absolute, `${where}.absolute`, "a number of 0 or more, in the metric's unit (e.g. 0.01)") ??
+            defaults[family].absolute,
+        }),
+      ];
+    }),
+  ) as Record<MetricFamily, FamilyMinimumEffect>;
+  return Object.freeze(families);
 }
 
 function record(value: unknown, where: string, expected: string): Record<string, unknown> {

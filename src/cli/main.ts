@@ -6,11 +6,13 @@ import { Command, CommanderError } from 'commander';
 import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
 import type * as AaCommand from './aaCommand';
+import type * as AbCommand from './abCommand';
 import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
 import type * as FaultsCommand from './faultsCommand';
 import type * as LoadCommand from './loadCommand';
+import type * as LoadMergeCommand from './loadMergeCommand';
 import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -32,7 +34,9 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
+  ab: () => (require('./abCommand') as typeof AbCommand).registerAbCommand,
   load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
+  'load-merge': () => (require('./loadMergeCommand') as typeof LoadMergeCommand).registerLoadMergeCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,

@@ -18,6 +18,7 @@ export type {
   Metric,
   EncodedHistogram,
   Target,
+  Finding,
   FaultProxy,
   Fault,
 } from './rawResult';

@@ -46,6 +46,12 @@ describe('BENCH_MIN_EFFECTS', () => {
         recovery: { relativePercent: 30, absolute: 1 },
         counts: { relativePercent: 50, absolute: 1 },
       },
+      paired: {
+        throughput: { relativePercent: 5, absolute: 0 },
+        latency: { relativePercent: 10, absolute: 0.01 },
+        recovery: { relativePercent: 10, absolute: 1 },
+        counts: { relativePercent: 50, absolute: 1 },
+      },
       learnFromRuns: 3,
       historyRuns: 10,
     });
@@ -57,6 +63,13 @@ describe('BENCH_MIN_EFFECTS', () => {
     expect(inline.families.latency).toEqual(DEFAULT_MINIMUM_EFFECTS.families.latency);
     expect(inline.learnFromRuns).toBe(0);
     expect(inline.historyRuns).toBe(10);
+    expect(inline.paired).toEqual(DEFAULT_MINIMUM_EFFECTS.paired);
+
+    // Paired runs (bench ab) have minimums of their own, set the same way under "paired".
+    const paired = resolveMinimumEffects('{"paired": {"throughput": {"relative_percent": 3}}}');
+    expect(paired.paired.throughput).toEqual({ relativePercent: 3, absolute: 0 });
+    expect(paired.paired.recovery).toEqual(DEFAULT_MINIMUM_EFFECTS.paired.recovery);
+    expect(paired.families).toEqual(DEFAULT_MINIMUM_EFFECTS.families);
 
     const dir = tempDir('min-effects');
     try {
@@ -77,7 +90,7 @@ describe('BENCH_MIN_EFFECTS', () => {
     ['{"throughput": 20', 'BENCH_MIN_EFFECTS must be valid JSON'],
     [
       '{"latncy": {}}',
-      'BENCH_MIN_EFFECTS key "latncy" must be one of throughput, latency, recovery, counts, learn_from_runs, history_runs; got "latncy"',
+      'BENCH_MIN_EFFECTS key "latncy" must be one of throughput, latency, recovery, counts, paired, learn_from_runs, history_runs; got "latncy"',
     ],
     [
       '{"latency": {"relative_percent": -5}}',
@@ -88,6 +101,14 @@ describe('BENCH_MIN_EFFECTS', () => {
       'BENCH_MIN_EFFECTS latency.relative_percent must be a percentage of 0 or more (e.g. 20); got "\\"30\\""',
     ],
     ['{"counts": {"absolut": 1}}', 'BENCH_MIN_EFFECTS counts key "absolut" must be one of relative_percent, absolute; got "absolut"'],
+    [
+      '{"paired": {"latncy": {}}}',
+      'BENCH_MIN_EFFECTS paired key "latncy" must be one of throughput, latency, recovery, counts; got "latncy"',
+    ],
+    [
+      '{"paired": {"throughput": {"relative_percent": -1}}}',
+      'BENCH_MIN_EFFECTS paired throughput.relative_percent must be a percentage of 0 or more (e.g. 20); got "-1"',
+    ],
     ['{"counts": 3}', 'BENCH_MIN_EFFECTS counts must be an object with relative_percent and/or absolute; got "3"'],
     ['{"learn_from_runs": 1}', 'BENCH_MIN_EFFECTS learn_from_runs must be a whole number of runs: 0 (never learn) or 2 and more; got "1"'],
     [
