@@ -260,6 +260,12 @@ export interface ClientAdapter {
   readonly signals: SignalSupport;
   /** Acknowledgement modes beyond a single ack its deliveries offer. @default neither */
   readonly acks?: AckSupport;
+  /**
+   * How the library notices a silent peer, in words citing its source, when that is not the
+   * protocol's heartbeat check (a peer silent for two intervals or longer); absent: it is. The
+   * fault matrix's heartbeat judgement says it beside the figures.
+   */
+  readonly silenceCheck?: string;
   /** The settings a profile gives this library (reported as `ClientInfo.settings`). */
   settings(profile: ClientProfile): Readonly<Record<string, string | number | boolean>>;
   /**

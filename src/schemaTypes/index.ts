@@ -34,6 +34,7 @@ export type {
   Metric,
   EncodedHistogram,
   Target,
+  Finding,
   FaultProxy,
   Fault,
 } from './rawResult';
