@@ -10,6 +10,7 @@ import type * as AbCommand from './abCommand';
 import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
+import type * as FaultsCommand from './faultsCommand';
 import type * as LoadCommand from './loadCommand';
 import type * as LoadMergeCommand from './loadMergeCommand';
 import type * as HerdCommand from './herdCommand';
@@ -29,6 +30,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily on purpose (see above) */
   env: () => (require('./envCommand') as typeof EnvCommand).registerEnvCommand,
   run: () => (require('./runCommand') as typeof RunCommand).registerRunCommand,
+  faults: () => (require('./faultsCommand') as typeof FaultsCommand).registerFaultsCommand,
   report: () => (require('./reportCommand') as typeof ReportCommand).registerReportCommand,
   merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
