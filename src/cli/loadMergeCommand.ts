@@ -57,7 +57,7 @@ export async function loadMerge(paths: readonly string[], output: string | undef
 }
 
 /** The files' one run and agent count, and a file whose share ran (for the workload). @throws BenchError naming what disagrees */
-function mergePlan(
+export function mergePlan(
   results: readonly FleetAgentResult[],
   files: readonly string[],
 ): { runId: string; count: number; ran: FleetAgentResult } {
@@ -90,7 +90,7 @@ function mergePlan(
 }
 
 /** `agent-<i>.json` at `target`, or under it (two levels). */
-function agentFilesUnder(target: string, depth = 2): string[] {
+export function agentFilesUnder(target: string, depth = 2): string[] {
   if (!fs.existsSync(target))
     throw new BenchError('CONFIG_INVALID', `${target} does not exist: give the agents' result files or their folders`);
   if (fs.statSync(target).isFile()) return [target];
