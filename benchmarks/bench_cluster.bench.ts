@@ -68,7 +68,6 @@ async function measureFailover(client: ClientSpec, fault: FailoverFault, queueTy
   recordResult(
     {
       name: failoverResultName(fault),
-      category: 'resilience',
       client: fields.client && { ...fields.client, multiple_hosts: info.multipleHosts },
       parameters: {
         ...fields.parameters,

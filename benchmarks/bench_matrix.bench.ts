@@ -90,7 +90,6 @@ async function measureCell(client: ClientSpec, row: MatrixRow): Promise<void> {
   recordResult(
     {
       name: matrixResultName(row.fault),
-      category: 'faults',
       parameters: { threads: outcome.options.threads, confirm_window: outcome.options.confirmWindow, ...fields.parameters },
       client: fields.client,
       metrics: computed.metrics,

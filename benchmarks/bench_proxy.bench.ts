@@ -235,7 +235,6 @@ describe('TestProxyOverhead', () => {
       recordResult(
         {
           name: 'proxy_overhead',
-          category: 'proxy',
           parameters: {
             message_size_bytes: MESSAGE_BYTES,
             messages_per_round: MESSAGES_PER_ROUND,
@@ -292,7 +291,6 @@ describe('TestProxyOverhead', () => {
       recordResult(
         {
           name: 'proxy_added_latency',
-          category: 'proxy',
           parameters: {
             message_size_bytes: 4,
             samples_per_side: ROUND_TRIP_BLOCKS * ROUND_TRIPS_PER_BLOCK,
@@ -366,7 +364,6 @@ describe('TestProxyOverhead', () => {
       recordResult(
         {
           name: 'proxy_memory_soak',
-          category: 'proxy',
           parameters: {
             soak_seconds: SOAK_SECONDS,
             bandwidth_rate_kbps: SOAK_RATE_KBPS,

@@ -56,7 +56,6 @@ async function measureMassiveConsumers(client: ClientSpec, consumers: number, me
   recordResult(
     realisticDraft({
       scenario,
-      category: 'scalability',
       clientFields: clientFields(client),
       run,
       parameters: {
@@ -107,7 +106,6 @@ forEachClient((client) =>
         recordResult(
           realisticDraft({
             scenario,
-            category: 'scalability',
             clientFields: clientFields(client),
             run,
             parameters: {
@@ -157,7 +155,6 @@ forEachClient((client) =>
         recordResult(
           realisticDraft({
             scenario,
-            category: 'scalability',
             clientFields: clientFields(client),
             run,
             parameters: {
@@ -230,7 +227,6 @@ forEachClient((client) =>
         recordResult(
           realisticDraft({
             scenario,
-            category: 'resilience',
             clientFields: clientFields(client),
             run,
             parameters: {
@@ -305,7 +301,6 @@ forEachClient((client) =>
         recordResult(
           realisticDraft({
             scenario,
-            category: 'resilience',
             clientFields: clientFields(client),
             run,
             figures: slowed,
@@ -368,7 +363,6 @@ forEachClient((client) =>
         recordResult(
           realisticDraft({
             scenario,
-            category: 'resilience',
             clientFields: clientFields(client),
             run,
             parameters: {

@@ -109,7 +109,6 @@ forEachClient((client) =>
         }
         recordResult({
           name: 'network_resilience_summary',
-          category: 'resilience',
           parameters: { threads: THREADS, ...fields.parameters },
           client: fields.client,
           metrics,

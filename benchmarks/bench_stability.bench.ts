@@ -118,7 +118,6 @@ forEachClient((client) =>
         recordResult(
           {
             name: 'chaos_workers',
-            category: 'stability',
             parameters: { workers, operations_per_worker: operations, ...clientFields(client).parameters },
             client: clientFields(client).client,
             metrics: {
@@ -157,7 +156,6 @@ forEachClient((client) =>
         recordResult(
           {
             name: 'kill_recover_cycles',
-            category: 'stability',
             parameters: { workers, cycles_per_worker: cycles, ...clientFields(client).parameters },
             client: clientFields(client).client,
             metrics: {

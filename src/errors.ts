@@ -13,7 +13,9 @@ export type BenchErrorCode =
   | 'RESULT_INVALID'
   | 'MARKER_EXPRESSION'
   | 'CLIENT_FAULT'
-  | 'TIMEOUT';
+  | 'TIMEOUT'
+  /** A build of a paired run (`bench ab`) could not be checked out, installed or run. */
+  | 'BUILD_FAILED';
 
 /** Where an error keeps the names of its classes (a global symbol: every copy of this module shares it). */
 const ERROR_CLASSES = Symbol.for('amqp-bench.errorClasses');

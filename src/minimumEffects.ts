@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from './errors';
-import type { Category, Direction } from './results/rawResult';
+import type { Direction } from './results/rawResult';
 
 export const METRIC_FAMILIES = ['throughput', 'latency', 'recovery', 'counts'] as const;
 /** `throughput`: rates and their ratios; `latency`: times of traffic; `recovery`: times of fault scenarios; `counts`: errors, losses, events. */
@@ -26,6 +26,12 @@ export interface FamilyMinimumEffect {
 
 export interface MinimumEffects {
   readonly families: Readonly<Record<MetricFamily, FamilyMinimumEffect>>;
+  /**
+   * The same for paired runs (`bench ab`): the two builds alternate in one run, so the machine's
+   * drift between runs, which the families' minimums must cover, cancels within each pair; what
+   * is left is how small a change is worth a red gate.
+   */
+  readonly paired: Readonly<Record<MetricFamily, FamilyMinimumEffect>>;
   /** Baseline runs (same fingerprint, passed) needed to learn a metric's minimum effect from their spread; 0 never learns. @default 3 */
   readonly learnFromRuns: number;
   /** The latest baseline runs of the history that count (for learning and for the history test). @default 10 */
@@ -47,27 +53,38 @@ export const DEFAULT_MINIMUM_EFFECTS: MinimumEffects = Object.freeze({
     /** @default 50%, and at least 1 */
     counts: Object.freeze({ relativePercent: 50, absolute: 1 }),
   }),
+  paired: Object.freeze({
+    /** @default 5% */
+    throughput: Object.freeze({ relativePercent: 5, absolute: 0 }),
+    /** @default 10%, and at least 0.01 ms */
+    latency: Object.freeze({ relativePercent: 10, absolute: 0.01 }),
+    /** @default 10%, and at least 1 ms */
+    recovery: Object.freeze({ relativePercent: 10, absolute: 1 }),
+    /** @default 50%, and at least 1 */
+    counts: Object.freeze({ relativePercent: 50, absolute: 1 }),
+  }),
   learnFromRuns: 3,
   historyRuns: 10,
 });
 
 /**
- * The family of a metric, from its unit, name and result category (first rule that applies):
- * counts (unit `count`, or a `%` of losses), throughput (a rate `.../s`, a `*_per_sec` or
- * `*throughput*` name, or any other `%`), recovery (a time in a `recovery` or `resilience`
- * result), latency (everything else).
+ * The family of a metric, from its unit, its name and whether its result's times are recovery
+ * figures (the scenario descriptors say: src/scenarios/catalogue.ts `timesAreRecovery`), first rule
+ * that applies: counts (unit `count`, or a `%` of losses), throughput (a rate `.../s`, a
+ * `*_per_sec` or `*throughput*` name, or any other `%`), recovery (a time of a result whose times
+ * are recovery figures), latency (everything else).
  */
-export function familyOf(metric: string, unit: string, category: Category, direction: Direction = 'none'): MetricFamily {
+export function familyOf(metric: string, unit: string, timesAreRecovery: boolean, direction: Direction = 'none'): MetricFamily {
   if (unit === 'count' || (unit === '%' && /loss|lost|error|duplicate/.test(metric))) return 'counts';
   if (unit.endsWith('/s') || /_per_sec|throughput/.test(metric) || unit === '%' || (direction === 'higher' && unit !== 'ms'))
     return 'throughput';
-  if (category === 'recovery' || category === 'resilience') return 'recovery';
+  if (timesAreRecovery) return 'recovery';
   return 'latency';
 }
 
 const VARIABLE = 'BENCH_MIN_EFFECTS';
 const FAMILY_KEYS = ['relative_percent', 'absolute'] as const;
-const TOP_KEYS = [...METRIC_FAMILIES, 'learn_from_runs', 'history_runs'] as const;
+const TOP_KEYS = [...METRIC_FAMILIES, 'paired', 'learn_from_runs', 'history_runs'] as const;
 
 /**
  * The minimum effects from BENCH_MIN_EFFECTS: unset means the defaults; a value starting with `{`
@@ -103,25 +120,11 @@ export function resolveMinimumEffects(raw: string | undefined, cwd: string = pro
 export function minimumEffectsFrom(input: unknown, origin = VARIABLE): MinimumEffects {
   const object = record(input, origin, `a JSON object with any of ${TOP_KEYS.join(', ')}`);
   unknownKeys(object, TOP_KEYS, origin);
-  const families = Object.fromEntries(
-    METRIC_FAMILIES.map((family) => {
-      const defaults = DEFAULT_MINIMUM_EFFECTS.families[family];
-      if (object[family] === undefined) return [family, defaults];
-      const where = `${origin} ${family}`;
-      const settings = record(object[family], where, `an object with ${FAMILY_KEYS.join(' and/or ')}`);
-      unknownKeys(settings, FAMILY_KEYS, where);
-      return [
-        family,
-        Object.freeze({
-          relativePercent:
-            number(settings.relative_percent, `${where}.relative_percent`, 'a percentage of 0 or more (e.g. 20)') ??
-            defaults.relativePercent,
-          absolute:
-            number(settings.absolute, `${where}.absolute`, "a number of 0 or more, in the metric's unit (e.g. 0.01)") ?? defaults.absolute,
-        }),
-      ];
-    }),
-  ) as Record<MetricFamily, FamilyMinimumEffect>;
+  const families = familiesFrom(object, DEFAULT_MINIMUM_EFFECTS.families, origin);
+  const pairedObject =
+    object.paired === undefined ? {} : record(object.paired, `${origin} paired`, `an object with any of ${METRIC_FAMILIES.join(', ')}`);
+  unknownKeys(pairedObject, METRIC_FAMILIES, `${origin} paired`);
+  const paired = familiesFrom(pairedObject, DEFAULT_MINIMUM_EFFECTS.paired, `${origin} paired`);
   const learnFromRuns = number(
     object.learn_from_runs,
     `${origin} learn_from_runs`,
@@ -133,10 +136,39 @@ export function minimumEffectsFrom(input: unknown, origin = VARIABLE): MinimumEf
   if (historyRuns !== undefined && historyRuns < 2)
     throw new ConfigError(`${origin} history_runs`, 'a whole number of runs, 2 or more', String(historyRuns));
   return Object.freeze({
-    families: Object.freeze(families),
+    families,
+    paired,
     learnFromRuns: learnFromRuns ?? DEFAULT_MINIMUM_EFFECTS.learnFromRuns,
     historyRuns: historyRuns ?? DEFAULT_MINIMUM_EFFECTS.historyRuns,
   });
+}
+
+/** Each family's settings from `object` (keys are family names), the defaults filling the rest. */
+function familiesFrom(
+  object: Record<string, unknown>,
+  defaults: MinimumEffects['families'],
+  origin: string,
+): Readonly<Record<MetricFamily, FamilyMinimumEffect>> {
+  const families = Object.fromEntries(
+    METRIC_FAMILIES.map((family) => {
+      if (object[family] === undefined) return [family, defaults[family]];
+      const where = `${origin} ${family}`;
+      const settings = record(object[family], where, `an object with ${FAMILY_KEYS.join(' and/or ')}`);
+      unknownKeys(settings, FAMILY_KEYS, where);
+      return [
+        family,
+        Object.freeze({
+          relativePercent:
+            number(settings.relative_percent, `${where}.relative_percent`, 'a percentage of 0 or more (e.g. 20)') ??
+            defaults[family].relativePercent,
+          absolute:
+            number(settings.absolute, `${where}.absolute`, "a number of 0 or more, in the metric's unit (e.g. 0.01)") ??
+            defaults[family].absolute,
+        }),
+      ];
+    }),
+  ) as Record<MetricFamily, FamilyMinimumEffect>;
+  return Object.freeze(families);
 }
 
 function record(value: unknown, where: string, expected: string): Record<string, unknown> {

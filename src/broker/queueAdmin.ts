@@ -37,12 +37,20 @@ export class QueueAdmin {
 
   /** Declares `queue` (never auto-deleted: consumers come and go); it is deleted by `close()`. */
   async declare(queue: string, spec: QueueSpec = {}): Promise<void> {
+    await this.declareShared(queue, spec);
+    this.declared.add(queue);
+  }
+
+  /**
+   * Declares `queue` if it is missing and leaves it to its owner: `close()` does not delete it (an
+   * agent of a fleet declares the queues it uses; whoever runs the fleet deletes them).
+   */
+  async declareShared(queue: string, spec: QueueSpec = {}): Promise<void> {
     await this.channel.assertQueue(queue, {
       durable: spec.durable ?? false,
       autoDelete: false,
       arguments: { 'x-queue-type': 'classic', ...spec.arguments },
     });
-    this.declared.add(queue);
   }
 
   /**
@@ -85,6 +93,19 @@ export class QueueAdmin {
     for (const queue of this.declared) await this.run((channel) => channel.deleteQueue(queue));
     for (const exchange of exchanges) await this.run((channel) => channel.deleteExchange(exchange));
     await closeBounded(this.model, socketOf(this.model));
+  }
+
+  /** Whether a queue or an exchange of that name exists now (a passive declare, on a channel of its own: a miss closes it). */
+  async exists(kind: 'queue' | 'exchange', name: string): Promise<boolean> {
+    const channel = await this.model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      await (kind === 'queue' ? channel.checkQueue(name) : channel.checkExchange(name));
+      await channel.close();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** One admin step; if the channel died (e.g. a failed check), one more try on a fresh channel. */

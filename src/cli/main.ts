@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { BenchError, describeError, MarkerExpressionError } from '../errors';
 import { redactText } from '../redact';
 import type * as AaCommand from './aaCommand';
+import type * as AbCommand from './abCommand';
 import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
@@ -30,6 +31,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
+  ab: () => (require('./abCommand') as typeof AbCommand).registerAbCommand,
   load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,

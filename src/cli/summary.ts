@@ -21,6 +21,7 @@ import {
   describeMinimumEffect,
   describeRegression,
   describeSignificance,
+  machineShiftNotes,
 } from '../report/comparisonView';
 
 export interface SummaryInput {
@@ -181,7 +182,10 @@ export function formatComparison(comparison: RunComparison): string {
   const counts = countVerdicts(comparison);
   const history = comparison.history_run_ids.length;
   return [
-    `comparison with ${comparison.previous_run_id}: replicates of that run (Mann-Whitney U, Hodges-Lehmann ${confidence}% CI), else ${history} earlier run(s) of its build (t prediction test, ${MIN_HISTORY_RUNS} needed)`,
+    comparison.design === 'paired'
+      ? `comparison of ${comparison.current_run_id} (B) with ${comparison.previous_run_id} (A), measured in turns in one run: pairs of replicates after each measurement's warm-up pair (paired t on the log-ratios, ${confidence}% CI)`
+      : `comparison with ${comparison.previous_run_id}: replicates of that run (Mann-Whitney U, Hodges-Lehmann ${confidence}% CI), else ${history} earlier run(s) of its build (t prediction test, ${MIN_HISTORY_RUNS} needed)`,
+    ...machineShiftNotes(comparison),
     `${counts.judged} metrics judged, Benjamini-Hochberg corrected at FDR ${comparison.alpha}; a verdict also needs the change beyond the minimum effect (~ no change that counts, ? not judged)`,
     line(header),
     ...cells.map(line),

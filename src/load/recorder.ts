@@ -129,12 +129,16 @@ export class LoadRecorder {
 
   /** Confirmed messages never consumed: lost (meaningful once consumers have drained the queues). */
   lostConfirmed(): number {
-    let lost = 0;
-    for (let byte = 0; byte < this.confirmedBits.length; byte += 1) {
-      const missing = this.confirmedBits[byte]! & ~(this.seen[byte] ?? 0);
-      for (let bit = missing; bit !== 0; bit &= bit - 1) lost += 1;
-    }
-    return lost;
+    return countBitsMissing(this.confirmedBits, this.seen);
+  }
+
+  /**
+   * The sequence numbers seen by the consumers and confirmed to the producers, one bit each: what
+   * the accounting of a fleet needs, where a message may be confirmed in one process and consumed
+   * in another.
+   */
+  sequenceBits(): { readonly seen: Uint8Array; readonly confirmed: Uint8Array } {
+    return { seen: this.seen, confirmed: this.confirmedBits };
   }
 
   private wasSeen(sequence: number): boolean {
@@ -142,6 +146,21 @@ export class LoadRecorder {
     this.seen = bits;
     return known;
   }
+}
+
+/** Bits set in `bits`. */
+export function countBits(bits: Uint8Array): number {
+  return countBitsMissing(bits, new Uint8Array(0));
+}
+
+/** Bits set in `bits` and not in `minus` (a popcount of bits & ~minus). */
+export function countBitsMissing(bits: Uint8Array, minus: Uint8Array): number {
+  let count = 0;
+  for (let byte = 0; byte < bits.length; byte += 1) {
+    const missing = bits[byte]! & ~(minus[byte] ?? 0);
+    for (let bit = missing; bit !== 0; bit &= bit - 1) count += 1;
+  }
+  return count;
 }
 
 /** Sets bit `index` (growing the array when needed); says whether it was set before. */

@@ -5,7 +5,7 @@
  */
 import type { ClientInfo } from '../client/api';
 import { encodeHistogram } from '../measure/histogram';
-import type { ResultDraft } from '../results/rawResult';
+import type { RawResult, ResultDraft } from '../results/rawResult';
 import type { FaultWindowRecord } from './faultSchedule';
 import { latencyFiguresMs, type LatencyFiguresMs } from './latency';
 import type { LoadRecorder } from './recorder';
@@ -82,6 +82,12 @@ export interface LoadResultInput {
   readonly connectionFaults: readonly ConnectionFaultRecord[];
   readonly aborted: boolean;
   readonly intervalMs: number;
+  /**
+   * Every consumer of the queues this process publishes to is its own, so a confirmed message it
+   * never consumed is lost (false for an agent of a fleet whose messages other agents consume:
+   * the fleet's merge accounts for them). @default true
+   */
+  readonly accountsAlone?: boolean;
 }
 
 export function buildLoadResult(input: LoadResultInput): LoadResult {
@@ -102,6 +108,11 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
     ...(input.viaProxy ? ['through the fault proxy entry'] : ['directly to the broker (no proxy)']),
     ...(input.unsent > 0 ? [`${input.unsent} message(s) were still due when the catch-up time ran out: not sent`] : []),
     ...(input.aborted ? ['aborted before the end (Ctrl-C): figures cover the part that ran'] : []),
+    ...(input.accountsAlone === false
+      ? [
+          "some of this process's messages are consumed by other processes of the fleet: lost and not consumed are counted by the fleet's merge",
+        ]
+      : []),
   ];
   return {
     workload,
@@ -123,7 +134,8 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
       duplicates: totals.duplicates,
       nacked_by_consumer: totals.nackedByConsumer,
       not_consumed: Math.max(0, totals.published - recorder.consumedUnique),
-      lost_confirmed: workload.confirmWindow > 0 && workload.consumers > 0 ? recorder.lostConfirmed() : null,
+      lost_confirmed:
+        workload.confirmWindow > 0 && workload.consumers > 0 && input.accountsAlone !== false ? recorder.lostConfirmed() : null,
     },
     latency_ms: {
       end_to_end: latencyFiguresMs(recorder.endToEndLatency),
@@ -146,7 +158,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
 }
 
 /** The result as a raw result of category `load` (archive, history, comparison). */
-export function loadRawResult(result: LoadResult): ResultDraft {
+export function loadRawResult(result: LoadResult): ResultDraft & Pick<RawResult, 'category'> {
   const { workload } = result;
   const ms = (value: number | null) => ({ value, unit: 'ms', direction: 'lower' as const });
   const e2e = result.latency_ms.end_to_end;

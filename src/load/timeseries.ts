@@ -3,7 +3,7 @@
  * `timeseries.csv` beside the result. The CSV is pure (`timeSeriesCsv`); the sampler is the thin
  * shell that reads the recorder and the connections on a timer.
  */
-import { percentileMs } from '../measure/histogram';
+import { encodeHistogram, percentileMs, type EncodedHistogram } from '../measure/histogram';
 import type { LoadRecorder } from './recorder';
 
 export interface TimeSeriesPoint {
@@ -57,16 +57,31 @@ export interface SamplerInputs {
   nowNs(): bigint;
   /** Called with each point as it is taken (progress, metrics). */
   onPoint?(point: TimeSeriesPoint): void;
+  /**
+   * Keep each interval's histograms (encoded) beside its point: a fleet's points are merged from
+   * them, since percentiles of parts cannot be added. @default false
+   */
+  readonly keepIntervalHistograms?: boolean;
+}
+
+/** One interval's latency histograms, encoded (the point's percentiles come from them). */
+export interface IntervalHistograms {
+  readonly confirm: EncodedHistogram;
+  readonly end_to_end: EncodedHistogram;
+  readonly schedule_lag: EncodedHistogram;
 }
 
 export interface TimeSeriesSampler {
   readonly points: readonly TimeSeriesPoint[];
+  /** One entry per point, when `keepIntervalHistograms` was asked; empty otherwise. */
+  readonly intervalHistograms: readonly IntervalHistograms[];
   /** Takes the last (partial) point and stops the timer; safe to call twice. */
   stop(): void;
 }
 
 export function startSampler(inputs: SamplerInputs): TimeSeriesSampler {
   const points: TimeSeriesPoint[] = [];
+  const intervalHistograms: IntervalHistograms[] = [];
   const { recorder } = inputs;
   let ticks = 0;
   let stopped = false;
@@ -90,6 +105,12 @@ export function startSampler(inputs: SamplerInputs): TimeSeriesSampler {
       fault_state: inputs.faultState(),
     };
     points.push(point);
+    if (inputs.keepIntervalHistograms)
+      intervalHistograms.push({
+        confirm: encodeHistogram(interval.confirm),
+        end_to_end: encodeHistogram(interval.endToEnd),
+        schedule_lag: encodeHistogram(interval.lag),
+      });
     inputs.onPoint?.(point);
   };
   // Each tick aims at its own slot from the start, so points do not drift with timer delays.
@@ -107,6 +128,7 @@ export function startSampler(inputs: SamplerInputs): TimeSeriesSampler {
   schedule();
   return {
     points,
+    intervalHistograms,
     stop() {
       if (stopped) return;
       stopped = true;

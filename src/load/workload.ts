@@ -213,3 +213,47 @@ export function queueName(pattern: string, index: number): string {
 export function scheduleEndMs(workload: Pick<LoadWorkload, 'warmupMs' | 'durationMs'>): number {
   return workload.warmupMs + workload.durationMs;
 }
+
+/**
+ * The workload as a file would give it (pure): what `resolveWorkload` turns back into the same
+ * workload. A fleet hands it to its agents (a file beside the run, a Kubernetes ConfigMap), so
+ * every agent resolves exactly the coordinator's workload.
+ */
+export function workloadInputOf(workload: LoadWorkload): WorkloadInput {
+  const ms = (value: number) => `${value}ms`;
+  const { rate, size, ack } = workload;
+  return {
+    name: workload.name,
+    ...(workload.description === null ? {} : { description: workload.description }),
+    producers: workload.producers,
+    consumers: workload.consumers,
+    rate:
+      rate.kind === 'constant'
+        ? rate.perSecond
+        : rate.kind === 'ramp'
+          ? { ramp: { from: rate.fromPerSecond, to: rate.toPerSecond, duration: ms(rate.durationMs) } }
+          : {
+              steps: rate.steps.map((step) => ({ rate: step.perSecond, duration: ms(step.durationMs) })) as NonNullable<
+                Extract<WorkloadInput['rate'], { steps: unknown }>
+              >['steps'],
+            },
+    size:
+      size.kind === 'fixed'
+        ? size.bytes
+        : size.kind === 'uniform'
+          ? { distribution: 'uniform', min: size.minBytes, max: size.maxBytes }
+          : { distribution: 'exponential', min: size.minBytes, max: size.maxBytes, mean: size.meanBytes },
+    queues: workload.queues,
+    queue_pattern: workload.queuePattern,
+    queue_type: workload.queueType,
+    prefetch: workload.prefetch,
+    ack: ack.kind === 'multiple' ? `multiple:${ack.every}` : ack.kind === 'nack' ? `nack:${ack.fraction}` : ack.kind,
+    confirm_window: workload.confirmWindow,
+    duration: ms(workload.durationMs),
+    warmup: ms(workload.warmupMs),
+    client: `${workload.client.name}:${workload.client.profile}`,
+    ...(workload.faults.length > 0
+      ? { faults: workload.faults.map((fault) => ({ fault: fault.text, at: ms(fault.atMs), length: ms(fault.lengthMs) })) }
+      : {}),
+  };
+}

@@ -23,9 +23,23 @@ export interface WorkloadFileContent {
 
 /**
  * Reads and checks `file` (shown as given, relative to the working directory where possible).
+ * `env:NAME` reads the file's text from the environment variable NAME (a Kubernetes manifest
+ * carries the workload that way).
  * @throws WorkloadFileError naming the line and the field of the first problem
  */
 export function readWorkloadFile(file: string): WorkloadFileContent {
+  const fromEnv = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(file);
+  if (fromEnv) {
+    const text = process.env[fromEnv[1]!];
+    if (text === undefined || text.trim() === '')
+      throw new WorkloadFileError(
+        file,
+        null,
+        '',
+        `names the environment variable ${fromEnv[1]!}, which is not set: set it to the workload file's text`,
+      );
+    return parseWorkloadText(text, file);
+  }
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -40,7 +40,6 @@ export async function runRealisticWorkload(
 export interface RealisticDraftInput {
   /** The result family (its descriptor: src/scenarios/realistic.ts). */
   readonly scenario: string;
-  readonly category: ResultDraft['category'];
   readonly clientFields: { readonly parameters: Readonly<Record<string, string>>; readonly client: RawResult['client'] };
   readonly run: WorkloadRun;
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
@@ -65,7 +64,6 @@ export function realisticDraft(input: RealisticDraftInput): ResultDraft {
   const shown = input.figures ?? figures;
   return {
     name: input.scenario,
-    category: input.category,
     client: input.clientFields.client,
     parameters: { ...input.clientFields.parameters, ...input.parameters },
     metrics: {

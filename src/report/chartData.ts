@@ -5,7 +5,7 @@
  */
 import { compareResults } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
-import { descriptorOf, familiesWithChart, scenarioRank } from '../scenarios/catalogue';
+import { descriptorOf, familiesWithChart, scenarioRank, suiteOf, timesAreRecovery } from '../scenarios/catalogue';
 import { parametersText, recoveryScenarioLabel, recoveryScenarioName, varyingParameterKeys } from './configurations';
 import { RECOVERY_FIGURE_NAMES } from './metricNames';
 
@@ -84,10 +84,14 @@ function latencyConfiguration(result: RawResult, family: readonly RawResult[], s
   return kind === 'other' ? `${label} (${stem.replace(/_/g, ' ')})` : label;
 }
 
-/** Latency percentiles of the throughput and scalability results, by kind (publish call, publish → confirm, end-to-end). */
+/**
+ * Latency percentiles of the throughput and realistic results measured without a fault, by kind
+ * (publish call, publish → confirm, end-to-end).
+ */
 export function latencyPercentileRows(results: readonly RawResult[]): LatencyRow[] {
   const rows: LatencyRow[] = [];
-  const relevant = sorted(results.filter((r) => r.category === 'throughput' || r.category === 'scalability'));
+  const trafficOnly = (r: RawResult) => ['throughput', 'realistic'].includes(suiteOf(r).name) && !timesAreRecovery(r);
+  const relevant = sorted(results.filter(trafficOnly));
   for (const result of relevant) {
     const family = relevant.filter((candidate) => candidate.name === result.name);
     for (const metric of Object.keys(result.metrics)) {

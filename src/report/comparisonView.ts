@@ -42,6 +42,9 @@ export interface ComparisonView {
   readonly counts: VerdictCounts;
   /** How the comparison judged, one sentence each (significance, correction, change, minimum effect). */
   readonly method_notes: readonly string[];
+  /** Families that moved as a whole, and whether the machine did (src/results/commonMode.ts). */
+  readonly machine_shift_notes: readonly string[];
+  readonly design: RunComparison['design'];
   readonly added: readonly string[];
   readonly removed: readonly string[];
   readonly threshold_percent: number | null;
@@ -77,18 +80,27 @@ export function describeBaseline(metric: MetricComparison): string {
   const baseline = metric.baseline;
   if (baseline.kind === 'replicates') return `${formatValue(baseline.center, metric.unit)} (${baseline.n} reps)`;
   if (baseline.kind === 'history') return `${formatValue(baseline.center, metric.unit)} (mean of ${baseline.n} runs)`;
+  if (baseline.kind === 'pairs') return `${formatValue(baseline.center, metric.unit)} (${baseline.n} pairs)`;
   return formatValue(metric.previous, metric.unit);
 }
 
 export function describeCurrent(metric: MetricComparison): string {
   const value = formatValue(metric.current, metric.unit);
+  if (metric.baseline.kind === 'pairs') return `${value} (${metric.baseline.n} pairs)`;
   return metric.n_current !== null && metric.n_current > 1 ? `${value} (${metric.n_current} reps)` : value;
 }
 
 /** `MW exact p=0.002, q=0.011`, `t 5 runs p=0.030, q=0.21`; `—` when not tested. */
 export function describeSignificance(metric: MetricComparison): string {
   if (metric.p_value === null || metric.test === null) return '—';
-  const test = metric.test === 'history-t' ? `t ${metric.baseline.n} runs` : metric.test === 'mann-whitney-exact' ? 'MW exact' : 'MW';
+  const test =
+    metric.test === 'history-t'
+      ? `t ${metric.baseline.n} runs`
+      : metric.test === 'paired-t'
+        ? `paired t ${metric.baseline.n} pairs`
+        : metric.test === 'mann-whitney-exact'
+          ? 'MW exact'
+          : 'MW';
   return `${test} ${formatP('p', metric.p_value)}${metric.q_value === null ? '' : `, ${formatP('q', metric.q_value)}`}`;
 }
 
@@ -102,6 +114,7 @@ export function describeMinimumEffect(metric: MetricComparison): string {
 
 /** The sentences under the table: how the comparison judged. */
 export function methodNotes(comparison: RunComparison): string[] {
+  if (comparison.design === 'paired') return pairedMethodNotes(comparison);
   const defaults = METRIC_FAMILIES.map((family) => `${family} ±${comparison.minimum_effects.families[family].relativePercent}%`).join(', ');
   const learn = comparison.minimum_effects.learnFromRuns;
   return [
@@ -113,6 +126,36 @@ export function methodNotes(comparison: RunComparison): string[] {
       : `Minimum effect: a significant change counts only beyond its family's minimum: ${defaults} (BENCH_MIN_EFFECTS; learning from the history is off).`,
   ];
 }
+
+/** How a paired comparison (`bench ab`) judged. */
+function pairedMethodNotes(comparison: RunComparison): string[] {
+  const confidence = Math.round(comparison.confidence * 100);
+  const minimums = METRIC_FAMILIES.map((family) => `${family} ±${comparison.minimum_effects.paired[family].relativePercent}%`).join(', ');
+  return [
+    `Pairs: both builds ran in one run, taking turns replicate by replicate (A B B A …); a pair is one replicate of each, measured back to back, so whatever the machine did over the run reaches both alike. The first pair of every measurement warmed both up and is not judged; a figure measured once per side has no pairs and is not judged.`,
+    `Significance: a paired t test on the pairs' log-ratios (their differences for a metric that can be 0), the analysis of a crossover design; q is the Benjamini–Hochberg adjusted p-value over the ${comparison.correction.judged} judged metrics (false discovery rate α = ${comparison.alpha}).`,
+    `Change: the geometric mean of the pairs' ratios, in percent of the baseline build's median, with its ${confidence}% confidence interval.`,
+    `Minimum effect: a significant change counts only beyond its family's paired minimum: ${minimums} (BENCH_MIN_EFFECTS "paired").`,
+  ];
+}
+
+/**
+ * One sentence per family that moved as a whole: the machine's shift when the bare floor moved
+ * with it (and the family judged relative to the floor), else what the floor did or that the run
+ * had none.
+ */
+export function machineShiftNotes(comparison: RunComparison): string[] {
+  return comparison.machine_shifts.map((shift) => {
+    const moved = `${shift.same_way} of ${shift.metrics} ${shift.family} metrics moved the same way together (median ${signedPercent(shift.family_speed_change_percent)} in speed)`;
+    if (shift.floor_speed_change_percent === null)
+      return `${moved}; this run has no bare floor (the harness/bare witnesses were not selected) to tell the machine from the code: judged as they are.`;
+    if (shift.relative_to_floor)
+      return `The machine shifted by ${signedPercent(shift.floor_speed_change_percent)} during this run: ${moved}, and the bare floor (the library alone, harness/bare) moved with them: ${shift.family} metrics are judged relative to the floor.`;
+    return `${moved}, but the bare floor moved ${signedPercent(shift.floor_speed_change_percent)}: not the machine as a whole; judged as they are.`;
+  });
+}
+
+const signedPercent = (value: number): string => `${value > 0 ? '+' : value < 0 ? '−' : '±'}${Math.abs(value).toFixed(1)}%`;
 
 export function buildComparisonView(
   comparison: RunComparison,
@@ -179,6 +222,8 @@ export function buildComparisonView(
           ),
     counts: countVerdicts(comparison),
     method_notes: methodNotes(comparison),
+    machine_shift_notes: machineShiftNotes(comparison),
+    design: comparison.design,
     added: comparison.added,
     removed: comparison.removed,
     threshold_percent: thresholdPercent,

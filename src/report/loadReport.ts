@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import type { LoadResult } from '../load/result';
+import type { FleetSection } from '../fleet/merge';
+import { fleetSectionMarkdown } from './fleetReport';
 import { PALETTE, PLOT_WIDTH_PX } from './chartSpec';
 import { renderSvg } from './charts';
 
@@ -75,7 +77,7 @@ export function loadChartSpec(result: LoadResult): TopLevelSpec {
 const cell = (value: number | null | undefined) => (value === null || value === undefined ? '–' : String(value));
 
 /** The Markdown section of the run. */
-export function loadReportMarkdown(result: LoadResult, chartFile: string | null): string {
+export function loadReportMarkdown(result: LoadResult & { readonly fleet?: FleetSection }, chartFile: string | null): string {
   const m = result.messages;
   const latencyRow = (label: string, f: LoadResult['latency_ms']['end_to_end']) =>
     `| ${label} | ${f.count} | ${cell(f.p50)} | ${cell(f.p90)} | ${cell(f.p99)} | ${cell(f.p99_9)} | ${cell(f.p99_99)} | ${cell(f.max)} |`;
@@ -112,12 +114,13 @@ export function loadReportMarkdown(result: LoadResult, chartFile: string | null)
       'Per point: published and consumed msg/s, end-to-end p99; shaded: fault windows (injection to removal, as recorded). Data: timeseries.csv.',
       '',
     );
+  if (result.fleet) lines.push(fleetSectionMarkdown(result.fleet));
   lines.push(...result.notes.map((note) => `- ${note}`), '');
   return lines.join('\n');
 }
 
 /** Writes report.md and the chart into `dir`; a chart that cannot be drawn leaves the Markdown, saying so. */
-export async function writeLoadReport(result: LoadResult, dir: string): Promise<void> {
+export async function writeLoadReport(result: LoadResult & { readonly fleet?: FleetSection }, dir: string): Promise<void> {
   let chart: string | null = LOAD_CHART_FILE;
   try {
     fs.writeFileSync(path.join(dir, LOAD_CHART_FILE), await renderSvg(loadChartSpec(result)));

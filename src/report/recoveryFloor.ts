@@ -13,7 +13,7 @@ import { markdownTable } from './markdown';
 /** A recovery scenario's result (not a witness's, such as the harness/bare check that compares two sides of one). */
 export function isRecoveryScenario(result: Pick<RawResult, 'name' | 'category'>): boolean {
   const descriptor = descriptorOf(result);
-  return result.category === 'recovery' && descriptor.suite === 'recovery' && descriptor.role === 'measurement';
+  return descriptor.suite === 'recovery' && descriptor.role === 'measurement';
 }
 
 /** The scenarios a bare floor bounds, by label: `TCP reset`. */

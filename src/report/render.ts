@@ -27,6 +27,11 @@ export const DEFAULT_TEMPLATE_PATH = path.join(__dirname, 'templates', 'report.m
 
 /** Compiles a template with the report's helpers. @throws BenchError naming the file when it does not compile or render. */
 export function renderMarkdown(view: ReportView, templatePath: string = DEFAULT_TEMPLATE_PATH): string {
+  return renderTemplate(view, templatePath);
+}
+
+/** Any view through a Handlebars template with the report's helpers (the run report, the paired comparison's). */
+export function renderTemplate(view: object, templatePath: string): string {
   let source: string;
   try {
     source = fs.readFileSync(templatePath, 'utf8');

@@ -1,13 +1,14 @@
 /**
- * The report's detail sections (pure): one per category, one table block per family (result
- * name), configurations as rows (familyTables.ts). Data-driven: any result renders, known to us
- * or not. Each note is said once: in its family, prefixed with the configurations it is about
- * when not about all of them; a note two families of a category share, once for the category.
+ * The report's detail sections (pure): one per suite (a result's category), one table block per
+ * family (result name), configurations as rows (familyTables.ts). Data-driven: any result renders,
+ * known to us or not. Each note is said once: in its family, prefixed with the configurations it
+ * is about when not about all of them; a note two families of a suite share, once for the suite.
  */
 import type { TestOutcome } from '../results/outcome';
-import type { Category, RawResult } from '../results/rawResult';
+import type { RawResult } from '../results/rawResult';
 import { compareResults } from '../results/keyMetrics';
-import { resultCategories } from '../results/schemas';
+import { SUITES, suiteOf } from '../scenarios/catalogue';
+import type { SuiteDescriptor } from '../scenarios/types';
 import { familyTitle, parametersText, parameterText, sharedParametersText, varyingParameterKeys } from './configurations';
 import { familyTables } from './familyTables';
 import { withDerivedFigures } from './metricNames';
@@ -28,7 +29,8 @@ export interface FamilyTable {
 }
 
 export interface CategorySection {
-  readonly category: Category;
+  /** The suite's name. */
+  readonly category: string;
   readonly title: string;
   /** Notes that two or more families of this category share (said here, not in each family). */
   readonly shared_notes: readonly string[];
@@ -42,32 +44,29 @@ export interface CategorySection {
   readonly families: readonly FamilyTable[];
 }
 
-const CATEGORY_TITLES: Readonly<Record<Category, string>> = {
-  throughput: 'Throughput',
-  scalability: 'Scalability',
-  recovery: 'Recovery',
-  faults: 'Fault matrix',
-  stability: 'Stability',
-  resilience: 'Network resilience',
-  load: 'Workloads',
-  proxy: 'Proxy overhead',
-};
-
 export function buildCategorySections(results: readonly RawResult[], tests: readonly TestOutcome[]): CategorySection[] {
   const failedTestIds = new Set(tests.filter((test) => test.status === 'failed').map((test) => test.test_id));
   // Notes already said, with the category they were said under: later categories link there instead.
   const saidUnder = new Map<string, string>();
-  return resultCategories()
-    .map((category) => {
-      const inCategory = results.filter((result) => result.category === category).map(withDerivedFigures);
+  const suites = [...new Map(results.map((result) => suiteOf(result)).map((suite) => [suite.name, suite])).values()];
+  return suites
+    .sort((a, b) => suiteRank(a.name) - suiteRank(b.name))
+    .map((suite) => {
+      const inCategory = results.filter((result) => suiteOf(result).name === suite.name).map(withDerivedFigures);
       const names = [...new Set(inCategory.map((result) => result.name))].sort();
       const families = names.map((name) => ({
         name,
         results: inCategory.filter((result) => result.name === name).sort(compareResults),
       }));
-      return categorySection(category, families, failedTestIds, saidUnder);
+      return categorySection(suite, families, failedTestIds, saidUnder);
     })
     .filter((section) => section.families.length > 0);
+}
+
+/** A suite's place among the sections: the catalogue's order, a suite it does not know last. */
+function suiteRank(name: string): number {
+  const index = SUITES.findIndex((suite) => suite.name === name);
+  return index < 0 ? SUITES.length : index;
 }
 
 /** `Scalability` -> `#scalability-results`, the anchor GitHub and the docs site give that heading. */
@@ -79,7 +78,7 @@ export function sectionAnchor(title: string): string {
 }
 
 function categorySection(
-  category: Category,
+  suite: SuiteDescriptor,
   families: readonly { name: string; results: readonly RawResult[] }[],
   failedTestIds: ReadonlySet<string>,
   saidUnder: Map<string, string>,
@@ -91,7 +90,7 @@ function categorySection(
     (note) => wholeFamilyNotes.filter((notes) => notes.includes(note)).length >= 2,
   );
   const familiesOf = (note: string) => families.filter((_, index) => wholeFamilyNotes[index]!.includes(note)).map((family) => family.name);
-  const title = CATEGORY_TITLES[category];
+  const title = suite.title;
   // Each note once in the whole report: one an earlier category said is left out, and linked to.
   const earlier = new Set<string>();
   const firstTime = (note: string): boolean => {
@@ -107,7 +106,7 @@ function categorySection(
   const sharing = families.filter((family) => sharedHere.some((note) => familiesOf(note).includes(family.name)));
   const links = [...earlier].map((where) => `[${where} results](${sectionAnchor(where)})`);
   return {
-    category,
+    category: suite.name,
     title,
     shared_notes: sharedHere.map((note) =>
       familiesOf(note).length === sharing.length ? note : `${joinWords(familiesOf(note).map(familyTitle))}: ${note}`,

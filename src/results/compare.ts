@@ -11,14 +11,18 @@
  * 4. A metric is better or worse only when it is significant after the correction **and** its
  *    change is larger than its minimum effect (its own run-to-run noise, or its family's default).
  */
-import { benjaminiHochberg } from '../measure/multipleTesting';
-import { beyondMinimumEffect, weighEvidence, type Baseline, type Change, type ComparisonTest, type MinimumEffect } from './judge';
+import { weighEvidence, type Baseline, type Change, type ComparisonTest, type MinimumEffect } from './judge';
 import { describeParameters } from './keyMetrics';
-import { DEFAULT_MINIMUM_EFFECTS, familyOf, type MetricFamily, type MinimumEffects } from '../minimumEffects';
+import { DEFAULT_MINIMUM_EFFECTS, familyOf, METRIC_FAMILIES, type MetricFamily, type MinimumEffects } from '../minimumEffects';
+import { timesAreRecovery } from '../scenarios/catalogue';
+import { findMachineShifts, floorChanges, isClientResult, relativeToFloor, type MachineShift } from './commonMode';
+import { judgeWeighed, untestedMetric, type WeighedMetric, type WeighedResult } from './verdicts';
 import type { Category, Direction } from './rawResult';
 import type { SampleSource } from './samples';
 
 export type { Baseline, Change, ComparisonTest, MinimumEffect } from './judge';
+export type { MachineShift } from './commonMode';
+export { describeMinimum } from './verdicts';
 
 /** False discovery rate of the Benjamini–Hochberg correction. */
 export const DEFAULT_ALPHA = 0.05;
@@ -89,6 +93,12 @@ export interface EnvironmentDifference {
 }
 
 export interface RunComparison {
+  /**
+   * `sequential`: this run against an earlier one (and its build's history); `paired`: two builds
+   * measured in one run, their replicates alternating (`bench ab`): `previous_*` is then the
+   * baseline build's side and `current_run_id` the candidate's.
+   */
+  readonly design: 'sequential' | 'paired';
   readonly previous_run_id: string;
   readonly previous_started_at: string;
   readonly current_run_id: string;
@@ -102,6 +112,8 @@ export interface RunComparison {
   readonly minimum_effects: MinimumEffects;
   readonly same_fingerprint: boolean;
   readonly environment_differences: readonly EnvironmentDifference[];
+  /** Families that moved as a whole, with what the run's bare floor did meanwhile (commonMode.ts). */
+  readonly machine_shifts: readonly MachineShift[];
   readonly matched: readonly ResultComparison[];
   /** Results only in the current run / only in the previous one (`name{parameters}`). */
   readonly added: readonly string[];
@@ -142,7 +154,7 @@ export function compareEnvironments(
 }
 
 /** The latest result per key (a run that kept old raw results may hold several). */
-function indexByKey(results: readonly ComparableResult[]): Map<string, ComparableResult> {
+export function indexByKey(results: readonly ComparableResult[]): Map<string, ComparableResult> {
   const index = new Map<string, ComparableResult>();
   for (const result of results) {
     const key = resultKey(result);
@@ -152,92 +164,108 @@ function indexByKey(results: readonly ComparableResult[]): Map<string, Comparabl
   return index;
 }
 
-type Weighed = Omit<MetricComparison, 'q_value' | 'verdict' | 'reason'> & { readonly constant: boolean; readonly untested: string | null };
+/** What weighing one run's metric needs: the history of the baseline's build, settings, and the machine's shift to remove. */
+interface WeighContext {
+  readonly previousRunId: string;
+  readonly history: readonly { readonly run_id: string; readonly results: ReadonlyMap<string, ComparableResult> }[];
+  readonly settings: MinimumEffects;
+  readonly confidence: number;
+  /** Per family, the machine's speed ratio to judge client metrics against (absent: 1, as they are). */
+  readonly speedRatios?: ReadonlyMap<MetricFamily, number>;
+}
+
+/** One matched result's metrics, weighed (the current values first brought back to the previous run's machine, for a family judged relative to its floor). */
+function weighResult(key: string, result: ComparableResult, old: ComparableResult, context: WeighContext): WeighedResult {
+  const metrics = Object.keys(result.metrics)
+    .filter((metric) => old.metrics[metric] !== undefined)
+    .map((metric): WeighedMetric => {
+      const now = result.metrics[metric]!;
+      const then = old.metrics[metric]!;
+      const base = baseOf(metric, now, then.value, result);
+      if (now.direction === 'none' || then.value === null || now.value === null) return untestedMetric(base, { kind: 'none', n: 0 }, null);
+      const speed = isClientResult(result) ? (context.speedRatios?.get(base.family) ?? 1) : 1;
+      const adjust = (values: readonly number[]) => relativeToFloor(values, speed, now.direction === 'higher');
+      const replicates = finite(result.replicates?.[metric]);
+      const evidence = weighEvidence(
+        {
+          family: base.family,
+          current: speed === 1 ? now.value : adjust([now.value])[0]!,
+          currentReplicates: replicates && speed !== 1 ? adjust(replicates) : replicates,
+          previousRunId: context.previousRunId,
+          previousReplicates: finite(old.replicates?.[metric]),
+          history: context.history.flatMap((run) => {
+            const value = run.results.get(key)?.metrics[metric]?.value;
+            return typeof value === 'number' && Number.isFinite(value) ? [{ run_id: run.run_id, value }] : [];
+          }),
+        },
+        context.settings,
+        context.confidence,
+      );
+      const { constant, untested_reason, ...rest } = evidence;
+      const note = speed === 1 ? undefined : `judged relative to the bare floor (the machine at ${(speed * 100).toFixed(1)}% of its speed)`;
+      return { ...base, ...rest, constant, untested: untested_reason, ...(note ? { note } : {}) };
+    });
+  return { key, result, metrics };
+}
+
+/** What every metric comparison starts with: names, unit, direction, family and the two values. */
+export function baseOf(
+  metric: string,
+  now: ComparableResult['metrics'][string],
+  previous: number | null,
+  result: Pick<ComparableResult, 'name' | 'category'>,
+): Pick<MetricComparison, 'metric' | 'unit' | 'direction' | 'family' | 'previous' | 'current' | 'delta_percent'> {
+  return {
+    metric,
+    unit: now.unit,
+    direction: now.direction,
+    family: familyOf(metric, now.unit, timesAreRecovery(result), now.direction),
+    previous,
+    current: now.value,
+    delta_percent: previous !== null && now.value !== null && previous !== 0 ? ((now.value - previous) / Math.abs(previous)) * 100 : null,
+  };
+}
 
 export function compareRuns(previous: ComparableRun, current: ComparableRun, options: CompareOptions = {}): RunComparison {
   const alpha = options.alpha ?? DEFAULT_ALPHA;
-  const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
   const settings = options.minimumEffects ?? DEFAULT_MINIMUM_EFFECTS;
   const history = (options.history ?? []).slice(-settings.historyRuns);
-  const historyIndex = history.map((run) => ({ run_id: run.run_id, results: indexByKey(run.results) }));
   const before = indexByKey(previous.results);
   const after = indexByKey(current.results);
-
-  const weighed: { key: string; result: ComparableResult; metrics: Weighed[] }[] = [];
-  for (const [key, result] of after) {
+  const matched = [...after].flatMap(([key, result]) => {
     const old = before.get(key);
-    if (!old) continue;
-    const metrics = Object.keys(result.metrics)
-      .filter((metric) => old.metrics[metric] !== undefined)
-      .map((metric): Weighed => {
-        const now = result.metrics[metric]!;
-        const then = old.metrics[metric]!;
-        const base = {
-          metric,
-          unit: now.unit,
-          direction: now.direction,
-          family: familyOf(metric, now.unit, result.category, now.direction),
-          previous: then.value,
-          current: now.value,
-          delta_percent:
-            then.value !== null && now.value !== null && then.value !== 0 ? ((now.value - then.value) / Math.abs(then.value)) * 100 : null,
-        };
-        if (now.direction === 'none' || then.value === null || now.value === null) {
-          return {
-            ...base,
-            baseline: { kind: 'none', n: 0 },
-            n_current: null,
-            test: null,
-            p_value: null,
-            change: null,
-            minimum_effect: null,
-            constant: false,
-            untested: null,
-          };
-        }
-        const evidence = weighEvidence(
-          {
-            family: base.family,
-            current: now.value,
-            currentReplicates: finite(result.replicates?.[metric]),
-            previousRunId: previous.run_id,
-            previousReplicates: finite(old.replicates?.[metric]),
-            history: historyIndex.flatMap((run) => {
-              const value = run.results.get(key)?.metrics[metric]?.value;
-              return typeof value === 'number' && Number.isFinite(value) ? [{ run_id: run.run_id, value }] : [];
-            }),
-          },
-          settings,
-          confidence,
-        );
-        const { constant, untested_reason, ...rest } = evidence;
-        return { ...base, ...rest, constant, untested: untested_reason };
-      });
-    weighed.push({ key, result, metrics });
-  }
-
-  // One correction over every metric that was tested and could show a difference.
-  const judged = weighed.flatMap((entry) => entry.metrics).filter((metric) => metric.p_value !== null && !metric.constant);
-  const adjusted = new Map(judged.map((metric, index) => [metric, benjaminiHochberg(judged.map((each) => each.p_value!))[index]!]));
-
+    return old ? [{ key, result, old }] : [];
+  });
+  const context: WeighContext = {
+    previousRunId: previous.run_id,
+    history: history.map((run) => ({ run_id: run.run_id, results: indexByKey(run.results) })),
+    settings,
+    confidence: options.confidence ?? DEFAULT_CONFIDENCE,
+  };
+  const weigh = (each: WeighContext) => matched.map(({ key, result, old }) => weighResult(key, result, old, each));
+  // A machine that shifted as a whole is judged once more, relative to its bare floor.
+  const firstPass = weigh(context);
+  const minimumPercent = Object.fromEntries(METRIC_FAMILIES.map((family) => [family, settings.families[family].relativePercent]));
+  const machineShifts = findMachineShifts(firstPass, floorChanges(before, after), minimumPercent as Record<MetricFamily, number>);
+  const speedRatios = new Map(
+    machineShifts.filter((shift) => shift.relative_to_floor).map((shift) => [shift.family, shift.applied_speed_ratio]),
+  );
+  const weighed = speedRatios.size === 0 ? firstPass : weigh({ ...context, speedRatios });
+  const { judged, matched: decided } = judgeWeighed(weighed, alpha);
   return {
+    design: 'sequential',
     previous_run_id: previous.run_id,
     previous_started_at: previous.started_at,
     current_run_id: current.run_id,
     alpha,
-    confidence,
-    correction: { method: 'benjamini-hochberg', judged: judged.length },
+    confidence: context.confidence,
+    correction: { method: 'benjamini-hochberg', judged },
     history_run_ids: history.map((run) => run.run_id),
     minimum_effects: settings,
     same_fingerprint: previous.environment.fingerprint === current.environment.fingerprint,
     environment_differences: compareEnvironments(previous.environment, current.environment),
-    matched: weighed.map(({ key, result, metrics }) => ({
-      key,
-      name: result.name,
-      category: result.category,
-      parameters: result.parameters,
-      metrics: metrics.map((metric) => decide(metric, adjusted.get(metric) ?? null, alpha)),
-    })),
+    machine_shifts: machineShifts,
+    matched: decided,
     added: [...after.keys()].filter((key) => !before.has(key)),
     removed: [...before.keys()].filter((key) => !after.has(key)),
   };
@@ -246,32 +274,4 @@ export function compareRuns(previous: ComparableRun, current: ComparableRun, opt
 function finite(values: readonly number[] | undefined): readonly number[] | undefined {
   const kept = values?.filter((value) => Number.isFinite(value));
   return kept && kept.length > 0 ? kept : undefined;
-}
-
-function decide(metric: Weighed, qValue: number | null, alpha: number): MetricComparison {
-  const { constant, untested, ...rest } = metric;
-  const verdictOf = (verdict: Verdict, reason: string): MetricComparison => ({ ...rest, q_value: qValue, verdict, reason });
-  if (metric.direction === 'none') return verdictOf('n/a', 'no direction: shown, not judged');
-  if (metric.previous === null || metric.current === null)
-    return verdictOf('n/a', `no value in ${metric.previous === null ? 'the previous' : 'this'} run`);
-  if (metric.change === null || metric.p_value === null) return verdictOf('unknown', `not judged: ${untested ?? 'no test applies'}`);
-  if (constant) return verdictOf('same', 'every value equal on both sides (left out of the correction)');
-  const q = qValue ?? 1;
-  if (q > alpha) return verdictOf('same', `not significant after correction (q = ${formatQ(q)})`);
-  const minimum = metric.minimum_effect!;
-  if (!beyondMinimumEffect(metric.change, minimum))
-    return verdictOf('same', `significant (q = ${formatQ(q)}) but within the minimum effect of ${describeMinimum(minimum, metric.unit)}`);
-  const increased = metric.change.estimate > 0;
-  const verdict: Verdict = increased === (metric.direction === 'higher') ? 'better' : 'worse';
-  return verdictOf(verdict, `significant (q = ${formatQ(q)}) and beyond the minimum effect of ${describeMinimum(minimum, metric.unit)}`);
-}
-
-function formatQ(q: number): string {
-  return q < 0.0001 ? '<0.0001' : q.toPrecision(2);
-}
-
-/** `±20% (config)`, `±7.4% (noise of 5 runs), at least 1 ms`. */
-export function describeMinimum(minimum: MinimumEffect, unit: string): string {
-  const percent = `±${Number(minimum.percent.toPrecision(2))}% (${minimum.source === 'history' ? `noise of ${minimum.runs} runs` : 'config'})`;
-  return minimum.absolute > 0 ? `${percent}, at least ${minimum.absolute} ${unit}` : percent;
 }

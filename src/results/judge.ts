@@ -26,12 +26,15 @@ import type { MetricFamily, MinimumEffects } from '../minimumEffects';
  */
 export const MIN_HISTORY_RUNS = 5;
 
-export type ComparisonTest = 'mann-whitney-exact' | 'mann-whitney-asymptotic' | 'history-t';
+/** `paired-t`: two builds measured in one run, pair by pair (pairedCompare.ts). */
+export type ComparisonTest = 'mann-whitney-exact' | 'mann-whitney-asymptotic' | 'history-t' | 'paired-t';
 
 /** What the metric was compared with. */
 export type Baseline =
   | { readonly kind: 'replicates'; readonly run_id: string; readonly n: number; readonly center: number }
   | { readonly kind: 'history'; readonly run_ids: readonly string[]; readonly n: number; readonly center: number }
+  /** The baseline build's side of `n` pairs measured in the same run (`run_id`: that side's run). */
+  | { readonly kind: 'pairs'; readonly run_id: string; readonly n: number; readonly center: number }
   | { readonly kind: 'none'; readonly n: number };
 
 export interface Change {
@@ -41,7 +44,7 @@ export interface Change {
   readonly high: number;
   /** The interval's real confidence (exact intervals are discrete). */
   readonly confidence: number;
-  readonly method: 'hodges-lehmann-exact' | 'hodges-lehmann-asymptotic' | 'prediction-t';
+  readonly method: 'hodges-lehmann-exact' | 'hodges-lehmann-asymptotic' | 'prediction-t' | 'paired-t';
   /**
    * `ratio`: the Hodges–Lehmann shift of the logarithms (metrics whose values are all positive):
    * a ratio current/baseline, so a rate can fall by at most 100% and its interval never says
@@ -59,8 +62,8 @@ export interface MinimumEffect {
   readonly percent: number;
   /** Smallest |change| in the metric's unit that counts. */
   readonly absolute: number;
-  /** `history`: the 95% run-to-run noise band of `runs` earlier runs; `config`: the family's setting. */
-  readonly source: 'history' | 'config';
+  /** `history`: the 95% run-to-run noise band of `runs` earlier runs; `config`: the family's setting; `paired`: the family's paired setting (bench ab). */
+  readonly source: 'history' | 'config' | 'paired';
   readonly runs: number;
 }
 

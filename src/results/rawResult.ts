@@ -17,8 +17,13 @@ export type RawResult = DeepReadonly<Schema.RawResult>;
 export type Metric = DeepReadonly<Schema.Metric>;
 export type Target = DeepReadonly<Schema.Target>;
 export type EncodedHistogram = DeepReadonly<Schema.EncodedHistogram>;
-/** A raw result as a benchmark builds it, before recordResult fills in the id, time and fingerprint. */
-export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint'>;
+/**
+ * A raw result as a benchmark builds it, before recordResult fills in the id, time and
+ * fingerprint, and — when the draft does not say — the category: its scenario's suite.
+ */
+export type ResultDraft = Omit<RawResult, 'schema_version' | 'test_id' | 'timestamp' | 'fingerprint' | 'category'> & {
+  readonly category?: RawResult['category'];
+};
 export type { Category, Direction } from '../schemaTypes';
 
 let sequence = 0;

@@ -15,6 +15,7 @@
  */
 import { mergeHistograms, encodeHistogram } from '../measure/histogram';
 import { median, isNonEmpty, type NonEmptyArray } from '../measure/statistics';
+import { takeTurn } from '../ab/turnClient';
 import { rejudged } from './targetVerdict';
 import type { EncodedHistogram, Metric, RawResult, ResultDraft } from './rawResult';
 
@@ -30,13 +31,17 @@ export interface CombineOptions {
 
 /**
  * Runs `measure` `count` times, one after the other (never concurrently: replicates must not
- * share the machine with each other), and returns the k outcomes in order.
+ * share the machine with each other), and returns the k outcomes in order. In a paired run
+ * (`bench ab`) each replicate waits for its side's turn, so the two builds' replicates alternate.
  * @throws RangeError when count is not a whole number of at least 1; whatever `measure` throws.
  */
 export async function runReplicates<T>(count: number, measure: (replicate: number) => Promise<T>): Promise<NonEmptyArray<T>> {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`replicates must be a whole number of at least 1; got ${count}`);
   const outcomes: T[] = [];
-  for (let replicate = 0; replicate < count; replicate += 1) outcomes.push(await measure(replicate));
+  for (let replicate = 0; replicate < count; replicate += 1) {
+    await takeTurn(`replicate ${replicate + 1} of ${count}`);
+    outcomes.push(await measure(replicate));
+  }
   return outcomes as unknown as NonEmptyArray<T>;
 }
 

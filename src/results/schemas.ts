@@ -8,7 +8,6 @@ import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import type { Category } from './rawResult';
 
 export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');
 const SCHEMA_ID_BASE = 'https://amqp-bench.schemas/';
@@ -22,7 +21,8 @@ export type SchemaFile =
   | 'run-manifest.schema.json'
   | 'verifications.schema.json'
   | 'recovery-details.schema.json'
-  | 'matrix-details.schema.json';
+  | 'matrix-details.schema.json'
+  | 'fleet-agent-result.schema.json';
 
 let ajv: Ajv2020 | undefined;
 
@@ -76,12 +76,4 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
     return `${where} ${error.message ?? 'is invalid'}${allowed}`;
   });
   return lines.join('; ') + (errors.length > 5 ? `; and ${errors.length - 5} more` : '');
-}
-
-/** The categories a raw result may have, in the schema's order (the report's section order). */
-export function resultCategories(): readonly Category[] {
-  const schema = schemaRegistry().getSchema(`${SCHEMA_ID_BASE}raw-result.schema.json`)?.schema as {
-    $defs: { category: { enum: Category[] } };
-  };
-  return schema.$defs.category.enum;
 }

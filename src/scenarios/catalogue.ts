@@ -3,39 +3,59 @@
  * naming scenarios themselves. A result whose family is not here (a user's own benchmark, an
  * older name) gets a descriptor made from its name and category, so it still renders.
  */
-import { CLUSTER_SCENARIOS } from './cluster';
-import { MATRIX_SCENARIOS } from './matrix';
-import { PROXY_SCENARIOS, RESILIENCE_SCENARIOS, STABILITY_SCENARIOS } from './others';
-import { REALISTIC_SCENARIOS } from './realistic';
-import { RECOVERY_SCENARIOS } from './recovery';
-import { THROUGHPUT_SCENARIOS } from './throughput';
-import type { ClientFigure, KeyFigure, ScenarioDescriptor, SuiteName } from './types';
+import { CLUSTER_SUITE } from './cluster';
+import { LOAD_SUITE } from './load';
+import { MATRIX_SUITE } from './matrix';
+import { PROXY_SUITE } from './proxy';
+import { REALISTIC_SUITE } from './realistic';
+import { RECOVERY_SUITE } from './recovery';
+import { RESILIENCE_SUITE } from './resilience';
+import { STABILITY_SUITE } from './stability';
+import { THROUGHPUT_SUITE } from './throughput';
+import type { ClientFigure, KeyFigure, ScenarioDescriptor, SuiteDescriptor } from './types';
 
-/** In report order: suites, then each suite's scenarios by `order`. */
-export const SCENARIOS: readonly ScenarioDescriptor[] = [
-  ...THROUGHPUT_SCENARIOS,
-  ...REALISTIC_SCENARIOS,
-  ...RECOVERY_SCENARIOS,
-  ...MATRIX_SCENARIOS,
-  ...RESILIENCE_SCENARIOS,
-  ...STABILITY_SCENARIOS,
-  ...CLUSTER_SCENARIOS,
-  ...PROXY_SCENARIOS,
+/** Every suite, one line each, in report order: its section, then its scenarios by `order`. */
+export const SUITES: readonly SuiteDescriptor[] = [
+  THROUGHPUT_SUITE,
+  REALISTIC_SUITE,
+  RECOVERY_SUITE,
+  MATRIX_SUITE,
+  RESILIENCE_SUITE,
+  STABILITY_SUITE,
+  CLUSTER_SUITE,
+  PROXY_SUITE,
+  LOAD_SUITE,
 ];
+
+/** Every scenario, in report order (suites, then each suite's scenarios). */
+export const SCENARIOS: readonly ScenarioDescriptor[] = SUITES.flatMap((suite) =>
+  suite.scenarios.map((scenario) => ({ ...scenario, suite: suite.name })),
+);
 
 const BY_NAME: ReadonlyMap<string, ScenarioDescriptor> = new Map(SCENARIOS.map((descriptor) => [descriptor.name, descriptor]));
 
-/** The suite a result of an unknown family belongs to, by its category. */
-const SUITE_OF_CATEGORY: Readonly<Record<string, SuiteName>> = {
-  throughput: 'throughput',
-  scalability: 'realistic',
-  recovery: 'recovery',
-  stability: 'stability',
-  resilience: 'resilience',
-  proxy: 'proxy',
-  faults: 'matrix',
-  load: 'load',
-};
+/**
+ * The suite a result belongs to: its scenario's, or — for a family the catalogue does not know (a
+ * user's own benchmark, an older name) — the suite its category names, a category recorded
+ * before suites named them read as the suite that took it over (`scalability` → realistic).
+ * The one place a stored category becomes a suite.
+ */
+export function suiteOf(result: { readonly name: string; readonly category?: string }): SuiteDescriptor {
+  const named = BY_NAME.get(result.name)?.suite ?? result.category ?? 'load';
+  return (
+    SUITES.find((suite) => suite.name === named || suite.formerCategories?.includes(named)) ?? {
+      name: named,
+      title: familyTitle(named),
+      folder: false,
+      scenarios: [],
+    }
+  );
+}
+
+/** Whether a result's times are recovery figures (their own minimum effect), by its scenario, else its suite. */
+export function timesAreRecovery(result: { readonly name: string; readonly category?: string }): boolean {
+  return BY_NAME.get(result.name)?.timesAreRecovery ?? suiteOf(result).timesAreRecovery ?? false;
+}
 
 /** `publish_throughput` -> `Publish throughput`. */
 export function familyTitle(name: string): string {
@@ -48,7 +68,7 @@ export function descriptorOf(result: { readonly name: string; readonly category?
   return (
     BY_NAME.get(result.name) ?? {
       name: result.name,
-      suite: SUITE_OF_CATEGORY[result.category ?? ''] ?? 'load',
+      suite: suiteOf(result).name,
       label: familyTitle(result.name),
       order: Number.MAX_SAFE_INTEGER,
       role: 'measurement',

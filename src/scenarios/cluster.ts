@@ -1,5 +1,5 @@
 /** The cluster failover suite's scenarios (benchmarks/bench_cluster.bench.ts), one per fault. */
-import type { ScenarioDescriptor } from './types';
+import type { SuiteDescriptor } from './types';
 
 /** The failover faults, in the order the suite runs them; each a kind of src/faults/kinds/. */
 export const FAILOVER_FAULTS = ['node_kill', 'node_partition', 'rolling_restart'] as const;
@@ -23,11 +23,16 @@ export function failoverResultName(fault: FailoverFault): string {
   return `cluster_failover_${RESULT_SUFFIX[fault]}`;
 }
 
-export const CLUSTER_SCENARIOS: readonly ScenarioDescriptor[] = FAILOVER_FAULTS.map((fault, index) => ({
-  name: failoverResultName(fault),
-  suite: 'cluster',
-  label: `Failover: ${LABELS[fault].toLowerCase()}`,
-  order: index + 1,
-  fault,
-  role: 'measurement',
-}));
+export const CLUSTER_SUITE: SuiteDescriptor = {
+  name: 'cluster',
+  title: 'Cluster failover',
+  folder: true,
+  timesAreRecovery: true,
+  scenarios: FAILOVER_FAULTS.map((fault, index) => ({
+    name: failoverResultName(fault),
+    label: `Failover: ${LABELS[fault].toLowerCase()}`,
+    order: index + 1,
+    fault,
+    role: 'measurement',
+  })),
+};

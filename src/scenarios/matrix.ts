@@ -4,7 +4,7 @@
  * fault is `fault_matrix_<kind>`; its label is the fault's own (src/faults/kinds/).
  */
 import { faultDefinition } from '../faults/kinds/registry';
-import type { ScenarioDescriptor } from './types';
+import type { SuiteDescriptor } from './types';
 
 /** The faults of the matrix, in the order its rows show them. */
 export const MATRIX_FAULTS = ['broker_close', 'channel_error', 'consumer_cancel', 'alarm', 'dead_peer', 'node_pause'] as const;
@@ -15,11 +15,16 @@ export function matrixResultName(fault: string): string {
   return `fault_matrix_${fault}`;
 }
 
-export const MATRIX_SCENARIOS: readonly ScenarioDescriptor[] = MATRIX_FAULTS.map((fault, index) => ({
-  name: matrixResultName(fault),
-  suite: 'matrix',
-  label: faultDefinition(fault).label,
-  order: index + 1,
-  fault,
-  role: 'measurement',
-}));
+export const MATRIX_SUITE: SuiteDescriptor = {
+  name: 'matrix',
+  title: 'Fault matrix',
+  folder: true,
+  formerCategories: ['faults'],
+  scenarios: MATRIX_FAULTS.map((fault, index) => ({
+    name: matrixResultName(fault),
+    label: faultDefinition(fault).label,
+    order: index + 1,
+    fault,
+    role: 'measurement',
+  })),
+};

@@ -1,13 +1,39 @@
 /**
- * What a scenario says about itself, once: its result family's name, a short label, its place in
- * the report, the fault it injects, and its headline figures with units and targets. The report
- * and the results read these descriptors (catalogue.ts); neither names a scenario or a fault
- * itself, so a new scenario is a row in its suite's file here plus its benchmark table.
+ * What a suite and each of its scenarios say about themselves, once: the suite's name (the
+ * category its results record), its report section, and per scenario its result family's name, a
+ * short label, its place in the report, the fault it injects, and its headline figures with units
+ * and targets. The report and the results read these descriptors (catalogue.ts); neither names a
+ * scenario or a fault itself, so a new scenario is a row in its suite's descriptor here plus its
+ * benchmark table, and a new suite is a descriptor file listed in catalogue.ts.
  */
 import type { ReceivedKind } from '../client/faults';
 
-/** The suites, one folder each under src/ (and one benchmark file each). */
-export type SuiteName = 'throughput' | 'recovery' | 'realistic' | 'stability' | 'resilience' | 'proxy' | 'cluster' | 'matrix' | 'load';
+/** A suite's name: its results' category, benchmarks/bench_<name>.bench.ts, and src/<name>/ when it has code of its own. */
+export type SuiteName = string;
+
+/** One suite: its benchmark file, its results' category and report section, its scenarios. */
+export interface SuiteDescriptor {
+  readonly name: SuiteName;
+  /** The report's section of its results: `Recovery` (`## Recovery results`). */
+  readonly title: string;
+  /**
+   * Its code is a folder of its own, src/<name>/ (suites never import each other); false for a
+   * suite whose benchmark file uses shared code only.
+   */
+  readonly folder: boolean;
+  /** Times in its results are recovery figures (their own minimum effect), not latencies. @default false */
+  readonly timesAreRecovery?: boolean;
+  /**
+   * Categories its results recorded before suites named them (`scalability` for the realistic
+   * suite): read back as this suite, so older archives and histories keep their place.
+   */
+  readonly formerCategories?: readonly string[];
+  /** Its result families, in report order. */
+  readonly scenarios: readonly ScenarioRow[];
+}
+
+/** A scenario as its suite's descriptor lists it (the catalogue adds the suite). */
+export type ScenarioRow = Omit<ScenarioDescriptor, 'suite'>;
 
 /** A target on a figure: `< 10 ms`. */
 export interface FigureTarget {
@@ -87,4 +113,6 @@ export interface ScenarioDescriptor {
   readonly metricPrefixes?: Readonly<Record<string, string>>;
   /** Older results of this family called the publish mode `mode` (read back as `publish_mode`). */
   readonly legacyModeIsPublishMode?: boolean;
+  /** Its times are recovery figures, whatever its suite says (a realistic workload through faults). */
+  readonly timesAreRecovery?: boolean;
 }

@@ -4,9 +4,9 @@
  */
 
 /**
- * What a result measures; the report has a section per category, in this order (faults: the fault matrix; load: a `bench load` workload).
+ * The suite the result belongs to (throughput, realistic, recovery, matrix, ...: src/scenarios/catalogue.ts lists them); the report has a section per suite. Results written before suites named their category say scalability (the realistic suite) or faults (the fault matrix), read back as those suites.
  */
-export type Category = 'throughput' | 'scalability' | 'recovery' | 'faults' | 'stability' | 'resilience' | 'load' | 'proxy';
+export type Category = string;
 /**
  * Which way is better: `higher` for rates, `lower` for latencies and losses, `none` for counts that only describe.
  */

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
 import { startLineProcess } from './lineProcess';
+import { adapterOf } from '../client/registry';
 
 export const BARE_PUBLISH_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-publish.js');
 
@@ -141,10 +142,14 @@ export function runBarePublishOnce(
     readonly messageSizeBytes: number;
     readonly warmupMessages: number;
     readonly libraryOptions: Readonly<Record<string, unknown>>;
+    /** The library whose bare script runs (scripts/bare/<library>.js). @default amqplib */
+    readonly library?: string;
   },
 ): Promise<BarePublishRun> {
   const args = [
     BARE_PUBLISH_SCRIPT,
+    '--client',
+    options.library ?? 'amqplib',
     '--declare',
     '--messages',
     String(options.messages),
@@ -173,4 +178,9 @@ export function runBarePublishOnce(
       },
     );
   });
+}
+
+/** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
+export function bareClientOf(client: { readonly name: string }): string {
+  return adapterOf({ name: client.name }).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
 }

@@ -9,6 +9,7 @@ import { summarizeAaCheck } from '../../src/cli/aaSummary';
 import { getConfig } from '../../src/config';
 import { formatComparison } from '../../src/cli/summary';
 import { compareRuns, type ComparableRun } from '../../src/results/compare';
+import { comparePaired } from '../../src/results/pairedCompare';
 import { regressionsBeyond } from '../../src/results/gate';
 import { describeChange } from '../../src/report/comparisonView';
 import { environment, rawResult, tempDir } from '../results/helpers';
@@ -81,13 +82,25 @@ describe('the A/A check verdict', () => {
     );
     expect(verdict).toMatchObject({ exitCode: 1, judged: 4, flagged: 1 });
     const lines = verdict.text.split('\n');
-    expect(lines).toContain('pair  run             judged  flagged                share  --threshold 10');
-    expect(lines).toContain('1     run_b vs run_a  2       0 (0 better, 0 worse)  0.0%   exit 0');
-    expect(lines).toContain('2     run_c vs run_b  2       1 (0 better, 1 worse)  50.0%  exit 1 (1)');
+    expect(lines).toContain('pair  run             judged  flagged                share  --threshold 10  detects');
+    // The smallest slow-down each pair tells from noise: here the 20% minimum effect (the intervals are narrower).
+    expect(lines).toContain('1     run_b vs run_a  2       0 (0 better, 0 worse)  0.0%   exit 0          ≥20%');
+    expect(lines).toContain('2     run_c vs run_b  2       1 (0 better, 1 worse)  50.0%  exit 1 (1)      ≥20%');
+    expect(verdict.detectablePercent).toBe(20);
     expect(verdict.text).toMatch(/pair 2: worse publish_throughput \(10 threads · plain\) Throughput \(msg\/s\) −40\.0% \[/);
     expect(verdict.text).toContain('false alarms: 1 of 4 judged metrics (25.0%) over 2 pair(s); limit 5% per pair');
     expect(verdict.text).toContain('--threshold 10 would have failed 1 of 2 pair(s)');
     expect(verdict.text).toContain('verdict: 1 pair(s) failed the check');
+  });
+
+  it('says when its pairs are paired runs, and how small a slow-down they tell', () => {
+    const paired = comparePaired(steady, same);
+    const verdict = summarizeAaCheck([{ run_id: 'paired-1', comparison: paired, regressions: [], note: null }], 0, 5, 'paired');
+    const lines = verdict.text.split('\n');
+    expect(lines[0]).toBe('A/A check, paired: unchanged code against itself, both sides in turns in one run (bench ab . .)');
+    // Four pairs after the warm-up of both metrics, within 2%: the paired minimum effect (throughput ±5%) is the smallest slow-down told.
+    expect(lines).toContain('1     paired-1  2       0 (0 better, 0 worse)  0.0%   exit 0         ≥5%');
+    expect(verdict).toMatchObject({ exitCode: 0, detectablePercent: 5 });
   });
 
   it('passes a machine whose pairs stay quiet', () => {
@@ -118,6 +131,12 @@ describe('bench aa options', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
     expect(() => resolveAaOptions({ runs: '1', output: '/tmp/x' })).toThrow('--runs must be a whole number of runs, 2 or more; got "1"');
+    // Paired: each run is a pair of its own.
+    expect(resolveAaOptions({ paired: true, runs: '1', output: root })).toMatchObject({ paired: true, runs: 1 });
+    expect(resolveAaOptions({ paired: true, output: root })).toMatchObject({ paired: true, runs: 3 });
+    expect(() => resolveAaOptions({ paired: true, runs: '0', output: '/tmp/x' })).toThrow(
+      '--runs must be a whole number of paired runs, 1 or more; got "0"',
+    );
     expect(() => resolveAaOptions({ output: path.dirname(getConfig().reportsDir), threshold: 'x' })).toThrow(
       '--threshold must be a percentage of 0 or more (e.g. 10); got "x"',
     );

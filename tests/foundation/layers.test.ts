@@ -1,5 +1,5 @@
 /**
- * Layers only look down (ARCHITECTURE.md): suites are siblings and share code through
+ * Layers only look down (docs/contributing.md, "The project's layout"): suites are siblings and share code through
  * src/suite-kit/; results (storage and verdicts) never reach up into the report or the pipeline;
  * the pipeline (src/run/) sits above both; the reporter never imports the CLI; measuring and the
  * configuration import nothing of results. A pure scan of every import (TypeScript's own reader),
@@ -9,10 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
+import { SUITES as SUITE_DESCRIPTORS } from '../../src/scenarios/catalogue';
+
 const ROOT = path.resolve(__dirname, '../..');
 
-/** One folder per suite under src/: none may import another. */
-const SUITES = ['recovery', 'throughput', 'realistic', 'stability', 'cluster', 'matrix', 'load'];
+/** One folder per suite under src/ (the catalogue's suites that have code of their own): none may import another. */
+const SUITES = SUITE_DESCRIPTORS.filter((suite) => suite.folder).map((suite) => suite.name);
 
 interface Rule {
   /** Files the rule is about (project-relative, `/` separators). */
@@ -99,6 +101,11 @@ function violations(): string[] {
 }
 
 describe('layers only look down', () => {
+  it("knows every suite's folder from the catalogue", () => {
+    expect(SUITES).toEqual(expect.arrayContaining(['recovery', 'throughput', 'realistic', 'stability', 'cluster', 'matrix', 'load']));
+    for (const suite of SUITES) expect([suite, fs.existsSync(path.join(ROOT, 'src', suite))]).toEqual([suite, true]);
+  });
+
   it('finds an upward import when there is one (the scan reads relative imports)', () => {
     const absolute = path.join(ROOT, 'src/results/x.ts');
     expect(relative(path.resolve(path.dirname(absolute), '../report/render'))).toBe('src/report/render');

@@ -1,7 +1,7 @@
 /** How a load consumer settles each delivery under an ack mode (pure: recorded deliveries). */
 import type { Delivery } from '../../src/client/api';
 import { LoadRecorder } from '../../src/load/recorder';
-import { settlerOf } from '../../src/load/traffic';
+import { settlerOf } from '../../src/load/consume';
 
 function deliveries(count: number, calls: string[]): Delivery[] {
   return Array.from({ length: count }, (_, index) => ({

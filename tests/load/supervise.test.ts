@@ -4,7 +4,7 @@
  * a stand-in here: two faults landing inside one reconnection cannot be timed on real sockets.
  */
 import type { ClientConnection, ClientFault, EnsureResult } from '../../src/client/api';
-import { superviseConnection } from '../../src/load/traffic';
+import { superviseConnection } from '../../src/load/supervise';
 import { pollUntil } from '../../src/measure/clock';
 
 function standInConnection() {

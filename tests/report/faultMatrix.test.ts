@@ -48,7 +48,7 @@ function result(cell: Cell): RawResult {
     },
     timestamp: '2026-11-25T10:00:00.000Z',
     fingerprint: 'aaaaaaaa',
-  } as unknown as RawResult;
+  };
 }
 
 describe('buildFaultMatrix', () => {

@@ -90,7 +90,7 @@ describe('the Markdown report', () => {
       '## Charts',
       '## Throughput results',
       '### Publish throughput',
-      '## Scalability results',
+      '## Realistic workloads results',
       '### Massive consumers',
       '## Recovery results',
       '### Recovery after reset peer',
