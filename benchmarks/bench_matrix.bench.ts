@@ -12,54 +12,30 @@
  * Findings are results, not harness failures: a cell that reached its verdict within its bounds
  * passes, and its row says what failed (BENCH_FAIL_ON_FINDINGS=true fails it instead). What is
  * asserted is the harness's own soundness: every thread started, the fault was put in place and
- * undone.
+ * undone, its probes went out; a cell whose harness part failed is recorded as ⚠ first (its
+ * reason in the result), then fails its test.
  *
- * A dead peer and a paused node with a library's own defaults wait for its own heartbeat (60 s, or
- * none): those cells are `slow` (bounded at a few minutes); `npm run bench:faults` runs the
- * normalised 5 s heartbeat.
+ * The rows are the faults whose definition has a `matrix` field (src/scenarios/matrix.ts): where
+ * each runs (the shared broker, or a node of the harness's own), its bounds, which cells are slow.
+ * A silence with a library's own defaults waits for its own heartbeat (60 s, or none): those cells
+ * are `slow`; `npm run bench:faults` runs the normalised 5 s heartbeat, at five phases of it.
  */
 import { benchContext } from '../fixtures/context';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import { recordResult } from '../fixtures/record';
 import { soloBroker, stopSoloNode } from '../fixtures/soloNode';
 import { NORMALISED_SETTINGS, type ClientSpec } from '../src/client/api';
+import { adapterOf } from '../src/client/registry';
 import { sharedBrokerActions } from '../src/broker/actions';
 import { getConfig } from '../src/config';
 import { computeMatrixResult } from '../src/matrix/result';
-import { runMatrixCell, type MatrixBroker, type MatrixCellOptions } from '../src/matrix/scenario';
+import { runMatrixCell, type MatrixBroker } from '../src/matrix/scenario';
 import { descriptorOf } from '../src/scenarios/catalogue';
-import { matrixResultName, type MatrixFault } from '../src/scenarios/matrix';
+import { MATRIX_ROWS, matrixResultName, type MatrixRow } from '../src/scenarios/matrix';
 import { markedTest } from '../src/testing';
 
-/** One row of the matrix: the fault, where it runs, and its bounds. */
-interface MatrixRow {
-  readonly fault: MatrixFault;
-  /** `shared`: the broker on 5672 through the proxy; `solo`: a node the harness starts (alarms, pauses affect every client of a node). */
-  readonly broker: 'shared' | 'solo';
-  readonly bounds: (client: ClientSpec) => Pick<MatrixCellOptions, 'detectionBoundMs' | 'recoveryBoundMs' | 'holdMs' | 'closeCheck'>;
-  /** Cells that wait for a library's own (slow) defaults. */
-  readonly slow?: (client: ClientSpec) => boolean;
-}
-
-/** Heartbeat faults with a library's defaults: 60 s heartbeats (2-3 missed) or none at all. */
-const heartbeatDefaults = (client: ClientSpec) => client.profile === 'defaults';
-const heartbeatBounds = (client: ClientSpec) =>
-  client.profile === 'defaults'
-    ? { detectionBoundMs: 200_000, recoveryBoundMs: 30_000 }
-    : { detectionBoundMs: 25_000, recoveryBoundMs: 20_000 };
-
-const ROWS: readonly MatrixRow[] = [
-  { fault: 'broker_close', broker: 'shared', bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 15_000 }) },
-  { fault: 'channel_error', broker: 'shared', bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 10_000 }) },
-  { fault: 'consumer_cancel', broker: 'shared', bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 10_000 }) },
-  // Held blocked 2 s (what each publish does meanwhile), and close() of a blocked connection checked.
-  { fault: 'alarm', broker: 'solo', bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000, closeCheck: true }) },
-  { fault: 'dead_peer', broker: 'shared', bounds: heartbeatBounds, slow: heartbeatDefaults },
-  { fault: 'node_pause', broker: 'solo', bounds: heartbeatBounds, slow: heartbeatDefaults },
-];
-
 async function brokerFor(row: MatrixRow): Promise<MatrixBroker> {
-  if (row.broker === 'solo') {
+  if (row.broker === 'own_node') {
     const solo = await soloBroker();
     return {
       directUrl: solo.node.url,
@@ -78,13 +54,21 @@ async function brokerFor(row: MatrixRow): Promise<MatrixBroker> {
   };
 }
 
+/** The normalised profile gives every client the same heartbeat: its interval is then known (a library's own default is not). */
+const knownHeartbeatSeconds = (client: ClientSpec) => (client.profile === 'normalised' ? NORMALISED_SETTINGS.heartbeatSeconds : undefined);
+
 async function measureCell(client: ClientSpec, row: MatrixRow): Promise<void> {
-  const outcome = await runMatrixCell({ client, fault: { kind: row.fault }, broker: await brokerFor(row), ...row.bounds(client) });
-  // The normalised profile gives every client the same heartbeat: its window is then known.
-  const computed = computeMatrixResult(
-    outcome,
-    client.profile === 'normalised' ? { heartbeatSeconds: NORMALISED_SETTINGS.heartbeatSeconds } : {},
-  );
+  const heartbeatSeconds = knownHeartbeatSeconds(client);
+  const phases = row.heartbeatPhases !== undefined && heartbeatSeconds !== undefined ? row.heartbeatPhases : undefined;
+  const outcome = await runMatrixCell({
+    client,
+    fault: { kind: row.fault },
+    broker: await brokerFor(row),
+    ...row.bounds(client.profile),
+    ...(phases ? { threads: phases, heartbeatIntervalMs: heartbeatSeconds! * 1000 } : {}),
+  });
+  const silenceCheck = adapterOf(client).silenceCheck;
+  const computed = computeMatrixResult(outcome, { heartbeatSeconds, ...(silenceCheck ? { silenceCheck } : {}) });
   const fields = clientFields(client);
   const m = computed.metrics;
   recordResult(
@@ -103,10 +87,14 @@ async function measureCell(client: ClientSpec, row: MatrixRow): Promise<void> {
         : {}),
     },
     `${descriptorOf({ name: matrixResultName(row.fault) }).label}: ${computed.verdict.cell}; published ${m.messages_published?.value}, confirmed ${m.messages_confirmed?.value}, rejected ${m.publishes_rejected?.value}, hung ${m.publishes_hung?.value}, lost ${m.messages_lost?.value}` +
-      (computed.verdict.findings.length > 0 ? `\n      ${computed.verdict.findings.join('\n      ')}` : ''),
+      (computed.verdict.findings.length > 0 ? `\n      ${computed.verdict.findings.join('\n      ')}` : '') +
+      (computed.details.harness_problems.length > 0
+        ? `\n      harness: ${computed.details.harness_problems.join('\n      harness: ')}`
+        : ''),
   );
-  // The harness's own soundness is asserted; the client's findings are the result (unless asked to fail on them).
-  expect(outcome.harnessProblems).toEqual([]);
+  // The verdict is recorded (⚠ with its reason) before the harness's own soundness is asserted;
+  // the client's findings are the result (unless asked to fail on them).
+  expect(computed.details.harness_problems).toEqual([]);
   if (getConfig().failOnFindings) expect(computed.verdict.findings).toEqual([]);
 }
 
@@ -114,11 +102,16 @@ afterAll(() => stopSoloNode(), 120_000);
 
 forEachClient((client) =>
   describe('TestFaultMatrix', () => {
-    for (const row of ROWS) {
-      const bounds = row.bounds(client);
-      // Every bound of the cell, its set-up and close, and a margin: the cell's own bounds always end it first.
-      const timeoutMs = bounds.detectionBoundMs + (bounds.holdMs ?? 0) + bounds.recoveryBoundMs + 90_000;
-      markedTest(row.slow?.(client) ? ['slow'] : [])(`test_fault_${row.fault}`, () => measureCell(client, row), timeoutMs);
+    for (const row of MATRIX_ROWS) {
+      const bounds = row.bounds(client.profile);
+      // Every bound of the cell, the heartbeat stagger and phase wait, set-up and close, and a margin: the cell's own bounds always end it first.
+      const heartbeatMs = 2 * 1000 * (knownHeartbeatSeconds(client) ?? 0);
+      const timeoutMs = bounds.detectionBoundMs + (bounds.holdMs ?? 0) + bounds.recoveryBoundMs + heartbeatMs + 90_000;
+      markedTest(row.slowProfiles?.includes(client.profile) ? ['slow'] : [])(
+        `test_fault_${row.fault}`,
+        () => measureCell(client, row),
+        timeoutMs,
+      );
     }
   }),
 );

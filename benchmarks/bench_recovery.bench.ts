@@ -9,6 +9,7 @@
  */
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
+import { expectVerdictReached } from '../fixtures/verdict';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import type { ClientSpec } from '../src/client/api';
 import { replicatesOr } from '../src/config';
@@ -90,8 +91,9 @@ async function measure(client: ClientSpec, row: RecoveryScenarioRow, threads: nu
     directUrl: context.directUrl,
     record: (draft, progress) => recordResult(draft, progress),
   });
-  // Correctness is asserted, in every replicate; speed is recorded (targets fail the test only when asked for).
-  expect(measured.problems).toEqual([]);
+  // The harness's part is asserted, in every replicate; what the client did wrong is a finding (recorded, listed in the
+  // report), failing the test only when asked for; speed is recorded (targets fail the test only when asked for too).
+  expectVerdictReached(measured.verdict);
   if (context.strictTargets) expect(measured.missedTargets).toEqual([]);
 }
 

@@ -3,9 +3,10 @@
  * A bad value stops with one line naming the variable and the expected form (ConfigError).
  */
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { CLIENT_PROFILES, type ClientSpec } from './client/api';
 import { looksLikeAdapterModule, splitAdapterEntry } from './client/external';
-import { CLIENT_NAMES, loadClientModule, parseClientSelection } from './client/registry';
+import { CLIENT_NAMES, loadClientModule, parseClientSelection, unavailableClients } from './client/registry';
 import { ConfigError } from './errors';
 import { packageRoot } from './packageRoot';
 import { resolveMinimumEffects, type MinimumEffects } from './minimumEffects';
@@ -203,12 +204,22 @@ export function resolveClientSelection(variable: string, raw: string, cwd: strin
         add({ name: adapter.name, profile: each, module });
       continue;
     }
+    if (entry.toLowerCase() === 'all') sayUnavailableOnce();
     const parsed = parseClientSelection(entry);
     if (typeof parsed === 'string') throw new ConfigError(variable, `${expected} (${parsed})`, raw);
     parsed.forEach(add);
   }
   if (specs.length === 0) throw new ConfigError(variable, `${expected} (no client named)`, raw);
   return Object.freeze(specs.map((spec) => Object.freeze(spec)));
+}
+
+let unavailableSaid = false;
+
+/** `all` leaves out the clients this machine cannot run: one line each, once per process, saying how to install what is missing. */
+function sayUnavailableOnce(): void {
+  if (unavailableSaid || !isMainThread) return;
+  unavailableSaid = true;
+  for (const { name, why } of unavailableClients()) process.stderr.write(`bench: client ${name} skipped: ${why}\n`);
 }
 
 /** At most this many replicates: more would only lengthen a run past any use. */

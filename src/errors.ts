@@ -103,6 +103,13 @@ export class TimeoutError extends BenchError {
 }
 
 /**
+ * A wait of the harness's own (a thread waiting for its main thread: a round to start, the stop
+ * signal) passed its bound. A harness failure, never a verdict on the client under test: a thread
+ * reports it apart from the client's errors.
+ */
+export class HarnessBoundError extends TimeoutError {}
+
+/**
  * A marker expression (BENCH_MARKERS, the run script's `-m`) cannot be parsed. The one-line
  * message names the expression, the 1-based column and what was expected there; `pointer`
  * shows the expression with a caret under that column, for a CLI to print below it.

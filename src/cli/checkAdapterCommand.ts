@@ -33,7 +33,7 @@ export function registerCheckAdapterCommand(program: Command): void {
     )
     .argument(
       '<module>',
-      "the adapter module (its default export, or its export `adapter`, is a ClientAdapter), relative to the folder the command starts in; or a built-in client's name",
+      "the adapter module (its default export, or its export `adapter`, is a ClientAdapter), or a client program of any language speaking the client protocol (an executable; schemas/client-protocol.schema.json), relative to the folder the command starts in; or a built-in client's name",
     )
     .option('--profile <profile>', `the profile to connect with: ${CLIENT_PROFILES.join(' or ')} (default: the first the adapter supports)`)
     .option(
@@ -52,7 +52,9 @@ Examples:
   npx amqp-bench check-adapter ./bench/myClient.ts
   npx amqp-bench check-adapter ./bench/myClient.ts --profile normalised
   npx amqp-bench check-adapter ./bench/myClient.ts --alarm-node     blocked / unblocked too
-  node bin/bench.js check-adapter rabbitmq-client          a built-in adapter, for comparison`,
+  node bin/bench.js check-adapter rabbitmq-client          a built-in adapter, for comparison
+  npx amqp-bench check-adapter ./my-client                 a client program (any language, the client protocol)
+  node bin/bench.js check-adapter kombu                    a built-in client program (Python; scripts/setup-clients.sh)`,
     )
     .action(async (modulePath: string, input: CheckAdapterInput) => {
       const exitCode = await runCheckAdapter(modulePath, input);

@@ -14,7 +14,7 @@ import type { LoadResult } from '../load/result';
 import type { TimeSeriesPoint } from '../load/timeseries';
 import type { LoadRecorder } from '../load/recorder';
 import type { LoadWorkload } from '../load/workload';
-import { bareClientOf, runBarePublishOnce } from '../suite-kit/barePublish';
+import { bareClientOf, bareProgramOf, runBarePublishOnce } from '../suite-kit/barePublish';
 import { FAULT_KIND_NAMES } from '../faults/kinds/registry';
 import { resolveLoadOptions, type LoadCliOptions, type LoadFlags } from './loadFlags';
 import { runFleetPart } from './loadFleet';
@@ -228,6 +228,7 @@ async function measureAlone(
       warmupMessages: Math.min(messages, 20_000),
       libraryOptions: adapterOf(spec).bareOptions?.(spec.profile) ?? {},
       library: bareClientOf(spec),
+      program: bareProgramOf(spec),
     });
   });
   if (!bare) return { result, extras: {} };

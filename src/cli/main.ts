@@ -10,7 +10,9 @@ import type * as AbCommand from './abCommand';
 import type * as CheckAdapterCommand from './checkAdapterCommand';
 import type * as ClusterCommand from './clusterCommand';
 import type * as EnvCommand from './envCommand';
+import type * as FaultsCommand from './faultsCommand';
 import type * as LoadCommand from './loadCommand';
+import type * as LoadMergeCommand from './loadMergeCommand';
 import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -27,12 +29,14 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily on purpose (see above) */
   env: () => (require('./envCommand') as typeof EnvCommand).registerEnvCommand,
   run: () => (require('./runCommand') as typeof RunCommand).registerRunCommand,
+  faults: () => (require('./faultsCommand') as typeof FaultsCommand).registerFaultsCommand,
   report: () => (require('./reportCommand') as typeof ReportCommand).registerReportCommand,
   merge: () => (require('./mergeCommand') as typeof MergeCommand).registerMergeCommand,
   proxy: () => (require('./proxyCommand') as typeof ProxyCommand).registerProxyCommand,
   aa: () => (require('./aaCommand') as typeof AaCommand).registerAaCommand,
   ab: () => (require('./abCommand') as typeof AbCommand).registerAbCommand,
   load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
+  'load-merge': () => (require('./loadMergeCommand') as typeof LoadMergeCommand).registerLoadMergeCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,

@@ -14,6 +14,7 @@ import { GLANCE_RECOVERY_METRICS, keyMetricConfiguration, recoveryScenarios } fr
 import { describeCheck, figureMet, targetChecks } from '../report/targets';
 import { keyMetricLabel } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
+import { findingsOf } from '../results/findings';
 import {
   describeBaseline,
   describeChange,
@@ -102,6 +103,21 @@ export function keyFigureLines(archive: RunArchive): string[] {
 
 const MAX_MISSED_LINES = 8;
 
+/** How many findings the run has, by client: results of the run, listed with their evidence in the report. */
+export function findingLines(results: readonly RawResult[]): string[] {
+  const byClient = new Map<string, number>();
+  for (const result of results) {
+    const found = findingsOf(result)?.length ?? 0;
+    if (found === 0) continue;
+    const client = result.client ? `${result.client.name} (${result.client.profile})` : 'the client';
+    byClient.set(client, (byClient.get(client) ?? 0) + found);
+  }
+  if (byClient.size === 0) return [];
+  const total = [...byClient.values()].reduce((sum, count) => sum + count, 0);
+  const each = [...byClient].map(([client, count]) => `${client} ${count}`).join(', ');
+  return [`findings    ${total} (${each}): results, not failures; listed with their evidence in the report`];
+}
+
 export function formatSummary(input: SummaryInput): string {
   const { archive } = input;
   const shown = (filePath: string) => {
@@ -115,6 +131,7 @@ export function formatSummary(input: SummaryInput): string {
     `selection   markers "${archive.marker_expression ?? 'all'}"${archive.test_name_filter ? `, -t "${archive.test_name_filter}"` : ''}`,
     `results     ${archive.results.length} raw result(s)${archive.invalid_result_files.length ? `, ${archive.invalid_result_files.length} unreadable (see report)` : ''}`,
   ];
+  lines.push(...findingLines(archive.results));
   lines.push(...keyFigureLines(archive));
   const budget = timeBudget(archive);
   if (budget) lines.push(...formatTimeBudget(budget));

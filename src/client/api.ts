@@ -113,6 +113,13 @@ export interface ConsumeOptions {
   readonly ack: 'auto' | 'manual';
   /** Unacked deliveries per consumer (manual ack). @default 0 (unlimited) */
   readonly prefetch?: number;
+  /**
+   * false: the consumer reads no body and acks each delivery as it arrives (a count is all it
+   * needs). A client in another process then acks in its own process and hands over counts, not
+   * messages (`Delivery.body` empty, `ack()` a no-op); an in-process adapter may ignore it.
+   * @default true
+   */
+  readonly bodies?: boolean;
 }
 
 export interface Consumer {
@@ -140,7 +147,26 @@ export interface Publisher {
    * synchronous round trip travelling behind the messages; with confirms, the last confirm).
    */
   flush(boundMs: number): Promise<void>;
+  /**
+   * Publishes `count` messages of `sizeBytes` bytes (0x61) one after the other, each awaited as
+   * `publish` is, timed inside the client: present where each `publish` would cross a process
+   * boundary (a client in another language), so that a throughput figure is the client's and not
+   * the pipe's. Absent for in-process adapters (the caller then loops over `publish`).
+   */
+  publishRun?(exchange: string, routingKey: string, count: number, sizeBytes: number, boundMs: number): Promise<PublishRunOutcome>;
   close(): Promise<void>;
+}
+
+/** A `publishRun` as the client measured it (times from the machine's monotonic clock). */
+export interface PublishRunOutcome {
+  readonly published: number;
+  readonly errors: number;
+  readonly startedNs: bigint;
+  readonly completedNs: bigint;
+  /** Each publish's latency as a histogram: `counts[i]` publishes took `valuesUs[i]` µs. */
+  readonly latencyUs: { readonly valuesUs: readonly number[]; readonly counts: readonly number[] };
+  /** Up to five distinct error descriptions. */
+  readonly errorSamples: readonly string[];
 }
 
 export interface EnsureResult {
@@ -234,6 +260,12 @@ export interface ClientAdapter {
   readonly signals: SignalSupport;
   /** Acknowledgement modes beyond a single ack its deliveries offer. @default neither */
   readonly acks?: AckSupport;
+  /**
+   * How the library notices a silent peer, in words citing its source, when that is not the
+   * protocol's heartbeat check (a peer silent for two intervals or longer); absent: it is. The
+   * fault matrix's heartbeat judgement says it beside the figures.
+   */
+  readonly silenceCheck?: string;
   /** The settings a profile gives this library (reported as `ClientInfo.settings`). */
   settings(profile: ClientProfile): Readonly<Record<string, string | number | boolean>>;
   /**
@@ -271,6 +303,12 @@ export interface ClientLibrary<Name extends string = string> {
    * (`classifyFault` in ./faults.ts) finds nothing; the folder's code classifies through it too.
    */
   readonly faultWords?: FaultWords;
+  /**
+   * What this machine lacks to run the library's clients beyond npm packages (a runtime, a library
+   * of another language) and how to install it, or undefined when nothing: its clients are then
+   * left out of `all`, and naming one says this.
+   */
+  readonly missing?: () => string | undefined;
 }
 
 /** Types a folder's library.ts where it is written, keeping its client names as literals. */

@@ -70,11 +70,11 @@ export abstract class ConnectionBase implements ClientConnection {
   }
 
   /** A typed signal from the library's own event (timed here, in its handler); every one is told, none is merged. @returns it, so the adapter can reuse its time */
-  protected reportSignal(kind: SignalKind, cause: unknown): ClientSignal {
+  protected reportSignal(kind: SignalKind, cause: unknown, detectedNs: bigint = nowNs()): ClientSignal {
     const signal: ClientSignal = {
       kind,
       message: cause === undefined || cause === null ? kind : faultMessage(cause).slice(0, 500),
-      detectedNs: nowNs(),
+      detectedNs,
     };
     for (const listener of [...this.signalListeners]) {
       try {
@@ -96,10 +96,10 @@ export abstract class ConnectionBase implements ClientConnection {
 
   /**
    * The connection failed: the first call of an outage is the fault (timed here, in the
-   * library's event handler); later events of the same outage are its aftermath.
+   * library's event handler, or by a client in another process in its own, `detectedNs`); later
+   * events of the same outage are its aftermath.
    */
-  protected reportFault(error: unknown, kind: FaultKind = this.faultKindOf(error)): void {
-    const detectedNs = nowNs();
+  protected reportFault(error: unknown, kind: FaultKind = this.faultKindOf(error), detectedNs: bigint = nowNs()): void {
     if (this.current !== 'up') return;
     this.current = 'down';
     this.attemptsSinceFault = 0;

@@ -23,9 +23,24 @@ import { cloudamqpLibrary } from './cloudamqp/library';
 import { libraryVersion, loadAdapterModule } from './external';
 import { classifyFault, type FaultKind } from './faults';
 import { rabbitmqClientLibrary } from './rabbitmqClient/library';
+import { amqp091GoLibrary } from './amqp091Go/library';
+import { kombuLibrary } from './kombu/library';
+import { pikaLibrary } from './pika/library';
+import { isProgramFile, userProgramAdapter } from './process/adapter';
 
-/** One line per client library (a folder under src/client/), in the order reports list them. */
-export const CLIENT_LIBRARIES = [amqplibLibrary, amqpConnectionManagerLibrary, rabbitmqClientLibrary, cloudamqpLibrary] as const;
+/**
+ * One line per client library (a folder under src/client/; for a client in another language, its
+ * library.ts names its program in adapters/<language>/), in the order reports list them.
+ */
+export const CLIENT_LIBRARIES = [
+  amqplibLibrary,
+  amqpConnectionManagerLibrary,
+  rabbitmqClientLibrary,
+  cloudamqpLibrary,
+  kombuLibrary,
+  pikaLibrary,
+  amqp091GoLibrary,
+] as const;
 
 type NamesOf<Library> = Library extends ClientLibrary<infer Name> ? Name : never;
 /** The clients (libraries and recovery styles) the harness can measure. */
@@ -37,6 +52,13 @@ const isClientName = (name: string): name is ClientName => (CLIENT_NAMES as read
 /** The library that offers client `name`. */
 function libraryOf(name: ClientName): ClientLibrary {
   return CLIENT_LIBRARIES.find((library) => name in library.clients)!;
+}
+
+/** Why `library`'s clients cannot run here, with what to install; undefined when they can. */
+function whyUnavailable(library: ClientLibrary): string | undefined {
+  const missing = missingPackage(library);
+  if (missing !== undefined) return `it needs the npm package ${missing}: npm install ${missing}`;
+  return library.missing?.();
 }
 
 /** The first of `library`'s packages that cannot be loaded here, or undefined when all can. */
@@ -61,8 +83,8 @@ export function adapterOf(client: ClientName | Pick<ClientSpec, 'name' | 'module
   const name = typeof client === 'string' ? client : client.name;
   if (!isClientName(name)) throw new Error(`no adapter for client ${JSON.stringify(name)}; known: ${CLIENT_NAMES.join(', ')}`);
   const library = libraryOf(name);
-  const missing = missingPackage(library);
-  if (missing !== undefined) throw new Error(`client ${name} needs the npm package ${missing}: npm install ${missing}`);
+  const why = whyUnavailable(library);
+  if (why !== undefined) throw new Error(`client ${name} cannot run here: ${why}`);
   return (library.clients as Record<string, () => ClientAdapter>)[name]!();
 }
 
@@ -72,12 +94,22 @@ export function adapterOf(client: ClientName | Pick<ClientSpec, 'name' | 'module
  * @throws ConfigError naming `setting` and what is wrong with the module
  */
 export function loadClientModule(modulePath: string, setting = '--clients'): ClientAdapter {
+  // An executable of any language that speaks the client protocol (src/client/process/).
+  if (isProgramFile(modulePath)) return userProgramAdapter(modulePath, CLIENT_NAMES, setting);
   return loadAdapterModule(modulePath, CLIENT_NAMES, setting);
 }
 
 /** Client names whose library is installed, in CLIENT_NAMES order. */
 export function availableClients(): ClientName[] {
-  return CLIENT_NAMES.filter((name) => missingPackage(libraryOf(name)) === undefined);
+  return CLIENT_NAMES.filter((name) => whyUnavailable(libraryOf(name)) === undefined);
+}
+
+/** The clients `all` leaves out on this machine, each with why and what to install. */
+export function unavailableClients(): { readonly name: ClientName; readonly why: string }[] {
+  return CLIENT_NAMES.flatMap((name) => {
+    const why = whyUnavailable(libraryOf(name));
+    return why === undefined ? [] : [{ name, why }];
+  });
 }
 
 /**
@@ -133,7 +165,7 @@ export function parseClientSelection(raw: string, available: readonly ClientName
     const [name, profile, extra] = entry.split(':');
     if (extra !== undefined || !isClientName(name!)) return `unknown client "${entry}"`;
     if (!available.includes(name))
-      return `client "${name}" is not installed here (npm install ${missingPackage(libraryOf(name)) ?? 'its library'})`;
+      return `client "${name}" cannot run here: ${whyUnavailable(libraryOf(name)) ?? 'its library is not installed'}`;
     if (profile !== undefined && !(CLIENT_PROFILES as readonly string[]).includes(profile))
       return `unknown profile "${profile}" in "${entry}"`;
     for (const each of profile === undefined ? CLIENT_PROFILES : [profile as ClientProfile]) add({ name, profile: each });

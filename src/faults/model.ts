@@ -7,6 +7,7 @@
  * chunk dropped, a connection.close frame passing), otherwise the start of the call that injected
  * it, labelled an upper bound.
  */
+import type { ClientProfile } from '../client/api';
 import type { ReceivedKind } from '../client/faults';
 import type { Bracket } from '../measure/clock';
 import type { ProxyTarget, Removal } from './toxics';
@@ -177,6 +178,47 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
    * loss, not the client's. Absent: the fault destroys none.
    */
   readonly destroysMessages?: string;
+  /**
+   * Timeline events that are the fault's removal reaching a connection (the broker's
+   * connection.unblocked, the toxic's removal closing what it held): recovery is timed from them,
+   * exactly. Absent: from the start of the call that undid it (an upper bound), or, for a fault with
+   * nothing to undo, from its own moment.
+   */
+  readonly removedWhen?: (event: FaultEvent) => boolean;
+  /** The removal's moment in words, for the reference: `connection.unblocked from the broker`. */
+  readonly removedWords?: string;
+  /**
+   * What this fault asks of the embedded proxy that real Toxiproxy does not do, in words; a result
+   * measured through Toxiproxy says so (e.g. the broker's close can pass a silence there).
+   */
+  readonly embeddedProxyOnly?: string;
+  /** Its row in the fault matrix (src/scenarios/matrix.ts derives the rows from the registry); absent: not a matrix row. */
+  readonly matrix?: MatrixRowSpec;
   /** @throws ConfigError naming what the context lacks */
   create(context: FaultContext, options: Options): Fault;
+}
+
+/** The bounds of one fault-matrix cell. */
+export interface MatrixCellBounds {
+  /** How long every thread gets to notice the fault. */
+  readonly detectionBoundMs: number;
+  /** How long every thread gets to recover after the removal. */
+  readonly recoveryBoundMs: number;
+  /** The fault stays in place this long at least before removal (what publishes do while blocked, how long a queue stays absent). */
+  readonly holdMs?: number;
+  /** Check that close() returns while the fault holds (thread 0, a second connection). */
+  readonly closeCheck?: boolean;
+}
+
+/** How a fault is a row of the fault matrix (on the broker its definition names): its cells' bounds, which are slow. */
+export interface MatrixRowSpec {
+  /** The cell's bounds for a client profile (a library's own defaults may need longer). */
+  bounds(profile: ClientProfile): MatrixCellBounds;
+  /** Profiles whose cells wait for a library's own, slow defaults (a 60 s heartbeat): marked `slow`. */
+  readonly slowProfiles?: readonly ClientProfile[];
+  /**
+   * A silence only heartbeats notice: its cells run this many threads whose connections open
+   * staggered over one heartbeat interval, so one injection meets the heartbeat at that many phases.
+   */
+  readonly heartbeatPhases?: number;
 }

@@ -98,3 +98,54 @@ export function faultReference(
     return { ns: injectionStartedNs, exact: false, source: 'api_call_start', description: 'start of the injecting call' };
   return { ns: spread.firstNs, exact: true, source: 'proxy_timeline', description: `proxy fault timeline (${fault.actedWords})` };
 }
+
+/**
+ * The moment recovery is timed from: the fault's removal as the broker or the proxy saw it. Exact
+ * where the timeline shows the removal reaching a connection (definition.removedWhen: the broker's
+ * connection.unblocked, the proxy closing what a silence held), per connection where it names it;
+ * for a fault with nothing to undo (a close is over once it happened), the fault's own moment;
+ * else the start of the call that undid it (no effect of the removal can precede it: an upper bound).
+ */
+export interface RemovalReference {
+  /** The cell's moment: the first removal seen, or the fallback. */
+  readonly ns: bigint;
+  readonly exact: boolean;
+  readonly source: 'proxy_timeline' | 'fault_moment' | 'api_call_start';
+  readonly description: string;
+  /** Each client port's own removal moment, where the timeline (or the fault's own moment) names it. */
+  readonly byPort: ReadonlyMap<number, bigint>;
+}
+
+export function removalReference(
+  events: readonly FaultEvent[] | null,
+  fault: Pick<FaultDefinition, 'removedWhen' | 'removedWords'>,
+  removal: { readonly startedNs: bigint; readonly method: string },
+  faultMoment: { readonly reference: FaultReference; readonly byPort: ReadonlyMap<number, bigint> },
+): RemovalReference {
+  const removedWhen = fault.removedWhen;
+  const removed = removedWhen ? actedConnections(events, { acted: removedWhen }) : [];
+  const spread = faultSpread(removed);
+  if (spread !== null)
+    return {
+      ns: spread.firstNs,
+      exact: true,
+      source: 'proxy_timeline',
+      description: `proxy fault timeline (${fault.removedWords ?? 'the removal'})`,
+      byPort: faultMomentsByPort(removed),
+    };
+  if (removal.method === 'nothing_to_undo')
+    return {
+      ns: faultMoment.reference.ns,
+      exact: faultMoment.reference.exact,
+      source: 'fault_moment',
+      description: `the fault's own moment (nothing to undo: ${faultMoment.reference.description})`,
+      byPort: faultMoment.byPort,
+    };
+  return {
+    ns: removal.startedNs,
+    exact: false,
+    source: 'api_call_start',
+    description: 'start of the call that undid the fault',
+    byPort: new Map(),
+  };
+}

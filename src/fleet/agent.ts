@@ -94,7 +94,8 @@ async function runShare(
       ...options,
       signal,
       share: plan.share,
-      queueOwnership: 'shared',
+      // With a coordinator, it owns the queues; without one, an agent owns those no other agent uses.
+      queueOwnership: options.barrier.mode === 'start_at' && plan.ownsQueues ? 'fresh' : 'shared',
       connectionNamePrefix: `bench-load-${options.runId}-a${options.index}`,
       keepIntervalHistograms: true,
       startGate: async () => {

@@ -8,7 +8,7 @@
  * clock, wherever it runs.
  */
 import { ConfigError } from '../errors';
-import { accountsAlone, queueIndexOf, type LoadShare } from '../load/share';
+import { accountsAlone, ownsQueues, queueIndexesOf, type LoadShare } from '../load/share';
 import type { LoadWorkload } from '../load/workload';
 
 export interface AgentPlan {
@@ -21,6 +21,8 @@ export interface AgentPlan {
   readonly ratePerSecond: number | null;
   /** See `accountsAlone` (src/load/share.ts). */
   readonly accountsAlone: boolean;
+  /** No other agent uses any of its queues (then, without a coordinator, it owns them). */
+  readonly ownsQueues: boolean;
 }
 
 /** The agents' count a workload can take: every agent needs a producer or a consumer. */
@@ -47,14 +49,20 @@ export function splitWorkload(workload: LoadWorkload, count: number): AgentPlan[
 export function agentPlan(workload: LoadWorkload, count: number, index: number): AgentPlan {
   const mine = (total: number) => Array.from({ length: total }, (_, each) => each).filter((each) => each % count === index);
   const share: LoadShare = { producers: mine(workload.producers), consumers: mine(workload.consumers) };
-  const queues = [...new Set([...share.producers, ...share.consumers].map((each) => queueIndexOf(each, workload.queues)))].sort(
-    (a, b) => a - b,
-  );
+  const queues = queueIndexesOf(share, workload.queues);
   const ratePerSecond =
     workload.rate.kind === 'constant' && workload.producers > 0
       ? (workload.rate.perSecond * share.producers.length) / workload.producers
       : null;
-  return { index, count, share, queues, ratePerSecond, accountsAlone: accountsAlone(share, workload) };
+  return {
+    index,
+    count,
+    share,
+    queues,
+    ratePerSecond,
+    accountsAlone: accountsAlone(share, workload),
+    ownsQueues: ownsQueues(share, workload),
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ import { LoadRecorder } from './recorder';
 import { buildLoadResult, type ConnectionFaultRecord, type LoadResult } from './result';
 import { scheduleOf, type Schedule } from './schedule';
 import { openLoadSetup, type LoadSetup, type LoadSetupConfig, type QueueOwnership } from './setup';
-import { accountsAlone, messagesOfShare, wholeShare, type LoadShare } from './share';
+import { accountsAlone, messagesOfShare, queueIndexesOf, wholeShare, type LoadShare } from './share';
 import { startSampler, type IntervalHistograms, type TimeSeriesPoint, type TimeSeriesSampler } from './timeseries';
 import { startPublishing, type Publishing } from './traffic';
 import { queueName, scheduleEndMs, type LoadWorkload } from './workload';
@@ -85,6 +85,8 @@ export async function runLoadDetailed(options: LoadRunOptions): Promise<LoadRunD
   const placement = placeFaults(workload, options.viaProxy);
   const prefix = options.connectionNamePrefix ?? `bench-load-${process.pid}-${Date.now().toString(36)}`;
   const queues = Array.from({ length: workload.queues }, (_, index) => queueName(workload.queuePattern, index));
+  // A share declares (and, owning them, deletes) only the queues its producers and consumers use.
+  const declared = options.share ? queueIndexesOf(options.share, workload.queues).map((index) => queues[index]!) : queues;
   let setup: LoadSetup | undefined;
   let clients: LoadClients | undefined;
   try {
@@ -93,7 +95,7 @@ export async function runLoadDetailed(options: LoadRunOptions): Promise<LoadRunD
       config: options.config,
       viaProxy: options.viaProxy,
       placement,
-      queues,
+      queues: declared,
       queueOwnership: options.queueOwnership ?? 'fresh',
       connectionNamePrefix: prefix,
       log,

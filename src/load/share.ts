@@ -48,3 +48,18 @@ export function accountsAlone(share: LoadShare, workload: Pick<LoadWorkload, 'co
     return consumers.length > 0 && consumers.every((consumer) => mine.has(consumer));
   });
 }
+
+/** Indexes of the queues the share's producers and consumers use, ascending. */
+export function queueIndexesOf(share: LoadShare, queueCount: number): number[] {
+  return [...new Set([...share.producers, ...share.consumers].map((index) => queueIndexOf(index, queueCount)))].sort((a, b) => a - b);
+}
+
+/** No producer or consumer outside the share uses any queue the share uses. */
+export function ownsQueues(share: LoadShare, workload: Pick<LoadWorkload, 'producers' | 'consumers' | 'queues'>): boolean {
+  const used = new Set(queueIndexesOf(share, workload.queues));
+  const mine = (list: readonly number[]) => new Set(list);
+  const [producers, consumers] = [mine(share.producers), mine(share.consumers)];
+  const outside = (count: number, own: Set<number>) =>
+    Array.from({ length: count }, (_, index) => index).some((index) => !own.has(index) && used.has(queueIndexOf(index, workload.queues)));
+  return !outside(workload.producers, producers) && !outside(workload.consumers, consumers);
+}

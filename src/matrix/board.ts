@@ -1,7 +1,7 @@
 /**
  * Shared memory between the main thread and the threads of one fault-matrix cell: flags the main
  * thread raises (go, injected, removed, settle, stop, close-check), counters the threads bump
- * (ready, detected, recovered, finished), and per thread its moments (`process.hrtime.bigint()`)
+ * (ready, detected, recovered, classed, finished), and per thread its moments (`process.hrtime.bigint()`)
  * and running counts. Both sides wait with `Atomics.waitAsync`: no event loop is ever blocked
  * while a connection is open.
  */
@@ -21,8 +21,14 @@ export const MatrixControl = {
   /** Thread 0 checks that close() returns while its connection is blocked (an alarm). */
   CLOSE_CHECK: 9,
   CLOSE_CHECKED: 10,
+  /** Threads that classed every publish at the end of the settle bound (before anything is closed). */
+  CLASSED: 11,
+  /** Threads loaded and waiting for their moment to open (a worker takes a while to start). */
+  LOADED: 12,
+  /** Each thread's moment to open its connection is set (MatrixTime.OPEN_AT). */
+  OPEN: 13,
 } as const;
-const CONTROL_WORDS = 11;
+const CONTROL_WORDS = 14;
 
 /** Per-thread moments (BigInt64, ns; 0 = not yet). */
 export const MatrixTime = {
@@ -35,8 +41,12 @@ export const MatrixTime = {
   PUBLISHER_BACK: 3,
   /** First delivery (its own message or the harness's probe) after the removal. */
   CONSUMER_BACK: 4,
+  /** Its connection opened (the client's connect returned): where its heartbeat timers start. */
+  OPENED: 5,
+  /** When it is to open its connection (set by the main thread: staggered over a heartbeat interval, or all at once). */
+  OPEN_AT: 6,
 } as const;
-const TIME_SLOTS = 5;
+const TIME_SLOTS = 7;
 
 export const MatrixInt = {
   /** What it received first (RECEIVED_KIND_CODES). */
@@ -64,13 +74,18 @@ export class MatrixBoard extends ControlWords {
     const count = typeof threadsOrBuffer === 'number' ? threadsOrBuffer : (threads ?? 0);
     super(typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(MatrixBoard.byteLength(count)) : threadsOrBuffer, CONTROL_WORDS);
     this.threads = count;
-    const timesOffset = CONTROL_WORDS * 4 + 4; // 8-byte aligned
+    const timesOffset = MatrixBoard.timesOffset();
     this.times = new BigInt64Array(this.buffer, timesOffset, count * TIME_SLOTS);
     this.ints = new Int32Array(this.buffer, timesOffset + count * TIME_SLOTS * 8, count * INT_SLOTS);
   }
 
   static byteLength(threads: number): number {
-    return CONTROL_WORDS * 4 + 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
+    return MatrixBoard.timesOffset() + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
+  }
+
+  /** Where the BigInt64 moments start: after the control words, 8-byte aligned. */
+  private static timesOffset(): number {
+    return Math.ceil((CONTROL_WORDS * 4) / 8) * 8;
   }
 
   time(thread: number, slot: number): bigint {

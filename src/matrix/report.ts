@@ -21,8 +21,10 @@ export interface MatrixThreadReport {
   readonly threadIndex: number;
   /** Why the thread could not do its part (could not connect, a wait that never ended). */
   readonly error?: string;
-  /** Per sequence number: PublishState. */
+  /** Per sequence number: PublishState, as it stood at the end of the settle bound (before anything was closed). */
   readonly state: Uint8Array;
+  /** Publishes pending at the end of the settle bound that settled later, when the connection was closed (still hung). */
+  readonly settledOnlyByClose: number;
   /** Per sequence number: PublishPhase. */
   readonly phase: Uint8Array;
   readonly publishedAtNs: BigInt64Array;
@@ -30,6 +32,10 @@ export interface MatrixThreadReport {
   readonly settledAtNs: BigInt64Array;
   /** Deliveries of each of its messages to its own consumer. */
   readonly deliveries: Uint16Array;
+  /** When each of its messages was first delivered (0: never). */
+  readonly deliveredAtNs: BigInt64Array;
+  /** Every local port its connection had (sampled as it publishes): its connections on the proxy's timeline. */
+  readonly ports: readonly number[];
   /** Each distinct rejection, with how often and when first. */
   readonly rejections: readonly { readonly message: string; readonly count: number; readonly firstNs: string }[];
   readonly events: readonly MatrixEvent[];

@@ -2,24 +2,27 @@
  * One thread of a fault-matrix cell (a worker entry: one long-lived task per thread): the client
  * under test publishing with confirms, in a bounded window, into its own queue and consuming it
  * (manual ack, prefetch), while the main thread injects a fault. It records every publish's fate
- * (confirmed, nacked, rejected with the library's error, or still pending), every delivery, every
- * fault and typed signal the library gave, and the moments that matter: its first notice of the
- * fault, the first confirm and the first delivery after the fault's removal, and the first of its
- * own post-removal messages delivered (recovered). The harness's own loop (a client whose
- * recovery is the harness's) reconnects here; a library that recovers by itself is left to it.
+ * (confirmed, nacked, rejected with the library's error, or still pending at the end of the
+ * settle bound: hung, classed before anything is closed), every delivery, every fault and typed
+ * signal the library gave, and the moments that matter: its connection opening (its heartbeat's
+ * phase), its first notice of the fault, the first confirm and delivery after the fault's removal,
+ * and the first of its own post-removal messages delivered (recovered). The harness's own loop (a
+ * client whose recovery is the harness's) reconnects here; a library that recovers by itself is
+ * left to it.
  */
 import type { ClientConnection, ClientSpec, Publisher } from '../client/api';
-import { RECEIVED_KIND_CODES } from '../client/faults';
-import { connectClient } from '../client/registry';
-import { PublishNackedError } from '../client/types';
-import { trapUnhandled } from '../client/unhandledTrap';
 import { bounded } from '../client/bounded';
+import { connectClient } from '../client/registry';
+import { trapUnhandled } from '../client/unhandledTrap';
 import { describeError } from '../errors';
-import { nowNs, sleep } from '../measure/clock';
+import { nowNs, pollUntil, sleep } from '../measure/clock';
 import { redactText } from '../redact';
 import { decodeHeader, encodeMessage } from '../suite-kit/message';
 import { MatrixBoard, MatrixControl, MatrixInt, MatrixTime } from './board';
-import { PROBE_ROUND, PublishPhase, PublishState, type MatrixEvent, type MatrixThreadReport } from './report';
+import { checkCloseWhileBlocked } from './closeCheck';
+import { PublishLedger } from './ledger';
+import { PROBE_ROUND, PublishPhase, type MatrixThreadReport } from './report';
+import { ThreadEvents } from './threadEvents';
 
 export interface MatrixTask {
   readonly threadIndex: number;
@@ -37,208 +40,207 @@ export interface MatrixTask {
   readonly publishIntervalMs: number;
   readonly messageBytes: number;
   readonly prefetch: number;
+  /** After publishing stops, what is in flight gets this long; then every publish is classed. */
+  readonly settleMs: number;
   /** Bound on every wait for the main thread, and on the harness loop's reconnection. */
   readonly phaseBoundMs: number;
   /** Bound on close() (a library may hang in it, e.g. while blocked). */
   readonly closeBoundMs: number;
 }
 
-/** At most this many events are kept as evidence (the first ones, then the last one). */
-const MAX_EVENTS = 40;
+/** What one thread works with once its client is connected. */
+interface ThreadContext {
+  readonly task: MatrixTask;
+  readonly board: MatrixBoard;
+  readonly me: number;
+  readonly ledger: PublishLedger;
+  readonly events: ThreadEvents;
+}
 
 export default async function matrixThread(task: MatrixTask): Promise<MatrixThreadReport> {
   const board = new MatrixBoard(task.buffer, task.threads);
-  const me = task.threadIndex;
+  const context: ThreadContext = {
+    task,
+    board,
+    me: task.threadIndex,
+    ledger: new PublishLedger(),
+    events: new ThreadEvents(board, task.threadIndex),
+  };
   const trap = trapUnhandled();
-  const events: MatrixEvent[] = [];
-  const state: number[] = [];
-  const phase: number[] = [];
-  const publishedAtNs: bigint[] = [];
-  const settledAtNs: bigint[] = [];
-  const deliveries: number[] = [];
-  const rejections = new Map<string, { count: number; firstNs: bigint }>();
   let connection: ClientConnection | undefined;
-  let closeMs: number | null | undefined;
+  let closeMs: number | null = null;
   let closeCheck: MatrixThreadReport['closeCheck'];
   let error: string | undefined;
-
-  const note = (event: MatrixEvent) => {
-    if (events.length < MAX_EVENTS) events.push(event);
-    else events[MAX_EVENTS - 1] = event;
-    // The first fault or signal after the injection is the client noticing it (an unblock is not).
-    if (board.flag(MatrixControl.INJECTED) === 0 || event.kind === 'unblocked') return;
-    if (board.setTimeOnce(me, MatrixTime.DETECTED, BigInt(event.atNs))) {
-      board.setInt(
-        me,
-        MatrixInt.DETECTED_KIND,
-        RECEIVED_KIND_CODES[event.kind as keyof typeof RECEIVED_KIND_CODES] ?? RECEIVED_KIND_CODES.error,
-      );
-      board.count(MatrixControl.DETECTED);
-    }
-  };
-
   try {
+    await openingMoment(context);
     connection = await connectClient(task.client, {
       urls: [task.url],
       connectionName: task.connectionName,
       startBoundMs: task.phaseBoundMs,
     });
-    const client = connection;
-    client.onFault((fault) =>
-      note({ source: 'fault', kind: fault.kind, message: redactText(fault.message), atNs: String(fault.detectedNs) }),
-    );
-    client.onSignal((signal) =>
-      note({ source: 'signal', kind: signal.kind, message: redactText(signal.message), atNs: String(signal.detectedNs) }),
-    );
-    const publisher = await client.publisher({ confirms: true });
-    await client.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, (delivery) => {
-      const header = decodeHeader(delivery.body);
-      delivery.ack();
-      if (!header) return;
-      const receivedNs = nowNs();
-      const afterRemoval = board.flag(MatrixControl.REMOVED) !== 0;
-      if (header.round === PROBE_ROUND) {
-        board.addInt(me, MatrixInt.PROBES);
-        if (afterRemoval) board.setTimeOnce(me, MatrixTime.CONSUMER_BACK, receivedNs);
-        return;
-      }
-      deliveries[header.seq] = (deliveries[header.seq] ?? 0) + 1;
-      board.addInt(me, MatrixInt.DELIVERED);
-      if (afterRemoval) board.setTimeOnce(me, MatrixTime.CONSUMER_BACK, receivedNs);
-      if (phase[header.seq] === PublishPhase.AFTER_REMOVAL && board.setTimeOnce(me, MatrixTime.RECOVERED, receivedNs))
-        board.count(MatrixControl.RECOVERED);
-    });
-    board.setInt(me, MatrixInt.LOCAL_PORT, client.localPort ?? 0);
-    board.setTimeOnce(me, MatrixTime.READY, nowNs());
-    board.count(MatrixControl.READY);
-    if (!(await board.waitFor(MatrixControl.GO, 1, task.phaseBoundMs))) throw new Error('the start signal never came');
-
-    const publishOne = (seq: number) => {
-      const afterRemoval = board.flag(MatrixControl.REMOVED) !== 0;
-      phase[seq] = afterRemoval
-        ? PublishPhase.AFTER_REMOVAL
-        : board.flag(MatrixControl.INJECTED) !== 0
-          ? PublishPhase.DURING_FAULT
-          : PublishPhase.BEFORE;
-      state[seq] = PublishState.PENDING;
-      const sentNs = nowNs();
-      publishedAtNs[seq] = sentNs;
-      board.addInt(me, MatrixInt.PUBLISHED);
-      board.addInt(me, MatrixInt.OUTSTANDING);
-      const body = encodeMessage({ round: 0, seq, sentNs, scheduledNs: sentNs, paced: false }, task.messageBytes);
-      let settled: Promise<void>;
-      try {
-        settled = publisher.publish(task.exchange, task.queue, body);
-      } catch (thrown) {
-        settled = Promise.reject(thrown);
-      }
-      settled.then(
-        () => {
-          state[seq] = PublishState.CONFIRMED;
-          settledAtNs[seq] = nowNs();
-          board.addInt(me, MatrixInt.CONFIRMED);
-          board.addInt(me, MatrixInt.OUTSTANDING, -1);
-          if (phase[seq] === PublishPhase.AFTER_REMOVAL) board.setTimeOnce(me, MatrixTime.PUBLISHER_BACK, settledAtNs[seq]);
-        },
-        (reason: unknown) => {
-          const nacked = reason instanceof PublishNackedError;
-          state[seq] = nacked ? PublishState.NACKED : PublishState.REJECTED;
-          settledAtNs[seq] = nowNs();
-          board.addInt(me, nacked ? MatrixInt.NACKED : MatrixInt.REJECTED);
-          board.addInt(me, MatrixInt.OUTSTANDING, -1);
-          const message = redactText(describeError(reason)).slice(0, 200);
-          const known = rejections.get(message);
-          if (known) known.count += 1;
-          else if (rejections.size < 10) rejections.set(message, { count: 1, firstNs: settledAtNs[seq] });
-        },
-      );
-    };
-
-    // Publish at the pace, never more than the window awaiting confirms (a closed loop, as applications do).
-    let seq = 0;
-    let reconnecting: Promise<unknown> | undefined;
-    while (board.flag(MatrixControl.SETTLE) === 0) {
-      if (board.int(me, MatrixInt.OUTSTANDING) < task.confirmWindow) publishOne(seq++);
-      // The harness's own loop reconnects once the fault is removed; a library recovers by itself.
-      if (client.info.recovery === 'harness' && client.state === 'down' && board.flag(MatrixControl.REMOVED) !== 0 && !reconnecting)
-        reconnecting = client
-          .ensureConnected(task.phaseBoundMs)
-          .catch((reason: unknown) =>
-            note({
-              source: 'harness',
-              kind: 'error',
-              message: `harness loop: ${redactText(describeError(reason))}`,
-              atNs: String(nowNs()),
-            }),
-          )
-          .finally(() => {
-            reconnecting = undefined;
-          });
-      if (me === 0 && board.flag(MatrixControl.CLOSE_CHECK) !== 0 && closeCheck === undefined) {
-        closeCheck = await checkCloseWhileBlocked(task, publisher);
-        board.raise(MatrixControl.CLOSE_CHECKED);
-      }
-      await sleep(task.publishIntervalMs);
-    }
+    board.setTimeOnce(context.me, MatrixTime.OPENED, nowNs());
+    const publisher = await start(context, connection);
+    closeCheck = await publishUntilSettle(context, connection, publisher);
+    await classAtSettleBound(context);
     await board.waitFor(MatrixControl.STOP, 1, task.phaseBoundMs);
   } catch (failure) {
     error = redactText(describeError(failure));
-    board.setInt(me, MatrixInt.FAILED, 1);
+    board.setInt(context.me, MatrixInt.FAILED, 1);
     board.raise(MatrixControl.CLOSE_CHECKED);
-  } finally {
-    if (connection) {
-      const startedNs = nowNs();
-      closeMs = await bounded(connection.close(), task.closeBoundMs, '').then(
-        () => Number(nowNs() - startedNs) / 1e6,
-        () => null,
-      );
+    if (!context.ledger.isClassed) {
+      context.ledger.classAll();
+      board.count(MatrixControl.CLASSED);
     }
+  } finally {
+    if (connection) closeMs = await closeWithin(connection, task.closeBoundMs);
     await trap.release(100);
     board.count(MatrixControl.FINISHED);
   }
   return {
-    threadIndex: me,
+    threadIndex: context.me,
     ...(error ? { error } : {}),
-    state: Uint8Array.from(state, (value) => value ?? PublishState.PENDING),
-    phase: Uint8Array.from(phase, (value) => value ?? PublishPhase.BEFORE),
-    publishedAtNs: BigInt64Array.from(publishedAtNs, (value) => value ?? 0n),
-    settledAtNs: BigInt64Array.from({ length: state.length }, (_, index) => settledAtNs[index] ?? 0n),
-    deliveries: Uint16Array.from({ length: state.length }, (_, index) => Math.min(65_535, deliveries[index] ?? 0)),
-    rejections: [...rejections.entries()].map(([message, { count, firstNs }]) => ({ message, count, firstNs: String(firstNs) })),
-    events,
+    ...context.ledger.report(),
+    ports: context.events.portsSeen(),
+    events: context.events.events,
     unhandled: [...trap.trapped],
-    closeMs: closeMs ?? null,
+    closeMs,
     ...(connection?.closeHitBound ? { closeHitBound: true } : {}),
     ...(closeCheck ? { closeCheck } : {}),
   };
 }
 
-/**
- * While the broker blocks publishers (an alarm), does close() still return? A second connection of
- * the same client publishes once (it is blocked from then on), then is closed, bounded.
- */
-async function checkCloseWhileBlocked(task: MatrixTask, _publisher: Publisher): Promise<NonNullable<MatrixThreadReport['closeCheck']>> {
-  let second: ClientConnection | undefined;
+/** Says it is loaded, and waits for its moment to open (staggered over a heartbeat interval by the main thread, or now). */
+async function openingMoment(context: ThreadContext): Promise<void> {
+  const { board, me, task } = context;
+  board.count(MatrixControl.LOADED);
+  if (!(await board.waitFor(MatrixControl.OPEN, 1, task.phaseBoundMs))) throw new Error('the signal to open never came');
+  if (board.flag(MatrixControl.STOP) !== 0) throw new Error('the cell stopped before this thread opened');
+  const waitMs = Number(board.time(me, MatrixTime.OPEN_AT) - nowNs()) / 1e6;
+  if (waitMs > 0) await sleep(waitMs);
+}
+
+/** Listens to the library, opens its publisher and consumer, says it is ready and waits for the start. */
+async function start(context: ThreadContext, client: ClientConnection): Promise<Publisher> {
+  const { task, board, me, ledger, events } = context;
+  client.onFault((fault) =>
+    events.note({ source: 'fault', kind: fault.kind, message: redactText(fault.message), atNs: String(fault.detectedNs) }),
+  );
+  client.onSignal((signal) =>
+    events.note({ source: 'signal', kind: signal.kind, message: redactText(signal.message), atNs: String(signal.detectedNs) }),
+  );
+  const publisher = await client.publisher({ confirms: true });
+  await client.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, (delivery) => {
+    const header = decodeHeader(delivery.body);
+    delivery.ack();
+    if (!header) return;
+    const receivedNs = nowNs();
+    const afterRemoval = board.flag(MatrixControl.REMOVED) !== 0;
+    if (afterRemoval) board.setTimeOnce(me, MatrixTime.CONSUMER_BACK, receivedNs);
+    if (header.round === PROBE_ROUND) {
+      board.addInt(me, MatrixInt.PROBES);
+      return;
+    }
+    ledger.delivered(header.seq, receivedNs);
+    board.addInt(me, MatrixInt.DELIVERED);
+    if (ledger.phaseOf(header.seq) === PublishPhase.AFTER_REMOVAL && board.setTimeOnce(me, MatrixTime.RECOVERED, receivedNs))
+      board.count(MatrixControl.RECOVERED);
+  });
+  events.samplePort(client.localPort);
+  board.setInt(me, MatrixInt.LOCAL_PORT, client.localPort ?? 0);
+  board.setTimeOnce(me, MatrixTime.READY, nowNs());
+  board.count(MatrixControl.READY);
+  if (!(await board.waitFor(MatrixControl.GO, 1, task.phaseBoundMs))) throw new Error('the start signal never came');
+  return publisher;
+}
+
+/** One publish with confirms, its fate booked when it settles. */
+function publishOne(context: ThreadContext, publisher: Publisher, seq: number): void {
+  const { task, board, me, ledger } = context;
+  const phase =
+    board.flag(MatrixControl.REMOVED) !== 0
+      ? PublishPhase.AFTER_REMOVAL
+      : board.flag(MatrixControl.INJECTED) !== 0
+        ? PublishPhase.DURING_FAULT
+        : PublishPhase.BEFORE;
+  const sentNs = nowNs();
+  ledger.published(seq, phase, sentNs);
+  board.addInt(me, MatrixInt.PUBLISHED);
+  board.addInt(me, MatrixInt.OUTSTANDING);
+  const body = encodeMessage({ round: 0, seq, sentNs, scheduledNs: sentNs, paced: false }, task.messageBytes);
+  let settled: Promise<void>;
   try {
-    second = await connectClient(task.client, {
-      urls: [task.url],
-      connectionName: `${task.connectionName}.close-check`,
-      startBoundMs: 5000,
-    });
-    const publisher = await second.publisher({ confirms: false });
-    void publisher.publish(task.exchange, task.queue, Buffer.alloc(1024)).catch(() => undefined);
-    await sleep(300);
-    const startedNs = nowNs();
-    const closed = await bounded(second.close(), task.closeBoundMs, '').then(
-      () => true,
-      () => false,
-    );
-    return {
-      closeMs: closed ? Number(nowNs() - startedNs) / 1e6 : null,
-      boundMs: task.closeBoundMs,
-      hitAdapterBound: second.closeHitBound,
-    };
-  } catch (failure) {
-    return { closeMs: null, boundMs: task.closeBoundMs, hitAdapterBound: false, error: redactText(describeError(failure)) };
+    settled = publisher.publish(task.exchange, task.queue, body);
+  } catch (thrown) {
+    settled = Promise.reject(thrown);
   }
+  settled.then(
+    () => {
+      const atNs = ledger.confirmed(seq);
+      board.addInt(me, MatrixInt.CONFIRMED);
+      board.addInt(me, MatrixInt.OUTSTANDING, -1);
+      if (phase === PublishPhase.AFTER_REMOVAL) board.setTimeOnce(me, MatrixTime.PUBLISHER_BACK, atNs);
+    },
+    (reason: unknown) => {
+      board.addInt(me, ledger.failed(seq, reason) ? MatrixInt.NACKED : MatrixInt.REJECTED);
+      board.addInt(me, MatrixInt.OUTSTANDING, -1);
+    },
+  );
+}
+
+/**
+ * Publishes at the pace, never more than the window awaiting confirms (a closed loop, as
+ * applications do), until the main thread says settle; reconnects through the harness's loop
+ * once the fault is removed (a library-recovered client is left to itself); thread 0 runs the
+ * close check when asked.
+ */
+async function publishUntilSettle(
+  context: ThreadContext,
+  client: ClientConnection,
+  publisher: Publisher,
+): Promise<MatrixThreadReport['closeCheck']> {
+  const { task, board, me, events } = context;
+  let closeCheck: MatrixThreadReport['closeCheck'];
+  let seq = 0;
+  let reconnecting: Promise<unknown> | undefined;
+  while (board.flag(MatrixControl.SETTLE) === 0) {
+    if (board.int(me, MatrixInt.OUTSTANDING) < task.confirmWindow) publishOne(context, publisher, seq++);
+    events.samplePort(client.localPort);
+    if (client.info.recovery === 'harness' && client.state === 'down' && board.flag(MatrixControl.REMOVED) !== 0 && !reconnecting)
+      reconnecting = client
+        .ensureConnected(task.phaseBoundMs)
+        .catch((reason: unknown) =>
+          events.note({
+            source: 'harness',
+            kind: 'error',
+            message: `harness loop: ${redactText(describeError(reason))}`,
+            atNs: String(nowNs()),
+          }),
+        )
+        .finally(() => {
+          reconnecting = undefined;
+        });
+    if (me === 0 && board.flag(MatrixControl.CLOSE_CHECK) !== 0 && closeCheck === undefined) {
+      closeCheck = await checkCloseWhileBlocked(task);
+      board.raise(MatrixControl.CLOSE_CHECKED);
+    }
+    await sleep(task.publishIntervalMs);
+  }
+  return closeCheck;
+}
+
+/** What is in flight gets the settle bound; then every publish is classed, before anything is closed. */
+async function classAtSettleBound(context: ThreadContext): Promise<void> {
+  const { task, board, me, ledger } = context;
+  await pollUntil(() => board.int(me, MatrixInt.OUTSTANDING) <= 0, task.settleMs, 10);
+  ledger.classAll();
+  board.count(MatrixControl.CLASSED);
+}
+
+/** close(), bounded: how long it took, or null when it did not return within the bound. */
+async function closeWithin(connection: ClientConnection, boundMs: number): Promise<number | null> {
+  const startedNs = nowNs();
+  return bounded(connection.close(), boundMs, '').then(
+    () => Number(nowNs() - startedNs) / 1e6,
+    () => null,
+  );
 }

@@ -37,6 +37,11 @@ export function recordLatencyNs(histogram: LatencyHistogram, latencyNs: bigint):
   histogram.recordValue(Math.min(HIGHEST_TRACKABLE_US, Math.max(1, us)));
 }
 
+/** `counts[i]` latencies of `valuesUs[i]` µs each (a histogram a client in another process measured). */
+export function recordLatenciesUs(histogram: LatencyHistogram, valuesUs: readonly number[], counts: readonly number[]): void {
+  valuesUs.forEach((us, index) => histogram.recordValueWithCount(Math.min(HIGHEST_TRACKABLE_US, Math.max(1, us)), counts[index] ?? 0));
+}
+
 export function encodeHistogram(histogram: LatencyHistogram): EncodedHistogram {
   return { encoded: hdr.encodeIntoCompressedBase64(histogram), unit: 'us', count: histogram.totalCount };
 }

@@ -1,7 +1,7 @@
 /**
  * The AMQP 0-9-1 frames that matter to a fault, read as they pass the proxy (an extension
- * Toxiproxy lacks): connection.close, channel.close, basic.cancel and connection.blocked /
- * unblocked, each recorded on the fault timeline with the moment the proxy read it, so a
+ * Toxiproxy lacks): connection.close, channel.close, basic.cancel, basic.consume (and its -ok) and
+ * connection.blocked / unblocked, each recorded on the fault timeline with the moment the proxy read it, so a
  * broker-side fault is timed as exactly as an RST. The scanner only walks frame headers (7 bytes,
  * then skips the payload), so it costs next to nothing on the data path; it never changes a byte.
  *
@@ -18,6 +18,9 @@ const RECORDED_METHODS: ReadonlyMap<number, string> = new Map([
   [(20 << 16) | 40, 'channel.close'],
   [(20 << 16) | 41, 'channel.close-ok'],
   [(60 << 16) | 30, 'basic.cancel'],
+  // A client's consume (and the broker's answer): what a library does about a cancelled consumer.
+  [(60 << 16) | 20, 'basic.consume'],
+  [(60 << 16) | 21, 'basic.consume-ok'],
 ]);
 
 /** Methods whose arguments start with reply-code (short) and reply-text (shortstr). */

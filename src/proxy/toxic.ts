@@ -28,6 +28,9 @@ export class Toxic {
   }
 
   toJSON(): ToxicJson {
-    return { name: this.name, type: this.type, stream: this.stream, toxicity: this.toxicity, attributes: { ...this.attributes } };
+    // The embedded proxy's own attributes show only when set: otherwise the JSON is Toxiproxy's.
+    const extensions = new Set<string>(this.definition.extensionAttributes ?? []);
+    const attributes = Object.fromEntries(Object.entries(this.attributes).filter(([name, value]) => !extensions.has(name) || value !== 0));
+    return { name: this.name, type: this.type, stream: this.stream, toxicity: this.toxicity, attributes };
   }
 }

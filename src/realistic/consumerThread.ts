@@ -9,17 +9,17 @@
  * each connection is brought back by the client (`ensureConnected`: its library's recovery, or
  * the harness's loop for a client without one) while the run lasts -> on the stop signal, close
  * everything and report. Every wait is bounded; the function never throws (a failure is in the
- * report's `error`), so the main thread always hears back.
+ * report: the client's in `error`, the harness's own in `harnessError`), so the main thread always hears back.
  */
 import type { ClientConnection, ClientFault, ClientSpec, Delivery } from '../client/api';
 import { connectClient } from '../client/registry';
-import { describeError } from '../errors';
+import { HarnessBoundError } from '../errors';
 import { createLatencyHistogram, encodeHistogram, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
 import { elapsedMs, nowNs } from '../measure/clock';
-import { redactText } from '../redact';
 import { trapUnhandled } from '../client/unhandledTrap';
 import type { EncodedHistogram } from '../results/rawResult';
 import { decodeHeader, type MessageHeader } from '../suite-kit/message';
+import { threadFailure, type ThreadFailure } from '../suite-kit/threadFailure';
 import { Word, WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
 
 export interface ConsumerTask {
@@ -51,7 +51,7 @@ export interface ConsumerRoundStats {
   readonly scheduleLatency: EncodedHistogram | null;
 }
 
-export interface ConsumerThreadReport {
+export interface ConsumerThreadReport extends ThreadFailure {
   readonly threadIndex: number;
   readonly consumers: number;
   readonly connections: number;
@@ -65,7 +65,6 @@ export interface ConsumerThreadReport {
   readonly connectionsUp: number;
   /** Errors nobody handled inside the client (unhandled rejections, uncaught exceptions): findings. */
   readonly unhandled: readonly string[];
-  readonly error?: string;
 }
 
 class RoundRecorder {
@@ -116,7 +115,7 @@ export default async function runConsumerThread(task: ConsumerTask): Promise<Con
   let faults = 0;
   let reconnects = 0;
   let startupMs: number | null = null;
-  let error: string | undefined;
+  let failure: ThreadFailure = {};
   let connectionsUp = 0;
   const trap = trapUnhandled();
 
@@ -143,7 +142,7 @@ export default async function runConsumerThread(task: ConsumerTask): Promise<Con
     });
     connectionsUp = connections.filter((connection) => connection.state === 'up').length;
   } catch (caught) {
-    error = redactText(describeError(caught));
+    failure = threadFailure(caught);
     board.count(Word.THREADS_FAILED);
   } finally {
     await Promise.allSettled(connections.map((connection) => connection.close()));
@@ -159,7 +158,7 @@ export default async function runConsumerThread(task: ConsumerTask): Promise<Con
     reconnects,
     connectionsUp,
     unhandled: trap.trapped,
-    ...(error === undefined ? {} : { error }),
+    ...failure,
   };
 }
 
@@ -192,7 +191,7 @@ async function superviseUntilStop(
   onReconnect: () => void,
 ): Promise<void> {
   const stopped = board.waitFor(Word.STOP, 1, task.lifetimeBoundMs).then((signalled) => {
-    if (!signalled) throw new Error(`no stop signal within the thread's lifetime bound (${task.lifetimeBoundMs} ms)`);
+    if (!signalled) throw new HarnessBoundError(`no stop signal within the thread's lifetime bound (${task.lifetimeBoundMs} ms)`);
   });
   const watch = async (connection: ClientConnection): Promise<void> => {
     for (;;) {

@@ -8,7 +8,7 @@
  */
 import { describeError } from '../errors';
 import type { ProxyTarget } from '../faults';
-import { createFault } from '../faults/kinds/registry';
+import { createFault, type FaultSpec } from '../faults/kinds/registry';
 import type { Fault } from '../faults/model';
 import { sleep } from '../measure/clock';
 import type { WorkloadHooks } from './options';
@@ -104,5 +104,20 @@ export function resetCyclesDuringRound(
       },
     },
     result: () => result,
+  };
+}
+
+/** Workload hooks holding one fault of the fault model in place for the whole of round `round` (injected before it, removed after it). */
+export function faultDuringRound(proxy: ProxyTarget, round: number, spec: FaultSpec): WorkloadHooks {
+  let fault: Fault | undefined;
+  return {
+    beforeRound: async (index) => {
+      if (index !== round) return;
+      fault = createFault(spec, { proxy });
+      await fault.inject();
+    },
+    afterRound: async (index) => {
+      if (index === round) await fault?.remove();
+    },
   };
 }

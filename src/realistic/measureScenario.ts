@@ -1,87 +1,130 @@
 /**
- * A realistic benchmark's one call: the workload run with the suite's defaults (4 consumers, 2
- * producer threads, 2 consumer threads, a bound per round), and the raw result drafted the way
- * every realistic result is (client fields, the workload's figures, per-round samples, latency
- * histograms, details, the suite's notes) — each test adds only what is its own: its parameters,
- * its extra figures and notes, and its progress line, prefixed with its descriptor's label.
+ * A realistic benchmark's one call: a scenario row (its descriptor, its workload over the suite's
+ * defaults, its fault, its own parameters and figures) measured, judged and recorded. The
+ * workload runs with the suite's defaults (4 consumers, 2 producer threads, 2 consumer threads,
+ * a bound per round) under the row's changes; the verdict tells the client's findings from the
+ * harness's failures (./checks.ts); the raw result is drafted the suite's way (./draft.ts), with
+ * the progress line in the descriptor's words and each finding on a line of its own.
  */
 import type { ClientSpec } from '../client/api';
-import type { Metric, RawResult, ResultDraft } from '../results/rawResult';
-import { descriptorOf } from '../scenarios/catalogue';
-import type { WorkloadInput } from './options';
-import {
-  latencyHistograms,
-  publishOutcomeMetrics,
-  roundSamples,
-  throughputMetrics,
-  workloadDetails,
-  WORKLOAD_NOTES,
-} from './resultMetrics';
-import { workloadFigures, type WorkloadFigures } from './summary';
-import { runWorkload, type WorkloadOutcome } from './workload';
+import type { ProxyTarget } from '../faults';
+import type { FaultSpec } from '../faults/kinds/registry';
+import type { RawResult, ResultDraft } from '../results/rawResult';
+import { findingsProgress, type SuiteVerdict } from '../suite-kit/findings';
+import { workloadVerdict } from './checks';
+import { realisticDraft, realisticProgress, type RealisticDraftInput, type WorkloadRun } from './draft';
+import { faultDuringRound, resetCyclesDuringRound, type ResetCycleOptions, type ResetCyclesResult } from './faultCycles';
+import type { WorkloadHooks, WorkloadInput } from './options';
+import { workloadFigures } from './summary';
+import { runWorkload } from './workload';
 
-/** The suite's defaults for a quick test (a round that has not drained by then is a failure, before Jest's timeout). */
+/** The suite's defaults for a quick test (a round that has not drained by then is a finding, before Jest's timeout). */
 export const REALISTIC_DEFAULTS = { consumers: 4, producerThreads: 2, maxConsumerThreads: 2, roundBoundMs: 20_000 } as const;
 
-export interface WorkloadRun {
-  readonly outcome: WorkloadOutcome;
-  readonly figures: WorkloadFigures;
+/** A fault during a row's workload: reset cycles in the background of a round, or one fault held for a whole round. */
+export type RealisticFault =
+  | { readonly kind: 'reset_cycles'; readonly round: number; readonly schedule: ResetCycleOptions }
+  | { readonly kind: 'during_round'; readonly round: number; readonly fault: FaultSpec };
+
+/** Figures of the workload's layout a row names among its parameters (their values come from the run). */
+export type LayoutParameter = 'consumers' | 'consumer_threads' | 'worker_threads' | 'producer_threads' | 'prefetch' | 'message_bytes';
+
+/** A measured row: the workload's outcome and figures, and the reset cycles it ran under. */
+export interface MeasuredWorkload extends WorkloadRun {
+  readonly cycles: ResetCyclesResult | undefined;
 }
 
-/** Runs the workload with the suite's defaults under `input`. */
-export async function runRealisticWorkload(
-  client: ClientSpec,
-  input: Partial<WorkloadInput> & Pick<WorkloadInput, 'directUrl' | 'rounds'>,
-): Promise<WorkloadRun> {
-  const outcome = await runWorkload({ ...REALISTIC_DEFAULTS, ...input, client });
-  return { outcome, figures: workloadFigures(outcome) };
-}
-
-export interface RealisticDraftInput {
+/** One row of the realistic suite's table. */
+export interface RealisticRow {
+  readonly test: string;
   /** The result family (its descriptor: src/scenarios/realistic.ts). */
   readonly scenario: string;
-  readonly clientFields: { readonly parameters: Readonly<Record<string, string>>; readonly client: RawResult['client'] };
-  readonly run: WorkloadRun;
+  /** The workload's changes to the suite's defaults (rounds at least). */
+  readonly workload: Partial<Omit<WorkloadInput, 'directUrl' | 'consumerUrl' | 'producerUrl' | 'hooks' | 'client'>> &
+    Pick<WorkloadInput, 'rounds'>;
+  /** Who connects through the fault proxy (the rest straight to the broker). @default nobody */
+  readonly throughProxy?: { readonly consumers?: boolean; readonly producers?: boolean };
+  readonly fault?: RealisticFault;
+  /** The layout figures the result names as parameters, before the row's own. */
+  readonly layout: readonly LayoutParameter[];
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
-  /**
-   * The test's own figures, after the workload's throughput figures; or a function placing those
-   * (given to it) where the test wants them.
-   */
-  readonly metrics: Readonly<Record<string, Metric>> | ((throughput: Record<string, Metric>) => Record<string, Metric>);
-  /** The figures whose throughput and histograms are reported. @default the whole run's */
-  readonly figures?: Parameters<typeof throughputMetrics>[0];
-  readonly notes: readonly string[];
-  /** Besides the workload's notes (which `ownNotesOnly` leaves out). */
-  readonly ownNotesOnly?: boolean;
-  readonly histograms?: ResultDraft['histograms'];
-  readonly details?: Readonly<Record<string, unknown>>;
-  readonly samples?: Readonly<Record<string, number[]>>;
+  /** The row's own part of the result: its figures (or where the throughput ones go), notes, details. */
+  readonly result: (run: MeasuredWorkload) => Omit<RealisticDraftInput, 'scenario' | 'clientFields' | 'run' | 'parameters' | 'verdict'>;
+  /** The progress line after the descriptor's label. */
+  readonly progress: (run: MeasuredWorkload) => string;
+  /** What the harness must have seen for the run to count (the fault acted): problems, empty when it did. */
+  readonly harnessChecks?: (run: MeasuredWorkload) => string[];
 }
 
-/** The raw result of a realistic workload, drafted the suite's way. */
-export function realisticDraft(input: RealisticDraftInput): ResultDraft {
-  const { outcome, figures } = input.run;
-  const shown = input.figures ?? figures;
-  return {
-    name: input.scenario,
-    client: input.clientFields.client,
-    parameters: { ...input.clientFields.parameters, ...input.parameters },
-    metrics: {
-      ...(typeof input.metrics === 'function'
-        ? input.metrics(throughputMetrics(shown))
-        : { ...throughputMetrics(shown), ...input.metrics }),
-      ...publishOutcomeMetrics(outcome),
-    },
-    samples: { ...roundSamples(figures.rounds), ...input.samples },
-    histograms: input.histograms ?? latencyHistograms(shown),
-    notes: input.ownNotesOnly ? [...input.notes] : [...WORKLOAD_NOTES, ...input.notes],
-    details: { ...workloadDetails(outcome, figures), ...input.details },
-    // Every round from the first publish to the last delivery (warm-up rounds too: they are measured, then set aside).
-    measured_ms: Math.round(figures.rounds.reduce((sum, round) => sum + (round.drainMs ?? 0), 0)),
+export interface RealisticMeasurement {
+  readonly client: ClientSpec;
+  /** `client`, `client_profile` parameters and the `client` field of the result. */
+  readonly clientFields: RealisticDraftInput['clientFields'];
+  readonly directUrl: string;
+  readonly proxiedUrl: string;
+  readonly proxy: ProxyTarget;
+  /** Writes the raw result and prints the progress line (fixtures/record.ts recordResult). */
+  readonly record: (draft: ResultDraft, progress: string) => RawResult;
+}
+
+/** Measures `row`, records its result, and returns its verdict (a test asserts the harness's part, and the findings when asked to). */
+export async function measureRealisticScenario(row: RealisticRow, measurement: RealisticMeasurement): Promise<SuiteVerdict> {
+  const faults = faultHooks(row.fault, measurement.proxy);
+  const url = (throughProxy: boolean | undefined) => (throughProxy ? measurement.proxiedUrl : measurement.directUrl);
+  const outcome = await runWorkload({
+    ...REALISTIC_DEFAULTS,
+    ...row.workload,
+    client: measurement.client,
+    directUrl: measurement.directUrl,
+    consumerUrl: url(row.throughProxy?.consumers),
+    producerUrl: url(row.throughProxy?.producers),
+    hooks: faults.hooks,
+  });
+  const run: MeasuredWorkload = { outcome, figures: workloadFigures(outcome), cycles: faults.cycles() };
+  const judged = workloadVerdict(
+    outcome,
+    run.figures,
+    row.fault?.kind === 'reset_cycles' ? { result: run.cycles, planned: row.fault.schedule.cycles } : undefined,
+  );
+  const verdict: SuiteVerdict = {
+    findings: judged.findings,
+    harnessProblems: [...judged.harnessProblems, ...(row.harnessChecks?.(run) ?? [])],
   };
+  measurement.record(
+    realisticDraft({
+      ...row.result(run),
+      scenario: row.scenario,
+      clientFields: measurement.clientFields,
+      run,
+      parameters: { ...layoutParameters(row.layout, run), ...row.parameters },
+      verdict,
+    }),
+    realisticProgress(row.scenario, row.progress(run)) + findingsProgress(verdict.findings),
+  );
+  return verdict;
 }
 
-/** `Burst traffic: <what the test says>`: a progress line in the descriptor's words. */
-export function realisticProgress(scenario: string, text: string): string {
-  return `${descriptorOf({ name: scenario }).label}: ${text}`;
+function layoutParameters(layout: readonly LayoutParameter[], { outcome }: WorkloadRun): Record<string, number> {
+  const values: Record<LayoutParameter, number> = {
+    consumers: outcome.options.consumers,
+    consumer_threads: outcome.plan.length,
+    worker_threads: outcome.plan.length,
+    producer_threads: outcome.options.producerThreads,
+    prefetch: outcome.options.prefetch,
+    message_bytes: outcome.options.messageBytes,
+  };
+  return Object.fromEntries(layout.map((name) => [name, values[name]]));
+}
+
+/** The workload hooks of a row's fault, and the reset cycles' result once its round is over. */
+function faultHooks(
+  fault: RealisticFault | undefined,
+  proxy: ProxyTarget,
+): { hooks: WorkloadHooks; cycles: () => ResetCyclesResult | undefined } {
+  if (fault?.kind === 'reset_cycles') {
+    const cycles = resetCyclesDuringRound(proxy, fault.round, fault.schedule);
+    return { hooks: cycles.hooks, cycles: cycles.result };
+  }
+  if (fault?.kind === 'during_round') return { hooks: faultDuringRound(proxy, fault.round, fault.fault), cycles: () => undefined };
+  return { hooks: {}, cycles: () => undefined };
 }

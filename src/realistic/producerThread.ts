@@ -8,20 +8,17 @@
  * not come (nacked, or its channel died first) is published again after the connection is back,
  * and the round is done only when every sequence number of the slice is confirmed. Every publish
  * copy and every confirm is counted in the shared ledger, which is what the loss and duplicate
- * accounting reads. The function never throws; a failure is in the report's `error`.
+ * accounting reads (./slicePublisher.ts). The function never throws; a failure is in the report:
+ * the client's in `error`, the harness's own in `harnessError`.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { ClientConnection, ClientFault, ClientSpec, Publisher } from '../client/api';
+import type { ClientConnection, ClientFault, ClientSpec } from '../client/api';
 import { lostConnection } from './consumerThread';
-import { bounded } from '../client/bounded';
 import { connectClient } from '../client/registry';
-import { TimeoutError, describeError } from '../errors';
-import { PublishNackedError } from '../client/types';
-import { elapsedMs, nowNs } from '../measure/clock';
-import { redactText } from '../redact';
+import { HarnessBoundError } from '../errors';
 import { trapUnhandled } from '../client/unhandledTrap';
-import { encodeMessage } from '../suite-kit/message';
+import { threadFailure, type ThreadFailure } from '../suite-kit/threadFailure';
 import { Word, WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
+import { publishSlice, StoppedDuringRound } from './slicePublisher';
 
 export interface ProducerSlice {
   readonly round: number;
@@ -81,7 +78,7 @@ export interface PublishOutcomes {
   firstRejection?: string;
 }
 
-export interface ProducerThreadReport {
+export interface ProducerThreadReport extends ThreadFailure {
   readonly threadIndex: number;
   readonly rounds: readonly ProducerRoundStats[];
   /** Confirm mode only: the class of every publish copy. */
@@ -90,17 +87,6 @@ export interface ProducerThreadReport {
   readonly reconnects: number;
   /** Errors nobody handled inside the client (unhandled rejections, uncaught exceptions): findings. */
   readonly unhandled: readonly string[];
-  readonly error?: string;
-}
-
-interface ProducerContext {
-  readonly task: ProducerTask;
-  readonly board: WorkloadBoard;
-  readonly connection: ClientConnection;
-  readonly publisher: Publisher;
-  /** Brings the connection back after a fault; counts it. */
-  readonly recover: () => Promise<void>;
-  readonly outcomes: PublishOutcomes;
 }
 
 export default async function runProducerThread(task: ProducerTask): Promise<ProducerThreadReport> {
@@ -109,7 +95,7 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
   let connection: ClientConnection | undefined;
   let faults = 0;
   let reconnects = 0;
-  let error: string | undefined;
+  let failure: ThreadFailure = {};
   const outcomes: PublishOutcomes = { confirmed: 0, nacked: 0, rejected: 0, pending: 0, hung: 0 };
   const trap = trapUnhandled();
   try {
@@ -136,8 +122,11 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
       board.count(Word.PRODUCER_ROUNDS_DONE);
     }
   } catch (caught) {
-    error = redactText(describeError(caught));
-    board.count(Word.THREADS_FAILED);
+    // The stop signal mid-round: the main thread gave up on the round, and its outcome says why.
+    if (!(caught instanceof StoppedDuringRound)) {
+      failure = threadFailure(caught);
+      board.count(Word.THREADS_FAILED);
+    }
   } finally {
     outcomes.hung = outcomes.pending;
     await connection?.close();
@@ -150,138 +139,16 @@ export default async function runProducerThread(task: ProducerTask): Promise<Pro
     faults,
     reconnects,
     unhandled: trap.trapped,
-    ...(error === undefined ? {} : { error }),
+    ...failure,
   };
 }
 
-/** True once round `round` started; false on the stop signal. @throws TimeoutError after `boundMs`. */
+/** True once round `round` started; false on the stop signal. @throws HarnessBoundError after `boundMs` (the main thread's part). */
 async function waitForRound(board: WorkloadBoard, round: number, boundMs: number): Promise<boolean> {
   const deadline = Date.now() + boundMs;
   while (Date.now() < deadline) {
     if (board.flag(Word.STOP) !== 0) return false;
     if (await board.waitFor(Word.ROUND, round + 1, Math.min(100, Math.max(1, deadline - Date.now())))) return board.flag(Word.STOP) === 0;
   }
-  throw new TimeoutError(`round ${round} did not start within ${boundMs} ms`);
-}
-
-async function publishSlice(
-  { task, board, connection, publisher, recover, outcomes }: ProducerContext,
-  slice: ProducerSlice,
-): Promise<ProducerRoundStats> {
-  const startNs = nowNs();
-  const end = slice.start + slice.count;
-  const confirmedInSlice = new Uint8Array(slice.count);
-  const retry: number[] = [];
-  const intervalNs = slice.ratePerSecond ? 1e9 / slice.ratePerSecond : 0;
-  let next = slice.start;
-  let inFlight = 0;
-  let confirmed = 0;
-  let sent = 0;
-  let republished = 0;
-
-  let wake: (() => void) | undefined;
-  const signal = (): void => {
-    const waiting = wake;
-    wake = undefined;
-    waiting?.();
-  };
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        wake = undefined;
-        resolve();
-      }, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  const onConfirmed = (seq: number): void => {
-    inFlight -= 1;
-    outcomes.pending -= 1;
-    outcomes.confirmed += 1;
-    if (confirmedInSlice[seq - slice.start] === 0) {
-      confirmedInSlice[seq - slice.start] = 1;
-      confirmed += 1;
-      board.markConfirmed(seq);
-    }
-    signal();
-  };
-  const onUnconfirmed = (seq: number, reason: unknown): void => {
-    inFlight -= 1;
-    outcomes.pending -= 1;
-    if (reason instanceof PublishNackedError) outcomes.nacked += 1;
-    else {
-      outcomes.rejected += 1;
-      outcomes.firstRejection ??= redactText(describeError(reason));
-    }
-    retry.push(seq); // nacked, or the connection died first: unconfirmed at the fault
-    signal();
-  };
-  const finished = (): boolean => (task.confirms ? confirmed === slice.count : next === end && retry.length === 0);
-
-  while (!finished()) {
-    if (elapsedMs(startNs, nowNs()) > task.roundBoundMs) {
-      throw new TimeoutError(
-        `round ${slice.round}: ${task.confirms ? `${slice.count - confirmed} of ${slice.count} still unconfirmed` : `${end - next} of ${slice.count} unsent`} after ${task.roundBoundMs} ms`,
-      );
-    }
-    if (board.flag(Word.STOP) !== 0) throw new Error(`stopped during round ${slice.round}`);
-    if (connection.state !== 'up') {
-      await recover();
-      continue;
-    }
-    if (task.confirms && inFlight >= task.maxInFlight) {
-      await pause(100);
-      continue;
-    }
-    const resend = retry.length > 0;
-    if (!resend) {
-      if (next >= end) {
-        await pause(100); // everything sent: waiting for the last confirms (or a fault)
-        continue;
-      }
-      const dueInMs = intervalNs === 0 ? 0 : (Number(startNs - nowNs()) + (next - slice.start) * intervalNs) / 1e6;
-      if (dueInMs >= 1) {
-        await pause(dueInMs);
-        continue;
-      }
-    }
-    const seq = resend ? retry.shift()! : next;
-    const sentNs = nowNs();
-    const paced = intervalNs > 0;
-    const scheduledNs = paced ? startNs + BigInt(Math.round((seq - slice.start) * intervalNs)) : sentNs;
-    const body = encodeMessage({ round: slice.round, seq, sentNs, scheduledNs, paced }, task.messageBytes);
-    const publishing = publisher.publish('', task.queue, body, { persistent: task.persistent });
-    if (task.confirms) {
-      inFlight += 1;
-      outcomes.pending += 1;
-      publishing.then(
-        () => onConfirmed(seq),
-        (reason: unknown) => onUnconfirmed(seq, reason),
-      );
-    } else {
-      try {
-        // Bounded: a client that queues publishes while disconnected may hold this one until it is back.
-        await bounded(
-          publishing,
-          Math.max(1, task.roundBoundMs - elapsedMs(startNs, nowNs())),
-          `publish not handed over within the round bound`,
-        );
-      } catch (caught) {
-        // Not handed over (the connection is gone): try again once it is back, or fail without recovery.
-        if (resend) retry.unshift(seq);
-        if (connection.state === 'up') connection.destroy(`publish failed: ${describeError(caught)}`);
-        continue;
-      }
-    }
-    board.markPublished(seq);
-    sent += 1;
-    if (resend) republished += 1;
-    else next += 1;
-    if (sent % 256 === 0) await yieldToEventLoop(); // let confirms and socket events in
-  }
-  // Without confirms, "published" means the broker has it, not that it sits in a client buffer.
-  if (!task.confirms) await publisher.flush(Math.max(1000, task.roundBoundMs - elapsedMs(startNs, nowNs())));
-  return { round: slice.round, startNs, endNs: nowNs(), sent, republished, confirmed };
+  throw new HarnessBoundError(`round ${round} did not start within ${boundMs} ms`);
 }

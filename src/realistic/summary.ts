@@ -16,6 +16,7 @@
  */
 import { elapsedMs } from '../measure/clock';
 import { mergeHistograms, summarizeMs, type LatencyHistogram, type LatencySummaryMs } from '../measure/histogram';
+import { quantile, sortSamples } from '../measure/statistics';
 import { accountDeliveries, type DeliveryAccount, type LossBaseline } from '../suite-kit/accounting';
 import type { WorkloadOutcome } from './workload';
 
@@ -117,4 +118,16 @@ export function aggregateRounds(rounds: readonly RoundFigures[]): AggregateFigur
     scheduleLatency: summarizeMs(scheduleHistogram),
     scheduleHistogram,
   };
+}
+
+/** The rounds labelled `label`, aggregated (a phase of a workload: `baseline`, `latency`). */
+export function phaseFigures(rounds: readonly RoundFigures[], label: string): AggregateFigures {
+  return aggregateRounds(rounds.filter((round) => round.label === label));
+}
+
+/** The drain times of the measured rounds (first producer starting -> last message delivered), with their median and maximum. */
+export function drainTimes(rounds: readonly RoundFigures[]): { samples: number[]; medianMs: number | null; maxMs: number | null } {
+  const samples = rounds.filter((round) => round.measured).flatMap((round) => (round.drainMs === null ? [] : [round.drainMs]));
+  const sorted = sortSamples(samples);
+  return { samples, medianMs: sorted ? quantile(sorted, 0.5) : null, maxMs: sorted ? quantile(sorted, 1) : null };
 }

@@ -1,25 +1,26 @@
 /**
  * Runs one realistic workload end to end: a fresh queue; consumers spread over a bounded pool
- * of consumer threads (./distribution.ts); producer threads; rounds of publishing, each waited
- * for until every one of its messages was delivered; then stop, collect, clean up.
+ * of consumer threads (../suite-kit/distribution.ts); producer threads; rounds of publishing,
+ * each waited for until every one of its messages was delivered; then stop, collect, clean up.
  *
  * Whatever happens, the threads are told to stop and awaited (bounded), the pools destroyed and
  * the queue deleted. A thread that fails ends the current round early instead of letting it run
- * to its bound; a start-up failure throws (nothing to measure), a later one is in `errors`.
+ * to its bound; a start-up failure throws (nothing to measure). What went wrong later is in the
+ * outcome: the client's part in the thread reports and the rounds, the harness's own in
+ * `harnessProblems` (./checks.ts tells findings from harness failures).
  */
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { WorkerError } from '../errors';
 import { elapsedMs, nowNs, pollUntil, sleep } from '../measure/clock';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
 import type { LedgerCounts } from '../suite-kit/accounting';
-import type { ConsumerTask, ConsumerThreadReport } from './consumerThread';
-import { partitionRange, planConsumers, type ThreadPlan } from '../suite-kit/distribution';
+import type { ConsumerThreadReport } from './consumerThread';
+import { planConsumers, type ThreadPlan } from '../suite-kit/distribution';
 import { resolveWorkloadOptions, type ResolvedRound, type WorkloadInput, type WorkloadOptions } from './options';
-import type { ProducerSlice, ProducerTask, ProducerThreadReport } from './producerThread';
+import type { ProducerThreadReport } from './producerThread';
 import { QueueAdmin } from '../broker/queueAdmin';
 import { Word, WorkloadBoard } from '../suite-kit/workloadBoard';
-import { unhandledFinding } from '../client/unhandledTrap';
+import { POLL_SLICE_MS, WorkloadThreads } from './workloadThreads';
+
+export { producerSlices } from './workloadThreads';
 
 export interface RoundOutcome {
   readonly round: ResolvedRound;
@@ -28,9 +29,6 @@ export interface RoundOutcome {
   /** Why not, when not. */
   readonly problem?: string;
 }
-
-/** The workload's waits poll every 2 ms: the consumer start-up it reports is timed by one of them. */
-const POLL_SLICE_MS = 2;
 
 export interface WorkloadOutcome {
   readonly options: WorkloadOptions;
@@ -53,12 +51,9 @@ export interface WorkloadOutcome {
   readonly foreignDeliveries: number;
   /** Ready messages left in the queue at the end; null when it could not be checked. */
   readonly queueMessagesLeft: number | null;
-  /** Thread errors, hung threads, rounds that did not drain. Empty when all went well. */
-  readonly errors: readonly string[];
+  /** The harness's own failures: a thread that crashed, did not finish after the stop signal, or hit a bound of the harness's own. */
+  readonly harnessProblems: readonly string[];
 }
-
-/** Bound on threads finishing after the stop signal. */
-const SETTLE_BOUND_MS = 15_000;
 
 /**
  * @throws WorkerError when the consumers or producers cannot start (with every thread's reason).
@@ -78,129 +73,16 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
     await admin.close();
     throw error;
   });
-  const pools: ThreadPool[] = [];
-  let consumerTasks: Promise<ConsumerThreadReport>[] = [];
-  let producerTasks: Promise<ProducerThreadReport>[] = [];
-  const errors: string[] = [];
-  const settle = async () => {
-    board.raise(Word.STOP);
-    const [consumers, producers] = await Promise.all([
-      settleWithin(consumerTasks, SETTLE_BOUND_MS),
-      settleWithin(producerTasks, SETTLE_BOUND_MS),
-    ]);
-    const collect = <T extends { error?: string; unhandled: readonly string[] }>(
-      kind: string,
-      settled: (PromiseSettledResult<T> | { status: 'hung' })[],
-    ): T[] =>
-      settled.flatMap((result, index) => {
-        if (result.status === 'fulfilled') {
-          if (result.value.error) errors.push(`${kind} thread ${index}: ${result.value.error}`);
-          const finding = unhandledFinding(`${kind} thread ${index}`, result.value.unhandled);
-          if (finding) errors.push(finding);
-          return [result.value];
-        }
-        errors.push(
-          `${kind} thread ${index}: ${result.status === 'rejected' ? String(result.reason) : `did not finish within ${SETTLE_BOUND_MS} ms of the stop signal`}`,
-        );
-        return [];
-      });
-    return { consumers: collect('consumer', consumers), producers: collect('producer', producers) };
-  };
-
+  const threads = new WorkloadThreads(options, board, queue, plan);
   try {
-    const consumerPool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), plan.length);
-    pools.push(consumerPool);
-    const producerPool = startThreadPool(path.join(__dirname, 'producerThread.ts'), options.producerThreads);
-    pools.push(producerPool);
-    const common = {
-      buffer: board.buffer,
-      layout: board.layout,
-      queue,
-      client: options.client,
-      recover: options.recover,
-      connectBoundMs: options.connectBoundMs,
-    };
-    const lifetimeBoundMs =
-      options.startupBoundMs + options.rounds.reduce((sum, round) => sum + 2 * options.roundBoundMs + round.gapAfterMs, 0) + 60_000;
-
-    const dispatchedNs = nowNs();
-    consumerTasks = plan.map((thread) =>
-      consumerPool.run<ConsumerTask, ConsumerThreadReport>({
-        ...common,
-        threadIndex: thread.thread,
-        url: options.consumerUrl,
-        connections: thread.connections,
-        prefetch: options.prefetch,
-        lifetimeBoundMs,
-      }),
-    );
-    // Awaited in settle(); until then a rejection must not count as unhandled.
-    for (const task of consumerTasks) task.catch(() => undefined);
-    const consumersReady = await pollUntil(
-      () => board.flag(Word.CONSUMERS_READY) >= options.consumers || board.flag(Word.THREADS_FAILED) > 0,
-      options.startupBoundMs,
-      POLL_SLICE_MS,
-    );
-    const consumerStartupMs = elapsedMs(dispatchedNs, nowNs());
-    if (!consumersReady || board.flag(Word.THREADS_FAILED) > 0) {
-      const ready = board.flag(Word.CONSUMERS_READY);
-      await settle();
-      throw new WorkerError(
-        `only ${ready} of ${options.consumers} consumers started within ${options.startupBoundMs} ms: ${errors.join('; ') || 'no thread reported an error'}`,
-      );
-    }
-
-    const slices = producerSlices(options.rounds, options.producerThreads);
-    producerTasks = slices.map((threadSlices, threadIndex) =>
-      producerPool.run<ProducerTask, ProducerThreadReport>({
-        ...common,
-        threadIndex,
-        url: options.producerUrl,
-        slices: threadSlices,
-        messageBytes: options.messageBytes,
-        confirms: options.confirms,
-        persistent: options.persistent,
-        maxInFlight: options.maxInFlight,
-        roundBoundMs: options.roundBoundMs,
-      }),
-    );
-    for (const task of producerTasks) task.catch(() => undefined);
-    if (
-      !(await pollUntil(
-        () => board.flag(Word.PRODUCERS_READY) >= options.producerThreads || board.flag(Word.THREADS_FAILED) > 0,
-        options.connectBoundMs + 5000,
-        POLL_SLICE_MS,
-      )) ||
-      board.flag(Word.THREADS_FAILED) > 0
-    ) {
-      await settle();
-      throw new WorkerError(`producers did not start: ${errors.join('; ') || 'no thread reported an error'}`);
-    }
-
-    const rounds: RoundOutcome[] = [];
-    for (const round of options.rounds) {
-      const outcome = await runRound(board, options, round);
-      rounds.push(outcome);
-      if (!outcome.drained) break;
-      // The gap separates a round from the next one. After the last round there is none to
-      // separate: every figure is per round (produce span and drain end inside it), nothing is
-      // sampled while idle, and the wait for late deliveries is the grace below, which keeps its
-      // own length. Waiting it out too only lengthened the test (burst traffic: 0.5 s).
-      if (round.gapAfterMs > 0 && round.index < options.rounds.length - 1) await sleep(round.gapAfterMs);
-    }
+    const consumerStartupMs = await threads.startConsumers();
+    await threads.startProducers();
+    const rounds = await runRounds(board, options);
     await sleep(options.graceMs);
-    // A connection still in its library's reconnection delay gets the recovery grace to come back.
-    const endRecoveryStartedNs = nowNs();
-    await pollUntil(
-      () => board.flag(Word.CONNECTIONS_DOWN) <= 0 || board.flag(Word.THREADS_FAILED) > 0,
-      options.recoveryGraceMs,
-      POLL_SLICE_MS,
-    );
-    const endRecoveryWaitMs = Math.round(elapsedMs(endRecoveryStartedNs, nowNs()));
+    const endRecoveryWaitMs = await waitForEndRecovery(board, options);
     const queueMessagesLeft = await admin.messagesLeft(queue).catch(() => null);
     const connectionsDownAtEnd = board.flag(Word.CONNECTIONS_DOWN);
-    const reports = await settle();
-    for (const round of rounds) if (round.problem) errors.push(round.problem);
+    const reports = await threads.settle();
     return {
       options,
       queue,
@@ -216,14 +98,39 @@ export async function runWorkload(input: WorkloadInput): Promise<WorkloadOutcome
       endRecoveryWaitMs,
       foreignDeliveries: board.flag(Word.FOREIGN),
       queueMessagesLeft,
-      errors,
+      harnessProblems: reports.harnessProblems,
     };
   } finally {
-    board.raise(Word.STOP);
-    await settleWithin<unknown>([...consumerTasks, ...producerTasks], SETTLE_BOUND_MS);
-    await Promise.allSettled(pools.map((pool) => pool.destroy()));
+    await threads.close();
     await admin.close();
   }
+}
+
+/** Every round in order, until one does not drain. */
+async function runRounds(board: WorkloadBoard, options: WorkloadOptions): Promise<RoundOutcome[]> {
+  const rounds: RoundOutcome[] = [];
+  for (const round of options.rounds) {
+    const outcome = await runRound(board, options, round);
+    rounds.push(outcome);
+    if (!outcome.drained) break;
+    // The gap separates a round from the next one. After the last round there is none to
+    // separate: every figure is per round (produce span and drain end inside it), nothing is
+    // sampled while idle, and the wait for late deliveries is the grace, which keeps its own
+    // length. Waiting it out too only lengthened the test (burst traffic: 0.5 s).
+    if (round.gapAfterMs > 0 && round.index < options.rounds.length - 1) await sleep(round.gapAfterMs);
+  }
+  return rounds;
+}
+
+/** A connection still in its library's reconnection delay gets the recovery grace to come back; returns how long that took. */
+async function waitForEndRecovery(board: WorkloadBoard, options: WorkloadOptions): Promise<number> {
+  const startedNs = nowNs();
+  await pollUntil(
+    () => board.flag(Word.CONNECTIONS_DOWN) <= 0 || board.flag(Word.THREADS_FAILED) > 0,
+    options.recoveryGraceMs,
+    POLL_SLICE_MS,
+  );
+  return Math.round(elapsedMs(startedNs, nowNs()));
 }
 
 /** Starts `round`, waits until its producers are done and every message was delivered. */
@@ -259,20 +166,4 @@ async function runRound(board: WorkloadBoard, options: WorkloadOptions, round: R
   } finally {
     await options.hooks.afterRound?.(round.index);
   }
-}
-
-/** Per producer thread, its slice of every round (sequence ranges split evenly, pace shared). */
-export function producerSlices(rounds: readonly ResolvedRound[], producerThreads: number): ProducerSlice[][] {
-  const perThread: ProducerSlice[][] = Array.from({ length: producerThreads }, () => []);
-  for (const round of rounds) {
-    partitionRange(round.firstSeq, round.messages, producerThreads).forEach((range, thread) => {
-      perThread[thread]!.push({
-        round: round.index,
-        start: range.start,
-        count: range.count,
-        ratePerSecond: round.ratePerSecond === null ? null : round.ratePerSecond / producerThreads,
-      });
-    });
-  }
-  return perThread;
 }

@@ -15,9 +15,10 @@ import type { ClientSpec } from '../client/api';
 import type { FaultKind } from '../client/faults';
 import { connectClient } from '../client/registry';
 import { ClientFaultError, DrainTimeoutError } from '../client/types';
-import { describeError } from '../errors';
+import { HarnessBoundError } from '../errors';
 import { nowNs } from '../measure/clock';
-import { redactText } from '../redact';
+import { trapUnhandled } from '../client/unhandledTrap';
+import { threadFailure, type ThreadFailure } from '../suite-kit/threadFailure';
 import { RECEIVED_KIND_CODES } from '../client/faults';
 import { Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
 import { DrainingConsumer } from '../suite-kit/drainingConsumer';
@@ -40,22 +41,35 @@ export interface RecoveryTask {
   readonly roundTripTimeoutMs: number;
 }
 
-export interface RecoveryThreadReport {
+/** Why the thread did not complete its phases, if it did not: the client's error, or the harness's own. */
+export interface RecoveryThreadReport extends ThreadFailure {
   readonly threadIndex: number;
-  /** Why the thread did not complete its phases, if it did not. */
-  readonly error?: string;
   /** Drain deadlines that passed before any injection (false alarms a deadline would raise). */
   readonly falseAlarms: number;
+  /** Errors nobody handled inside the client (unhandled rejections, uncaught exceptions): findings. */
+  readonly unhandled?: readonly string[];
 }
 
 export default async function recoveryThread(task: RecoveryTask): Promise<RecoveryThreadReport> {
+  const trap = trapUnhandled();
+  try {
+    const report = await runPhases(task);
+    // Late socket events of the close surface first.
+    await trap.release(50);
+    return trap.trapped.length > 0 ? { ...report, unhandled: trap.trapped } : report;
+  } finally {
+    await trap.release();
+  }
+}
+
+async function runPhases(task: RecoveryTask): Promise<RecoveryThreadReport> {
   const board = new ThreadBoard(task.buffer, task.threads);
   const me = task.threadIndex;
   let client: DrainingConsumer | undefined;
   const drained = { falseAlarms: 0 };
   const fail = (error: unknown): RecoveryThreadReport => {
     board.setInt(me, IntSlot.STATE, ThreadState.FAILED);
-    return { threadIndex: me, error: redactText(describeError(error)), falseAlarms: drained.falseAlarms };
+    return { threadIndex: me, ...threadFailure(error), falseAlarms: drained.falseAlarms };
   };
 
   try {
@@ -69,7 +83,7 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
       board.count(Control.READY);
     }
     const consumer = client;
-    if (!(await board.waitFor(Control.GO, 1, task.phaseBoundMs))) return fail('barrier never opened');
+    if (!(await board.waitFor(Control.GO, 1, task.phaseBoundMs))) return fail(new HarnessBoundError('barrier never opened'));
     board.setInt(me, IntSlot.STATE, ThreadState.DRAINING);
 
     const detection = await drainUntilFault(consumer, task, board, drained);
@@ -79,7 +93,7 @@ export default async function recoveryThread(task: RecoveryTask): Promise<Recove
     board.setInt(me, IntSlot.STATE, ThreadState.DETECTED);
     board.count(Control.DETECTED);
 
-    if (!(await board.waitFor(Control.TOXIC_REMOVED, 1, task.phaseBoundMs))) return fail('toxic was never removed');
+    if (!(await board.waitFor(Control.TOXIC_REMOVED, 1, task.phaseBoundMs))) return fail(new HarnessBoundError('toxic was never removed'));
     await recover(consumer, task, board);
     await consumeUntilStopped(consumer, board);
     return { threadIndex: me, falseAlarms: drained.falseAlarms };

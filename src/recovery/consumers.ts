@@ -23,7 +23,12 @@ export interface ThreadRecord {
   readonly reconnectAttempts: number;
   readonly deliveries: number;
   readonly falseAlarms: number;
+  /** The client's error the thread stopped on (a finding). */
   readonly error?: string;
+  /** The harness's own failure the thread stopped on (a bound of its own, a thread that crashed): no verdict on the client. */
+  readonly harnessError?: string;
+  /** Errors nobody handled inside the client (findings). */
+  readonly unhandled?: readonly string[];
 }
 
 /** What every side is started with. */

@@ -89,8 +89,8 @@ function harnessConsumersOn(pool: ThreadPool, start: ConsumersStart): RecoveryCo
       const settled = await settleWithin(tasks, 10_000);
       const reports = settled.map((result, threadIndex): RecoveryThreadReport => {
         if (result.status === 'fulfilled') return result.value;
-        if (result.status === 'rejected') return { threadIndex, error: String(result.reason), falseAlarms: 0 };
-        return { threadIndex, error: 'thread did not finish within 10 s of the stop signal', falseAlarms: 0 };
+        if (result.status === 'rejected') return { threadIndex, harnessError: `thread crashed: ${String(result.reason)}`, falseAlarms: 0 };
+        return { threadIndex, harnessError: 'thread did not finish within 10 s of the stop signal', falseAlarms: 0 };
       });
       return reports.map((report) => threadRecord(board, report));
     },
@@ -115,7 +115,10 @@ async function failedThreads(board: ThreadBoard, tasks: Promise<RecoveryThreadRe
     failed.map((thread) => tasks[thread]!),
     5000,
   );
-  return settled.map((result, index) => `thread ${failed[index]}: ${result.status === 'fulfilled' ? result.value.error : result.status}`);
+  return settled.map(
+    (result, index) =>
+      `thread ${failed[index]}: ${result.status === 'fulfilled' ? (result.value.error ?? result.value.harnessError) : result.status}`,
+  );
 }
 
 /** Waits until every thread recovered or gave up (failed), within the bound. */
@@ -145,5 +148,7 @@ function threadRecord(board: ThreadBoard, report: RecoveryThreadReport): ThreadR
     deliveries: board.int(thread, IntSlot.DELIVERIES),
     falseAlarms: report.falseAlarms,
     ...(report.error ? { error: report.error } : {}),
+    ...(report.harnessError ? { harnessError: report.harnessError } : {}),
+    ...(report.unhandled ? { unhandled: report.unhandled } : {}),
   };
 }

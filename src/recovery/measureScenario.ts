@@ -1,8 +1,10 @@
 /**
  * A recovery benchmark's one call: a scenario row (its descriptor, its fault, its parameters) at a
  * thread count, measured in `replicates` independent repetitions, combined, recorded, with its
- * progress line in the report's words; and the correctness problems the test asserts empty (a
- * thread that failed, did not detect, did not recover). Speed is recorded, never asserted here.
+ * progress line in the report's words; and its verdict (./findings.ts): the client's findings (a
+ * thread that never noticed, never came back, stopped on an error, an error nobody handled),
+ * recorded in the result, and the harness's problems, which its test asserts empty. Speed is
+ * recorded, never asserted here.
  */
 import type { ClientSpec } from '../client/api';
 import type { FaultSpec } from '../faults/kinds/registry';
@@ -14,6 +16,8 @@ import type { RawResult, ResultDraft } from '../results/rawResult';
 import { combineReplicates, runReplicates } from '../results/replicates';
 import { descriptorOf } from '../scenarios/catalogue';
 import { describeReceived } from '../client/faults';
+import { findingsProgress, type SuiteVerdict } from '../suite-kit/findings';
+import { combineVerdicts, recoveryVerdict } from './findings';
 import { computeRecoveryMetrics, missedOrUnmeasured, type RecoveryMetrics } from './metrics';
 import { runRecoveryScenario, type RecoveryScenarioOptions } from './scenario';
 
@@ -45,8 +49,8 @@ export interface RecoveryMeasurement {
 export interface RecoveryMeasured {
   readonly result: RawResult;
   readonly replicates: NonEmptyArray<RecoveryMetrics>;
-  /** What went wrong in any replicate: a failed thread, a thread that did not detect or did not recover. */
-  readonly problems: readonly string[];
+  /** What the client did wrong in any replicate (recorded in the result), and what the harness failed to do. */
+  readonly verdict: SuiteVerdict;
   /** Targets missed, or without a value (BENCH_STRICT_TARGETS fails on them). */
   readonly missedTargets: readonly NonNullable<RawResult['targets']>[number][];
 }
@@ -63,7 +67,14 @@ export async function measureRecoveryScenario(row: RecoveryScenarioRow, measurem
     ...(row.preFault ? { preFault: row.preFault, preFaultMs: row.preFaultMs } : {}),
     ...(row.drainTimeoutMs ? { drainTimeoutMs: row.drainTimeoutMs } : {}),
   };
-  const computed = await runReplicates(measurement.replicates, async () => computeRecoveryMetrics(await runRecoveryScenario(options)));
+  const runs = await runReplicates(measurement.replicates, async () => {
+    const outcome = await runRecoveryScenario(options);
+    const metrics = computeRecoveryMetrics(outcome);
+    return { metrics, verdict: recoveryVerdict(outcome, metrics.details.clock_disagreements) };
+  });
+  const [firstRun, ...laterRuns] = runs;
+  const computed: NonEmptyArray<RecoveryMetrics> = [firstRun.metrics, ...laterRuns.map((run) => run.metrics)];
+  const verdict = combineVerdicts(runs.map((run) => run.verdict));
   const toDraft = (one: RecoveryMetrics): ResultDraft => ({
     name: row.scenario,
     category: 'recovery',
@@ -87,20 +98,16 @@ export async function measureRecoveryScenario(row: RecoveryScenarioRow, measurem
     0,
   );
   const result = measurement.record(
-    { ...combined, fault, measured_ms: Math.round(measuredMs) },
-    progressLine(row.scenario, threads, combined, fault, drafts.length, first),
+    {
+      ...combined,
+      fault,
+      measured_ms: Math.round(measuredMs),
+      findings: [...verdict.findings],
+      harness_problems: [...verdict.harnessProblems],
+    },
+    progressLine(row.scenario, threads, combined, fault, drafts.length, first) + findingsProgress(verdict.findings),
   );
-
-  const problems: string[] = [];
-  computed.forEach((one, replicate) => {
-    const where = computed.length > 1 ? ` (replicate ${replicate + 1})` : '';
-    for (const thread of one.details.threads) if (thread.error) problems.push(`thread ${thread.thread}: ${thread.error}${where}`);
-    const detected = one.metrics.threads_detected?.value ?? 0;
-    const recovered = one.metrics.threads_recovered?.value ?? 0;
-    if (detected !== threads) problems.push(`${detected}/${threads} threads detected the fault${where}`);
-    if (recovered !== threads) problems.push(`${recovered}/${threads} threads recovered${where}`);
-  });
-  return { result, replicates: computed, problems, missedTargets: (result.targets ?? []).filter(missedOrUnmeasured) };
+  return { result, replicates: computed, verdict, missedTargets: (result.targets ?? []).filter(missedOrUnmeasured) };
 }
 
 /** `TCP reset · 10 threads: detected 10/10 (RST ×50 over 5 replicates), recovered 10/10; ...; <proxy>`. */

@@ -1,9 +1,13 @@
 /**
- * What went wrong for one client configuration, in words a reader can act on (pure): a scenario
- * it never recovered from, a fault it never noticed, confirmed messages it lost, duplicates
- * at-least-once does not explain, tests that failed. A failing client is a finding of the run,
- * not the end of it: its row says so and the other clients' rows stand.
+ * What went wrong for one client configuration, in words a reader can act on (pure): the findings
+ * its results carry (an error nobody handled, confirmed messages lost, duplicates at-least-once
+ * does not explain, a thread that never came back...), each with its scenario; for results
+ * written before findings were recorded, what their figures say (a scenario it never recovered
+ * from, a fault it never noticed, lost messages). A failing client is a finding of the run, not
+ * the end of it: its row says so and the other clients' rows stand. A test that failed on the
+ * harness's part is no verdict on the client: it is said apart, as a harness failure.
  */
+import { findingsOf, harnessProblemsOf } from '../results/findings';
 import type { TestOutcome } from '../results/outcome';
 import type { RawResult } from '../results/rawResult';
 import { splitTestId } from '../results/testMatch';
@@ -67,22 +71,38 @@ function testsOf(configuration: ClientConfiguration, tests: readonly TestOutcome
   return tests.filter((test) => onlyOne || splitTestId(test.test_id).titles[0] === configuration.label);
 }
 
-/** Every finding of `configuration` in the run, most serious first; empty when it did everything asked. */
-export function clientFindings(
+export interface ClientVerdict {
+  /** What the client did wrong, most serious first, each with its scenario; empty when it did everything asked. */
+  readonly findings: string[];
+  /** Its tests that failed on the harness's part (⚠: no verdict on the client), with the reason. */
+  readonly harnessFailures: string[];
+}
+
+/** The findings of `configuration` in the run, and its tests the harness failed. */
+export function clientVerdict(
   configuration: ClientConfiguration,
   results: readonly RawResult[],
   tests: readonly TestOutcome[],
   configurationsInRun: number,
-): string[] {
+): ClientVerdict {
   const own = results.filter((result) => configurationOf(result)?.label === configuration.label);
-  const findings = [...own.flatMap(threadFindings), ...own.flatMap(messageFindings)];
-  const failed = testsOf(configuration, tests, configurationsInRun === 1).filter((test) => test.status === 'failed');
-  for (const test of failed) {
+  const findings = own.flatMap((result) => {
+    const recorded = findingsOf(result);
+    if (!recorded) return [...threadFindings(result), ...messageFindings(result)];
+    return recorded.map((finding) => `${finding.text} (${scenarioOf(result)})`);
+  });
+  const harnessFailures: string[] = [];
+  for (const test of testsOf(configuration, tests, configurationsInRun === 1).filter((each) => each.status === 'failed')) {
+    const recorded = own.filter((result) => result.test_id === test.test_id);
+    // Failed on its findings alone (--fail-on-findings): they are listed already, and the harness did its part.
+    const onFindings =
+      recorded.length > 0 && recorded.every((result) => harnessProblemsOf(result).length === 0 && (findingsOf(result)?.length ?? 0) > 0);
+    if (onFindings) continue;
     const name = splitTestId(test.test_id).titles.at(-1) ?? test.full_name;
     const reason = failureReason(test.failure_message);
-    findings.push(`${name} failed${reason ? `: ${reason}` : ''}`);
+    harnessFailures.push(`${name}${reason ? `: ${reason}` : ''}`);
   }
-  return findings;
+  return { findings, harnessFailures };
 }
 
 /** At most this many problems of one failed test in a row (the report's Failed list has the whole message). */

@@ -18,7 +18,7 @@ import {
   type FigureSource,
   type FigureSpec,
 } from './clientFigures';
-import { clientFindings } from './clientFindings';
+import { clientVerdict } from './clientFindings';
 import { parametersText } from './configurations';
 import { formatValue } from './format';
 import { markdownTable } from './markdown';
@@ -31,9 +31,11 @@ export interface ClientRow {
   readonly settings: string;
   /** Each figure formatted with its unit; `—` when the run has none for this client. */
   readonly figures: Readonly<Record<FigureId, string>>;
-  /** What went wrong (did not recover, lost confirmed messages, failed tests); empty when nothing did. */
+  /** What the client did wrong (did not recover, lost confirmed messages, an error nobody handled); empty when nothing. */
   readonly findings: readonly string[];
-  /** `✅ recovered every time, nothing lost` or the findings, one line. */
+  /** Its tests the harness failed (no verdict on the client), with the reason. */
+  readonly harness_failures: readonly string[];
+  /** `✅ recovered every time, nothing lost`, the findings (❌), or the harness failures (⚠), one line. */
   readonly verdict: string;
 }
 
@@ -99,7 +101,7 @@ function clientRow(
       return [spec.id, picked && failedTests.has(picked.result.test_id) ? `${cell} (test failed)` : cell];
     }),
   ) as Record<FigureId, string>;
-  const findings = clientFindings(configuration, results, tests, configurationsInRun);
+  const { findings, harnessFailures } = clientVerdict(configuration, results, tests, configurationsInRun);
   return {
     client: configuration.label,
     // A client from outside names its adapter module too: the library alone would not say which wrapper ran.
@@ -108,8 +110,16 @@ function clientRow(
     settings: described ? settingsText(described.settings) : '—',
     figures,
     findings,
-    verdict: findings.length === 0 ? '✅ recovered every time, nothing lost' : `❌ ${findings.join('; ')}`,
+    harness_failures: harnessFailures,
+    verdict: rowVerdict(findings, harnessFailures),
   };
+}
+
+/** The findings are the verdict; a harness failure is never one (⚠, said apart); nothing of either: ✅. */
+function rowVerdict(findings: readonly string[], harnessFailures: readonly string[]): string {
+  const harness = harnessFailures.length > 0 ? `⚠ harness failure, no verdict: ${harnessFailures.join('; ')}` : '';
+  if (findings.length > 0) return `❌ ${findings.join('; ')}${harness ? `; ${harness}` : ''}`;
+  return harness || '✅ recovered every time, nothing lost';
 }
 
 function figureCell(spec: FigureSpec, picked: ReturnType<typeof pickFigure>): string {
@@ -154,6 +164,6 @@ function columnNotes(sources: ReadonlyMap<FigureId, FigureSource>): string[] {
   });
   return [
     ...lines,
-    'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong, and the other clients were measured all the same. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
+    'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong (❌), and the other clients were measured all the same. ⚠: a test whose harness part failed (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
   ];
 }

@@ -1,9 +1,11 @@
 /**
  * The report's "Fault matrix" (pure): one row per fault, one column per client configuration,
- * each cell the verdict its result carries (`✅ detection / recovery after removal in ms`, or `❌`
- * and what failed), then every finding with its evidence, and how each library tells each typed
- * signal. Rows are the descriptors' order (src/scenarios/); the cells are the results' own words
- * (their `details.verdict`): nothing here names a fault.
+ * each cell the verdict its result carries (`✅ detection / recovery after removal in ms`, `❌`
+ * and what failed, or `⚠` when the harness's own part failed), then every finding with its
+ * evidence, the cells the harness could not judge and why, the heartbeat judgements of the silent
+ * faults, and how each library tells each typed signal. Rows are the descriptors' order
+ * (src/scenarios/); the cells are the results' own words (their `details.verdict`): nothing here
+ * names a fault.
  */
 import type { RawResult } from '../results/rawResult';
 import type { MatrixDetails, MatrixVerdict } from '../schemaTypes';
@@ -18,11 +20,19 @@ export interface FaultMatrixSection {
   readonly findings: readonly { readonly cell: string; readonly items: readonly string[] }[];
   /** How each client's library gives each typed signal (`none: ...` where it does not), one line per client. */
   readonly signals: readonly string[];
+  /** Cells whose harness part failed (⚠), each with its reasons: neither ✅ nor a finding. */
+  readonly harness: readonly { readonly cell: string; readonly items: readonly string[] }[];
   readonly cells: number;
   readonly failed_cells: number;
+  readonly harness_cells: number;
   readonly notes: readonly string[];
-  /** Silent faults on clients with a known heartbeat: which noticed within the protocol's window, which did not. */
+  /** Silent faults on clients with a known heartbeat: which noticed within the protocol's window (two to three intervals), which did not. */
   readonly heartbeat: readonly string[];
+}
+
+/** A verdict's class; results written before verdicts had one are ✅ or ❌ by `ok`. */
+function classOf(verdict: MatrixVerdict): NonNullable<MatrixVerdict['class']> {
+  return verdict.class ?? (verdict.ok ? 'ok' : 'finding');
 }
 
 /** A matrix cell's details (schemas/matrix-details.schema.json, checked with the raw result); undefined for other results. */
@@ -52,14 +62,17 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
       return result ? escapeCell(verdictOf(result)!.cell) : '—';
     }),
   ]);
-  const findings = faults.flatMap((fault) =>
-    configurations.flatMap((configuration) => {
-      const result = cellOf(fault, configuration.label);
-      const verdict = result && verdictOf(result);
-      if (!verdict || verdict.findings.length === 0) return [];
-      return [{ cell: `${descriptorOf({ name: fault }).label} × ${configuration.label}`, items: verdict.findings }];
-    }),
-  );
+  const listed = (items: (verdict: MatrixVerdict) => readonly string[]) =>
+    faults.flatMap((fault) =>
+      configurations.flatMap((configuration) => {
+        const result = cellOf(fault, configuration.label);
+        const verdict = result && verdictOf(result);
+        const said = verdict ? items(verdict) : [];
+        return said.length === 0 ? [] : [{ cell: `${descriptorOf({ name: fault }).label} × ${configuration.label}`, items: said }];
+      }),
+    );
+  const findings = listed((verdict) => (classOf(verdict) === 'finding' ? verdict.findings : []));
+  const harness = listed((verdict) => (classOf(verdict) === 'harness' ? (verdict.harness_problems ?? [verdict.cell]) : []));
   // Signals are the adapter's, the same in both profiles: one line per client.
   const signals = [...new Map(configurations.map((configuration) => [configuration.name, configuration])).values()].flatMap(
     (configuration) => {
@@ -72,14 +85,10 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
   );
   const heartbeat = faults.flatMap((fault) =>
     configurations.flatMap((configuration) => {
-      const result = cellOf(fault, configuration.label);
-      const window = matrixDetailsOf(result)?.heartbeat;
-      if (!window) return [];
-      const noticed =
-        window.slowest_detection_ms === null ? 'never noticed' : `noticed after ${(window.slowest_detection_ms / 1000).toFixed(1)} s`;
-      return [
-        `${window.within ? '✅' : '⚠️'} ${descriptorOf({ name: fault }).label} × ${configuration.label}: ${noticed}; the ${window.interval_s} s heartbeat's window is ${window.window_ms.low / 1000}–${window.window_ms.high / 1000} s${window.within ? '' : ': it does not honour the heartbeat it was given'}`,
-      ];
+      const judged = matrixDetailsOf(cellOf(fault, configuration.label))?.heartbeat;
+      // A result written before judgements had words: the old window's figures, unjudged here.
+      if (!judged?.summary) return [];
+      return [`${judged.within ? '✅' : '⚠️'} ${descriptorOf({ name: fault }).label} × ${configuration.label}: ${judged.summary}`];
     }),
   );
   return {
@@ -89,12 +98,15 @@ export function buildFaultMatrix(results: readonly RawResult[]): FaultMatrixSect
       ...configurations.map(() => false),
     ]),
     findings,
+    harness,
     signals,
     cells: cells.length,
-    failed_cells: cells.filter((result) => !verdictOf(result)!.ok).length,
+    failed_cells: cells.filter((result) => classOf(verdictOf(result)!) === 'finding').length,
+    harness_cells: cells.filter((result) => classOf(verdictOf(result)!) === 'harness').length,
     notes: [
-      '✅ `detection / recovery`: the slowest thread’s detection (ms from the fault’s own moment: the frame or RST on its connection as the proxy saw it, else the injecting call, an upper bound) and the slowest thread’s recovery after the fault was removed (its own message published after the removal, delivered); `not told`: the library gave no event, yet the client recovered.',
-      '❌ what failed: not noticed within the bound, stopped consuming (not even the harness’s probes delivered), publisher not back, publishes hung (not settled after publishing stopped), confirmed messages lost, errors nobody handled, close() that did not return. The findings below give each one’s evidence.',
+      '✅ `detection / recovery`: the slowest thread’s detection (ms from the fault’s own moment: the frame or RST on its connection as the proxy saw it, else the injecting call, an upper bound) and the slowest thread’s recovery (its own message published after the fault’s removal, delivered), timed from the removal as the broker or proxy saw it (a frame such as connection.unblocked, the proxy closing what a silence held: exact; else the undoing call, an upper bound; a fault with nothing to undo: from its own moment); `not told`: the library gave no event, yet the client recovered; `told by its own … refused`: it learned of the fault only when the broker refused what it retried (a re-consume answered 404), not from the fault’s own signal.',
+      '❌ what failed: not noticed within the bound, told by the broker (a silence the client should have noticed by its own heartbeat), stopped consuming (not even the harness’s probes delivered), publisher not back, publishes hung (not settled by the end of the settle bound, classed before anything was closed), confirmed messages lost, errors nobody handled, close() that did not return. The findings below give each one’s evidence.',
+      '⚠ the harness’s own part failed (the fault not injected, no probe published, a bound of the harness’s own hit): not a verdict on the client, and the run fails. The reasons are listed below.',
       '`amqplib` is the control: the harness’s own reconnect loop (which also re-opens closed channels and consumes again). Every other configuration recovers through its library alone; what a library does not do is its finding, not repaired by its adapter.',
     ],
   };

@@ -14,6 +14,7 @@ import { buildCategorySections, type CategorySection } from './resultTables';
 import { buildComparisonView, type ComparisonView } from './comparisonView';
 import { buildClientsSection, type ClientsSection } from './clientsSection';
 import { buildFaultMatrix, type FaultMatrixSection } from './faultMatrix';
+import { buildFindingsSection, type FindingsSection } from './findingsSection';
 import { buildGlance, statusLabel, type Glance } from './glance';
 import { shortParameters } from './labels';
 import { markdownTable } from './markdown';
@@ -92,6 +93,8 @@ export interface ReportView {
   readonly key_metrics: { readonly rows: readonly KeyMetricRow[]; readonly table: string };
   /** The first screen: verdict, peaks, recovery figures with their targets. */
   readonly glance: Glance;
+  /** Per client, what it did wrong in each scenario with the evidence, and the harness's failures apart (null without either). */
+  readonly findings: FindingsSection | null;
   /** Fault × client configuration: each cell's verdict, the findings with their evidence (null without matrix results). */
   readonly fault_matrix: FaultMatrixSection | null;
   /** Every client configuration of the run side by side, with its findings (null with fewer than two). */
@@ -215,6 +218,7 @@ export function buildReportView(input: ReportInput): ReportView {
             ),
     },
     glance,
+    findings: buildFindingsSection(archive.results, archive.tests),
     fault_matrix: buildFaultMatrix(archive.results),
     clients: withChart(buildClientsSection(archive.results, archive.tests), input.charts),
     categories: buildCategorySections(archive.results, archive.tests),

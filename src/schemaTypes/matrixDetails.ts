@@ -41,16 +41,77 @@ export interface MatrixDetails {
   threads: MatrixThread[];
   harness_problems: string[];
   /**
-   * A silent fault on a client whose heartbeat interval is known (the normalised profile): whether its slowest thread noticed within the protocol's window, one to two intervals plus a little.
+   * A silent fault on a client whose heartbeat interval is known (the normalised profile), judged as the protocol says: a peer closes after two heartbeat intervals or longer without traffic (RabbitMQ gives up after two to three), so each thread's own detection should fall within two to three intervals (plus a little); measured at several phases of the interval, one per thread.
    */
   heartbeat?: {
     interval_s: number;
+    /**
+     * The protocol's window: from two intervals (less the early slack) to three intervals plus the slack.
+     */
     window_ms: {
       low: number;
       high: number;
     };
+    /**
+     * The slowest detection the client made by itself (a thread told by the broker is not counted).
+     */
     slowest_detection_ms: number | null;
+    /**
+     * Every thread noticed by itself, within the window.
+     */
     within: boolean;
+    /**
+     * Min, median and max of the threads' own detections, ms from the fault's moment on each one's connection.
+     */
+    detection_ms?: {
+      min: number;
+      median: number;
+      max: number;
+    };
+    /**
+     * The same in heartbeat intervals.
+     */
+    intervals?: {
+      min: number;
+      median: number;
+      max: number;
+    };
+    /**
+     * Per thread: the phase of its heartbeat interval the silence met (0 to 1, from its connection's opening), and its detection (null: not by itself).
+     */
+    phases?: {
+      thread: number;
+      phase: number | null;
+      detection_ms: number | null;
+      intervals: number | null;
+    }[];
+    /**
+     * within: every thread within the window; early: a thread before two intervals (a pause of one interval would drop a healthy connection); late: after three; not_by_itself: a thread never noticed by itself (told by the broker, or not at all).
+     */
+    judgement?: 'within' | 'early' | 'late' | 'not_by_itself';
+    /**
+     * How the library notices a silent peer when that is not the protocol's heartbeat check (its adapter's words, from the library's source).
+     */
+    check?: string;
+    /**
+     * The judgement in words, as the report shows it: the range over the phases, in intervals and seconds, against the protocol's window, and how the library notices when it is not the protocol's check.
+     */
+    summary?: string;
+  };
+  /**
+   * What recovery after the removal is timed from: the removal as the broker or the proxy saw it (exact: a frame or the proxy's own removal on the timeline), the fault's own moment for a fault with nothing to undo, or the start of the call that undid it (an upper bound).
+   */
+  removal_reference?: {
+    description: string;
+    exact: boolean;
+    source: 'proxy_timeline' | 'fault_moment' | 'api_call_start';
+  };
+  /**
+   * The harness's probe rounds after the removal: published, and failed to publish (none published is a harness problem).
+   */
+  probes?: {
+    sent: number;
+    failed: number;
   };
 }
 export interface MatrixVerdict {
@@ -60,6 +121,14 @@ export interface MatrixVerdict {
    */
   cell: string;
   findings: string[];
+  /**
+   * ok: ✅; finding: ❌, the client's (the findings say what); harness: ⚠, the harness's own part failed (not a verdict on the client; the run fails).
+   */
+  class?: 'ok' | 'finding' | 'harness';
+  /**
+   * Why the cell is ⚠.
+   */
+  harness_problems?: string[];
 }
 /**
  * Publishes by class: those in flight when the fault hit (`in_flight_at_fault`: published before the injection, not settled when it started), or published while it was in place (`during_fault`).
@@ -118,4 +187,27 @@ export interface MatrixThread {
    */
   close_ms: number | null;
   error?: string;
+  /**
+   * What told it: the fault itself (the kind it models); the broker's close of a silence it should have noticed by its own heartbeat (not its detection); the broker refusing a request of its own made after the fault, e.g. its re-consume answered 404 (not the fault's own signal); or another kind.
+   */
+  noticed_as?: 'fault' | 'told_by_broker' | 'refused_retry' | 'other';
+  /**
+   * The phase of its heartbeat interval the fault met (0 to 1, from its connection's opening).
+   */
+  heartbeat_phase?: number;
+  /**
+   * Of its hung publishes (pending at the end of the settle bound), those that settled only when close() rejected them.
+   */
+  settled_only_by_close?: number;
+  /**
+   * The AMQP frames on its connections while the fault held (the proxy's timeline), counted by sender, method and reply code: what the client did meanwhile (a re-consume) and how the broker answered.
+   */
+  frames_during_fault?: {
+    from: 'client' | 'broker';
+    method: string;
+    count: number;
+    first_at_ms: number;
+    reply_code?: number;
+    reply_text?: string;
+  }[];
 }

@@ -99,6 +99,14 @@ export interface RawResult {
    */
   notes?: string[];
   details?: Details;
+  /**
+   * What the client under test did wrong in this measurement, each with its evidence: a result, not a harness failure (the test passes, the report lists them per client; `--fail-on-findings` fails the test instead). Empty: the client did everything asked. Absent in results of suites that do not judge the client, and in results written before findings were recorded.
+   */
+  findings?: Finding[];
+  /**
+   * What the harness itself failed to do in this measurement (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client, and its test fails. Empty or absent: none.
+   */
+  harness_problems?: string[];
   fault_proxy?: FaultProxy;
   fault?: Fault;
   timestamp: string;
@@ -218,6 +226,41 @@ export interface Target {
      */
     n: number;
   };
+}
+/**
+ * One thing the client under test did wrong, in words a reader can act on, with what shows it.
+ */
+export interface Finding {
+  /**
+   * unhandled_error: an error nobody handled inside the client (an application on Node's defaults would have crashed); thread_failed: a thread stopped on an error of the client; not_detected: a fault the client never noticed; not_recovered: a connection or thread that never came back; stalled: deliveries that stopped (a round that did not drain, a consumer that went quiet); message_lost: confirmed (or, without confirms, published) messages never delivered; unexplained_duplicate: deliveries at-least-once does not explain (neither flagged redelivered nor a republished copy); foreign_delivery: deliveries of messages never published (a body the harness cannot read, a sequence number never used); publish_hung: publishes never settled; connection_leaked: connections left on the broker after close.
+   */
+  kind:
+    | 'unhandled_error'
+    | 'thread_failed'
+    | 'not_detected'
+    | 'not_recovered'
+    | 'stalled'
+    | 'message_lost'
+    | 'unexplained_duplicate'
+    | 'foreign_delivery'
+    | 'publish_hung'
+    | 'connection_leaked';
+  /**
+   * Which part of the measurement: `producer thread 1`, `thread 3`, `the workload`.
+   */
+  where?: string;
+  /**
+   * The finding in one line, counted (`3 confirmed messages lost`).
+   */
+  text: string;
+  /**
+   * How many (messages, errors, threads), when the finding counts something.
+   */
+  count?: number;
+  /**
+   * What shows it: the library's own error text, example sequence numbers, the thread's last event, the bound it missed.
+   */
+  evidence: string[];
 }
 /**
  * The fault-injection server that produced the figures of this result.

@@ -13,8 +13,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import { startLineProcess } from './lineProcess';
+import type { ClientAdapter, ClientSpec } from '../client/api';
 import { adapterOf } from '../client/registry';
+import { startLineProcess, startLineProgram } from './lineProcess';
 
 export const BARE_PUBLISH_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-publish.js');
 
@@ -32,6 +33,14 @@ export interface BarePublisherOptions {
   readonly library?: string;
   /** The library's own connection options (the adapter's `bareOptions` of the configuration measured); the script's fixed ones when absent. */
   readonly libraryOptions?: Readonly<Record<string, unknown>>;
+  /** The bare publish program of a client in another language (`bareProgramOf`), run instead of the Node.js script; the same flags follow. */
+  readonly program?: readonly string[];
+}
+
+/** The bare publish program of a client in another language (adapters/<language>/), or undefined for a Node.js library. */
+export function bareProgramOf(client: Pick<ClientSpec, 'name' | 'module'>): readonly string[] | undefined {
+  const adapter = adapterOf(client) as ClientAdapter & { readonly barePublishCommand?: readonly string[] };
+  return adapter.barePublishCommand;
 }
 
 /** One timed round as the script reports it. */
@@ -86,8 +95,7 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
   const timeoutMs = options.timeoutMs ?? 60_000;
   const warmupMessages = options.warmupMessages ?? options.messages;
   const args = [
-    '--client',
-    options.library ?? 'amqplib',
+    ...(options.program ? [] : ['--client', options.library ?? 'amqplib']),
     '--serve',
     '--queue',
     options.queue,
@@ -99,7 +107,9 @@ export async function startBarePublisher(options: BarePublisherOptions): Promise
     String(warmupMessages),
     ...(options.libraryOptions ? ['--options', JSON.stringify(options.libraryOptions)] : []),
   ];
-  const child = startLineProcess('bare-publish', BARE_PUBLISH_SCRIPT, args, { AMQP_URL: options.url });
+  const child = options.program
+    ? startLineProgram('bare-publish', [...options.program, ...args], { AMQP_URL: options.url })
+    : startLineProcess('bare-publish', BARE_PUBLISH_SCRIPT, args, { AMQP_URL: options.url });
   let closed = false;
   const close = (): Promise<void> => {
     closed = true;
@@ -144,12 +154,13 @@ export function runBarePublishOnce(
     readonly libraryOptions: Readonly<Record<string, unknown>>;
     /** The library whose bare script runs (scripts/bare/<library>.js). @default amqplib */
     readonly library?: string;
+    /** The bare publish program of a client in another language (`bareProgramOf`), run instead of the Node.js script. */
+    readonly program?: readonly string[];
   },
 ): Promise<BarePublishRun> {
+  const [executable, ...programArgs] = options.program ?? [process.execPath, BARE_PUBLISH_SCRIPT, '--client', options.library ?? 'amqplib'];
   const args = [
-    BARE_PUBLISH_SCRIPT,
-    '--client',
-    options.library ?? 'amqplib',
+    ...programArgs,
     '--declare',
     '--messages',
     String(options.messages),
@@ -162,7 +173,7 @@ export function runBarePublishOnce(
   ];
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
+      executable!,
       args,
       { env: { ...process.env, AMQP_URL: url }, timeout: ONCE_BOUND_MS, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {

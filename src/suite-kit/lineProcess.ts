@@ -1,17 +1,17 @@
 /**
- * A Node.js script run as a child process that speaks JSON lines: we write commands to its
+ * A reference script run as a child process that speaks JSON lines: we write commands to its
  * stdin, it answers one line per command on stdout. The bare reference scripts run this way in
- * `--serve` mode, so their timed runs can alternate with the harness's.
+ * `--serve` mode, so their timed runs can alternate with the harness's. Any executable can be
+ * one (`command`: a Node.js script is `[process.execPath, script, ...args]`, a Python one
+ * `[python, script, ...args]`); src/io/childProgram.ts runs it, in a process group of its own.
  *
- * Lifecycle: `startLineProcess` (spawned) -> `send` / `nextLine` -> `close()` (end of stdin; killed
- * if it does not exit within 5 s; safe twice). When the process dies, a pending and every later
- * `nextLine` fails with what it said on stderr (redacted).
+ * Lifecycle: `startLineProcess` (spawned) -> `send` / `nextLine` -> `close()` (end of stdin; the
+ * group killed if it does not exit within 5 s; safe twice). When the process dies, a pending and
+ * every later `nextLine` fails with what it said on stderr (redacted).
  */
-import { spawn } from 'node:child_process';
-import readline from 'node:readline';
 import { PROJECT_ROOT } from '../config';
 import { BenchError } from '../errors';
-import { redactText } from '../redact';
+import { startChildProgram } from '../io/childProgram';
 
 export interface LineProcess {
   readonly exited: boolean;
@@ -31,72 +31,23 @@ export function startLineProcess(
   args: readonly string[],
   env: Readonly<Record<string, string>>,
 ): LineProcess {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2000);
-  });
-  // stdin errors (EPIPE after the process died) surface through the exit instead.
-  child.stdin.on('error', () => undefined);
-  const lines: string[] = [];
-  let waiter: ((line: string | undefined) => void) | undefined;
-  let exited = false;
-  const exit = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      exited = true;
-      waiter?.(undefined);
-      resolve();
-    });
-  });
-  readline.createInterface({ input: child.stdout, terminal: false }).on('line', (line) => {
-    if (waiter) waiter(line);
-    else lines.push(line);
-  });
-  const died = (): BenchError =>
-    new BenchError('WORKER_FAILED', `${name} exited: ${redactText(stderr.trim()) || `code ${child.exitCode ?? child.signalCode}`}`);
+  return startLineProgram(name, [process.execPath, script, ...args], env);
+}
 
-  let closing: Promise<void> | undefined;
+/** Starts any program (`command[0]`, no shell) in the project folder, with `env` added to this process's. */
+export function startLineProgram(name: string, command: readonly string[], env: Readonly<Record<string, string>>): LineProcess {
+  const child = startChildProgram(name, command, { cwd: PROJECT_ROOT, env });
+  const died = (): BenchError => new BenchError('WORKER_FAILED', `${name} exited: ${child.lastOutput() || 'it printed nothing'}`);
   return {
     get exited() {
-      return exited;
+      return child.exited;
     },
+    send: (line) => child.send(line),
+    nextLine: (what, boundMs) =>
+      child.nextLine(what, boundMs).catch((error: unknown) => {
+        throw child.exited ? died() : error;
+      }),
     died,
-    send(line) {
-      child.stdin.write(`${line}\n`);
-    },
-    nextLine(what, boundMs) {
-      const queued = lines.shift();
-      if (queued !== undefined) return Promise.resolve(queued);
-      if (exited) return Promise.reject(died());
-      return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiter = undefined;
-          reject(new BenchError('TIMEOUT', `${name} did not ${what} within ${boundMs} ms`));
-        }, boundMs);
-        waiter = (line) => {
-          clearTimeout(timer);
-          waiter = undefined;
-          if (line === undefined) reject(died());
-          else resolve(line);
-        };
-      });
-    },
-    close() {
-      closing ??= (async () => {
-        child.stdin.end();
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([exit, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
-        clearTimeout(timer);
-        if (!exited) {
-          child.kill('SIGKILL');
-          await exit;
-        }
-      })();
-      return closing;
-    },
+    close: () => child.stop(5000),
   };
 }

@@ -94,7 +94,8 @@ export default async function runConsumeThread(task: ConsumeTask): Promise<Consu
         // All at once: one after the other, each start waits behind the deliveries of those already consuming.
         const started = await Promise.allSettled(
           Array.from({ length: task.consumers }, () =>
-            connection.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, onDelivery),
+            // Only counts are read, each delivery acked as it comes: a client in another process acks and counts there.
+            connection.consume(task.queue, { ack: 'manual', prefetch: task.prefetch, bodies: false }, onDelivery),
           ),
         );
         for (const result of started) if (result.status === 'fulfilled') consumers.push(result.value);

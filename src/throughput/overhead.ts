@@ -10,7 +10,7 @@
 import { resolvePublishWorkload } from './plan';
 import { DEFAULT_CLIENT, type ClientSpec } from '../client/api';
 import { adapterOf } from '../client/registry';
-import { startBarePublisher, type BarePublisher } from '../suite-kit/barePublish';
+import { bareProgramOf, startBarePublisher, type BarePublisher } from '../suite-kit/barePublish';
 import type { OverheadPair } from './result';
 import { openPublishSession, type RoundOutcome } from './session';
 
@@ -71,6 +71,7 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     bare = await startBarePublisher({
       url: options.url,
       library: bareLibraryOf(client),
+      program: bareProgramOf(client),
       // The same library settings as the configuration measured: the ratio is the harness's cost, not Nagle's or a heartbeat's.
       libraryOptions: adapterOf(client).bareOptions?.(client.profile) ?? {},
       queue: session.queue,

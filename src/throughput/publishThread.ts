@@ -22,7 +22,7 @@ import { SequenceBound } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
-import { createLatencyHistogram, encodeHistogram, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
+import { createLatencyHistogram, encodeHistogram, recordLatenciesUs, recordLatencyNs, type LatencyHistogram } from '../measure/histogram';
 import { redactText } from '../redact';
 import type { EncodedHistogram } from '../results/rawResult';
 import { PublishBoard, PublishControl } from './publishBoard';
@@ -152,6 +152,8 @@ async function publishMessages(
   histogram: LatencyHistogram | undefined,
   noteError: (error: unknown) => void,
 ): Promise<PublisherOutcome> {
+  // A client in another process publishes the round in its own process and times each publish there (never one message per pipe line).
+  if (publisher.publishRun) return publishRunOf(publisher.publishRun.bind(publisher), task, histogram, noteError);
   const outcome: PublisherOutcome = { published: 0, errors: 0 };
   // Bounded: a confirm may never come, and a client may hold a publish while it is down.
   const bound = new SequenceBound(
@@ -180,6 +182,24 @@ async function publishMessages(
     bound.stop();
   }
   return outcome;
+}
+
+/** One logical publisher's round, published and timed inside the client's own process. */
+async function publishRunOf(
+  publishRun: NonNullable<Publisher['publishRun']>,
+  task: PublishTask,
+  histogram: LatencyHistogram | undefined,
+  noteError: (error: unknown) => void,
+): Promise<PublisherOutcome> {
+  try {
+    const run = await publishRun('', task.queue, task.messagesPerThread, task.messageSizeBytes, task.phaseBoundMs);
+    if (histogram) recordLatenciesUs(histogram, run.latencyUs.valuesUs, run.latencyUs.counts);
+    run.errorSamples.forEach(noteError);
+    return { published: run.published, errors: run.errors };
+  } catch (error) {
+    noteError(error);
+    return { published: 0, errors: task.messagesPerThread };
+  }
 }
 
 /**

@@ -6,6 +6,9 @@
 import { NORMALISED_SETTINGS } from '../../src/client/api';
 import { adapterOf, allClientSpecs, availableClients } from '../../src/client/registry';
 
+/** A client in another language (a program of adapters/<language>/). */
+const isProgramClient = (name: string): boolean => 'command' in adapterOf({ name });
+
 /** Every value under a key matching `key`, at any depth of a library's options. */
 function valuesUnder(options: unknown, key: RegExp): unknown[] {
   if (typeof options !== 'object' || options === null) return [];
@@ -23,12 +26,18 @@ describe('the library options a configuration hands its bare script', () => {
 
   it("carry the normalised heartbeat and TCP_NODELAY in each library's own names", () => {
     // Every library names them heartbeat… and noDelay (amqp-connection-manager under connectionOptions,
-    // @cloudamqp/amqp-client under tlsOptions).
-    for (const name of availableClients()) {
+    // @cloudamqp/amqp-client under tlsOptions). A client program's bare script takes the profile and
+    // applies its program's own table of settings (adapters/<language>/).
+    for (const name of availableClients().filter((each) => !isProgramClient(each))) {
       const options = adapterOf(name).bareOptions!('normalised');
       expect([name, valuesUnder(options, /heartbeat/i)]).toEqual([name, [NORMALISED_SETTINGS.heartbeatSeconds]]);
       expect([name, valuesUnder(options, /^noDelay$/)]).toEqual([name, [true]]);
     }
+  });
+
+  it('give a client program its profile, which its bare script reads in the same table as the program', () => {
+    for (const spec of allClientSpecs().filter((each) => isProgramClient(each.name)))
+      expect(adapterOf(spec).bareOptions!(spec.profile)).toEqual({ profile: spec.profile });
   });
 
   it("leave a library's defaults to the library where the harness does", () => {

@@ -49,7 +49,7 @@ const HARNESS_SIDE: Readonly<Record<string, string>> = {
   'src/throughput/loadProducerThread.ts': 'harness producers that keep the sustained-consume queue between its watermarks',
   'src/cluster/queues.ts': 'cluster benchmark queue admin (declare, delete on the nodes)',
   'src/faults/brokerCheck.ts': 'the broker check of globalSetup and the preflight',
-  'src/matrix/scenario.ts': "a fault-matrix cell's topology, the harness's probes and the reading of what is left in each queue",
+  'src/matrix/admin.ts': "a fault-matrix cell's topology, the harness's probes and the reading of what is left in each queue",
   'src/broker/actions.ts': "a fault's broker actions: deleting and declaring again the scenario's exchanges and queues",
   'src/environment.ts': "the environment record: the broker's version and amqplib's",
   'src/client/contract/harnessBroker.ts': "the adapter contract's own view of the broker: declares, counts and publishes harness-side",

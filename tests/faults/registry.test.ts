@@ -3,6 +3,7 @@ import path from 'node:path';
 import { RECEIVED_KINDS } from '../../src/client/faults';
 import { ToxiproxyClient } from '../../src/faults';
 import { createFault, FAULT_KIND_NAMES, faultDefinition, FAULTS, parseFaultArgument } from '../../src/faults/kinds/registry';
+import { MATRIX_ROWS } from '../../src/scenarios/matrix';
 
 const proxy = { client: new ToxiproxyClient('http://127.0.0.1:9'), name: 'p' };
 const KINDS_DIR = path.join(__dirname, '../../src/faults/kinds');
@@ -34,6 +35,23 @@ describe('the fault registry', () => {
       // Defaults parse back to themselves for a fault without an argument.
       if (definition.argument === null) expect(definition.parse(undefined)).toEqual(definition.defaults);
     }
+  });
+
+  it('derives the fault matrix from the registry: one row per fault with a `matrix` field, in its order', () => {
+    const withRows = [...FAULTS.values()].filter((definition) => definition.matrix !== undefined).map((definition) => definition.kind);
+    expect(MATRIX_ROWS.map((row) => row.fault)).toEqual(withRows);
+    expect(withRows).toEqual(['dead_peer', 'broker_close', 'channel_error', 'consumer_cancel', 'alarm', 'node_pause']);
+    for (const row of MATRIX_ROWS)
+      for (const profile of ['defaults', 'normalised'] as const) {
+        const bounds = row.bounds(profile);
+        expect(bounds.detectionBoundMs).toBeGreaterThan(0);
+        expect(bounds.recoveryBoundMs).toBeGreaterThan(0);
+      }
+    // A silence only heartbeats notice meets several phases of the interval; its defaults cells are slow.
+    expect(MATRIX_ROWS.filter((row) => row.heartbeatPhases).map((row) => [row.fault, row.slowProfiles])).toEqual([
+      ['dead_peer', ['defaults']],
+      ['node_pause', ['defaults']],
+    ]);
   });
 
   it('reads `KIND[:ARG]` as on a command line, with durations in their units', () => {

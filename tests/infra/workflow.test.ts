@@ -88,7 +88,14 @@ describe('benchmarks.yml: the job', () => {
   });
 
   it('has the quick job on a Linux runner, with a time bound (besides the sharded run)', () => {
-    expect(Object.keys(workflow.jobs).sort()).toEqual(['bench-merge', 'bench-quick', 'bench-shard']);
+    expect(Object.keys(workflow.jobs).sort()).toEqual([
+      'bench-merge',
+      'bench-quick',
+      'bench-shard',
+      'fleet-agent',
+      'fleet-merge',
+      'fleet-plan',
+    ]);
     expect(job['runs-on']).toMatch(/^ubuntu-/);
     expect(job['timeout-minutes']).toBeGreaterThan(0);
   });

@@ -5,11 +5,24 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { formatHostPort, getConfig } from '../../src/config';
-import { addToxic, call, createProxy, embeddedOnly, pn, Resources, startApi, withTimeout, type ConformanceApi } from './helpers';
+import {
+  addToxic,
+  call,
+  connect,
+  createProxy,
+  embeddedOnly,
+  pn,
+  Resources,
+  sleep,
+  startApi,
+  withTimeout,
+  type ConformanceApi,
+} from './helpers';
 
 const resources = new Resources();
 let api: ConformanceApi;
 let proxiedUrl: string;
+let proxiedPort: number;
 
 /** The broker URL with the host and port of the proxy. */
 function throughProxy(port: number): string {
@@ -31,7 +44,8 @@ beforeEach(async () => {
   api = await startApi(resources);
   const broker = new URL(getConfig().amqpUrl);
   const upstream = formatHostPort({ host: broker.hostname, port: Number(broker.port || 5672) });
-  proxiedUrl = throughProxy(await createProxy(api.url, pn('rabbitmq'), upstream));
+  proxiedPort = await createProxy(api.url, pn('rabbitmq'), upstream);
+  proxiedUrl = throughProxy(proxiedPort);
 });
 afterEach(() => resources.closeAll());
 
@@ -112,4 +126,43 @@ describe('AMQP through the proxy', () => {
     expect(delayedMs).toBeGreaterThan(baselineMs);
     expect(delayedMs).toBeLessThan(8000);
   }, 30_000);
+
+  /** A protocol header the broker does not speak: it answers with its own and closes its socket at once. */
+  const UNSUPPORTED_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 8, 0]);
+
+  it("passes the broker's close on at once under a plain timeout toxic (what Toxiproxy does)", async () => {
+    const client = await connect(resources, proxiedPort);
+    await addToxic(api.url, pn('rabbitmq'), { type: 'timeout', attributes: { timeout: 0 } });
+    client.socket.write(UNSUPPORTED_HEADER); // upstream has no toxic: the broker reads it and closes
+    const closed = await client.waitForClose(5000);
+    expect(closed.hadError).toBe(false);
+    expect(client.received.length).toBe(0); // its answer was dropped, its FIN was not
+  }, 20_000);
+
+  embeddedOnly('hold_end is the embedded proxy’s own attribute; Toxiproxy ignores it and passes the close')(
+    "holds the broker's close under a timeout toxic with hold_end until the toxic is removed (a partition)",
+    async () => {
+      const client = await connect(resources, proxiedPort);
+      await addToxic(api.url, pn('rabbitmq'), { type: 'timeout', attributes: { timeout: 0, hold_end: 1 } });
+      const listed = await call(api.url, 'GET', `/proxies/${pn('rabbitmq')}/toxics/timeout_downstream`);
+      expect(listed.json).toMatchObject({ attributes: { timeout: 0, hold_end: 1 } });
+      const sentNs = process.hrtime.bigint();
+      client.socket.write(UNSUPPORTED_HEADER);
+      await sleep(1500);
+      // The broker closed its side long ago (the event says when); the client saw nothing.
+      const events = (await call(api.url, 'GET', `/proxies/${pn('rabbitmq')}/events?since=${sentNs}`)).json as {
+        events: { kind: string; stream: string }[];
+      };
+      expect(events.events.filter((event) => event.kind === 'end_held')).toEqual([expect.objectContaining({ stream: 'downstream' })]);
+      expect(client.endedAtMs).toBeUndefined();
+      expect(client.socket.destroyed).toBe(false);
+      expect(client.received.length).toBe(0);
+      const removedMs = performance.now();
+      await call(api.url, 'DELETE', `/proxies/${pn('rabbitmq')}/toxics/timeout_downstream`);
+      const closed = await client.waitForClose(2000);
+      expect(closed.atMs).toBeGreaterThanOrEqual(removedMs);
+      expect(closed.hadError).toBe(false);
+    },
+    20_000,
+  );
 });

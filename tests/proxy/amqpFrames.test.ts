@@ -57,6 +57,15 @@ describe('AmqpFrameScanner', () => {
     ]);
   });
 
+  it("reads a client's basic.consume and the broker's basic.consume-ok (what a library does about a cancel)", () => {
+    const consume = frame(1, 1, method(60, 20, Buffer.alloc(12)));
+    const consumeOk = frame(1, 1, method(60, 21, Buffer.from([3, 0x61, 0x62, 0x63])));
+    expect(scan(false, [Buffer.concat([consume, body, consumeOk])])).toEqual([
+      { method: 'basic.consume', channel: 1 },
+      { method: 'basic.consume-ok', channel: 1 },
+    ]);
+  });
+
   it('skips the protocol header a client sends first', () => {
     const header = Buffer.from('AMQP\x00\x00\x09\x01', 'latin1');
     expect(scan(true, [Buffer.concat([header, publish]), frame(1, 0, method(10, 51))])).toEqual([

@@ -93,6 +93,6 @@ export function syntheticOutcome(): WorkloadOutcome {
     endRecoveryWaitMs: 0,
     foreignDeliveries: 0,
     queueMessagesLeft: 0,
-    errors: [],
+    harnessProblems: [],
   };
 }

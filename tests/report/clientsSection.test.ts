@@ -181,8 +181,11 @@ describe('the clients side by side section', () => {
       'did not recover: 7/10 threads back in a replicate of 3 (recovery_after_reset_peer (10 threads · reset_peer))',
       'lost 3 confirmed messages (realistic_recovery_correctness (4 consumers))',
       '2 duplicates at-least-once does not explain (realistic_recovery_correctness (4 consumers))',
-      'test_recovery_after_network_partition[10] failed: thrown: Exceeded timeout of 300000 ms for a test.',
-      'realistic_recovery_correctness failed: producer thread 1: Error: write ECONNRESET; 1 connections still down at the end',
+    ]);
+    // Failed tests are said apart: the harness's failures, no verdict on the client.
+    expect(cloudamqp!.harness_failures).toEqual([
+      'test_recovery_after_network_partition[10]: thrown: Exceeded timeout of 300000 ms for a test.',
+      'realistic_recovery_correctness: producer thread 1: Error: write ECONNRESET; 1 connections still down at the end',
     ]);
     expect(cloudamqp!.figures).toMatchObject({
       rst_recovery_after_removal: 'did not recover',
@@ -190,8 +193,59 @@ describe('the clients side by side section', () => {
       messages_lost: '❌ 3 (test failed)',
       duplicates: '12 (❌ 2 unexplained) (test failed)',
     });
-    expect(cloudamqp!.verdict).toMatch(/^❌ did not recover: 7\/10 threads back/);
+    expect(cloudamqp!.verdict).toMatch(
+      /^❌ did not recover: 7\/10 threads back.*; ⚠ harness failure, no verdict: test_recovery_after_network_partition\[10\]/,
+    );
     expect(section.findings_count).toBe(1);
+  });
+
+  it('reads the findings a result records, with their scenario; a test that failed on them alone is no harness failure', () => {
+    const withFindings = clientRun('cloudamqp', 'defaults').map((result): RawResult =>
+      result.name === 'realistic_recovery_correctness'
+        ? {
+            ...result,
+            // Recorded by the suite: the figures' own reading (none lost here) gives way to them.
+            findings: [
+              {
+                kind: 'unhandled_error',
+                where: 'producer thread 1',
+                text: '3 error(s) nobody handled inside the client',
+                evidence: ['unhandled rejection: write ECONNRESET (×3)'],
+              },
+            ],
+            harness_problems: [],
+          }
+        : result,
+    );
+    const failedOnFindings: TestOutcome = {
+      ...passed(withFindings.find((result) => result.name === 'realistic_recovery_correctness')!.test_id),
+      status: 'failed',
+      failure_message: 'expect(received).toEqual(expected)',
+    };
+    const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...withFindings], [failedOnFindings])!;
+    const cloudamqp = section.rows[1]!;
+    expect(cloudamqp.findings).toEqual([
+      'producer thread 1: 3 error(s) nobody handled inside the client (realistic_recovery_correctness (4 consumers))',
+    ]);
+    expect(cloudamqp.harness_failures).toEqual([]);
+    expect(cloudamqp.verdict).toBe(
+      '❌ producer thread 1: 3 error(s) nobody handled inside the client (realistic_recovery_correctness (4 consumers))',
+    );
+  });
+
+  it('a client whose only trouble is a harness failure gets ⚠, never ❌ or ✅', () => {
+    const partitionFailed: TestOutcome = {
+      ...passed(
+        'benchmarks/bench_recovery_latency.bench.ts::cloudamqp (defaults)::TestRecoveryLatency::test_recovery_after_network_partition[10]',
+      ),
+      status: 'failed',
+      failure_message: 'Error: threads failed to connect through the proxy: thread 0: ECONNREFUSED',
+    };
+    const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...clientRun('cloudamqp', 'defaults')], [partitionFailed])!;
+    expect(section.rows[1]!.verdict).toBe(
+      '⚠ harness failure, no verdict: test_recovery_after_network_partition[10]: Error: threads failed to connect through the proxy: thread 0: ECONNREFUSED',
+    );
+    expect(section.findings_count).toBe(0);
   });
 
   it('marks a harness overhead under 90% of the bare script', () => {

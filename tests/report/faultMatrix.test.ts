@@ -3,8 +3,10 @@
  * client configuration, each cell its result's own verdict; the findings with their evidence; how
  * each library tells each signal; which clients noticed a silent peer within their heartbeat's window.
  */
+import { judgeHeartbeat } from '../../src/matrix/heartbeat';
 import type { RawResult } from '../../src/results/rawResult';
 import { buildFaultMatrix } from '../../src/report/faultMatrix';
+import type { MatrixDetails, MatrixThread } from '../../src/schemaTypes';
 
 interface Cell {
   readonly fault: string;
@@ -12,12 +14,8 @@ interface Cell {
   readonly profile: 'defaults' | 'normalised';
   readonly cell: string;
   readonly findings?: readonly string[];
-  readonly heartbeat?: {
-    interval_s: number;
-    window_ms: { low: number; high: number };
-    slowest_detection_ms: number | null;
-    within: boolean;
-  };
+  readonly harness?: readonly string[];
+  readonly heartbeat?: MatrixDetails['heartbeat'];
 }
 
 function result(cell: Cell): RawResult {
@@ -43,7 +41,9 @@ function result(cell: Cell): RawResult {
     metrics: {},
     details: {
       kind: 'fault_matrix',
-      verdict: { ok: (cell.findings ?? []).length === 0, cell: cell.cell, findings: cell.findings ?? [] },
+      verdict: cell.harness
+        ? { ok: false, class: 'harness', cell: cell.cell, findings: [], harness_problems: cell.harness }
+        : { ok: (cell.findings ?? []).length === 0, cell: cell.cell, findings: cell.findings ?? [] },
       ...(cell.heartbeat ? { heartbeat: cell.heartbeat } : {}),
     },
     timestamp: '2026-11-25T10:00:00.000Z',
@@ -72,9 +72,9 @@ describe('buildFaultMatrix', () => {
     const lines = section.table.split('\n');
     expect(lines[0]).toMatch(/^\| Fault +\| amqplib \(normalised\) +\| rabbitmq-client \(normalised\) +\|$/);
     expect(lines.slice(2).map((line) => line.split('|')[1]!.trim())).toEqual([
+      'Dead peer (silence)',
       'Broker closes the connection',
-      expect.any(String),
-      expect.any(String),
+      'Server cancels the consumer',
     ]);
     expect(section.table).toContain('✅ 5.1 / 84 ms');
     expect(section.table).toContain('❌ stopped consuming');
@@ -90,28 +90,65 @@ describe('buildFaultMatrix', () => {
     ]);
   });
 
-  it('says which clients noticed a silent peer within their heartbeat’s window, and which do not honour it', () => {
-    const window = { low: 5000, high: 11000 };
+  it('lists a cell the harness could not judge apart: neither a finding nor ✅', () => {
     const section = buildFaultMatrix([
       result({
-        fault: 'dead_peer',
-        client: 'cloudamqp',
-        profile: 'normalised',
-        cell: '✅ 5251 / 116 ms',
-        heartbeat: { interval_s: 5, window_ms: window, slowest_detection_ms: 5251, within: true },
-      }),
-      result({
-        fault: 'dead_peer',
+        fault: 'alarm',
         client: 'amqplib',
         profile: 'normalised',
-        cell: '✅ 14872 / 129 ms',
-        heartbeat: { interval_s: 5, window_ms: window, slowest_detection_ms: 14872, within: false },
+        cell: '⚠ harness: the fault was not injected',
+        harness: ['the cell stopped early: not on a node of the harness’s own', 'the fault was not injected'],
       }),
+      result({ fault: 'broker_close', client: 'amqplib', profile: 'normalised', cell: '✅ 5.1 / 84 ms' }),
+    ])!;
+    expect(section.table).toContain('⚠ harness: the fault was not injected');
+    expect([section.failed_cells, section.harness_cells]).toEqual([0, 1]);
+    expect(section.findings).toEqual([]);
+    expect(section.harness).toEqual([
+      {
+        cell: expect.stringContaining('× amqplib (normalised)'),
+        items: [expect.stringContaining('stopped early'), 'the fault was not injected'],
+      },
+    ]);
+  });
+
+  it('judges a silence as the protocol says: two to three intervals over the phases met, earlier is not honoured either', () => {
+    const thread = (index: number, detectionMs: number, phase: number): MatrixThread =>
+      ({
+        thread: index,
+        detection_ms: detectionMs,
+        detected_by: 'heartbeat',
+        noticed_as: 'fault',
+        detected_after_removal: false,
+        heartbeat_phase: phase,
+      }) as MatrixThread;
+    const amqplib = judgeHeartbeat('heartbeat', 5, [thread(0, 10_600, 0.9), thread(1, 12_500, 0.5), thread(2, 14_500, 0.1)]);
+    const cloudamqp = judgeHeartbeat('heartbeat', 5, [thread(0, 5251, 0.9), thread(1, 5260, 0.1)], 'its socket idle timeout');
+    const section = buildFaultMatrix([
+      result({ fault: 'dead_peer', client: 'cloudamqp', profile: 'normalised', cell: '✅ 5260 / 116 ms', heartbeat: cloudamqp }),
+      result({ fault: 'dead_peer', client: 'amqplib', profile: 'normalised', cell: '✅ 14500 / 129 ms', heartbeat: amqplib }),
       result({ fault: 'dead_peer', client: 'amqplib', profile: 'defaults', cell: '✅ 60000 / 129 ms' }),
     ])!;
     expect(section.heartbeat).toEqual([
-      "⚠️ Dead peer (silence) × amqplib (normalised): noticed after 14.9 s; the 5 s heartbeat's window is 5–11 s: it does not honour the heartbeat it was given",
-      "✅ Dead peer (silence) × cloudamqp (normalised): noticed after 5.3 s; the 5 s heartbeat's window is 5–11 s",
+      expect.stringMatching(
+        /^✅ Dead peer \(silence\) × amqplib \(normalised\): noticed after 2\.12–2\.9 intervals \(10\.6 s–14\.5 s, median 12\.5 s\) over 3 phase\(s\) \(phase of the interval → intervals until noticed: 0\.10 → 2\.90, 0\.50 → 2\.50, 0\.90 → 2\.12\); the protocol's window at 5 s is 9\.9 s–16\.0 s \(two to three intervals\): within it$/,
+      ),
+      expect.stringMatching(
+        /^⚠️ Dead peer \(silence\) × cloudamqp \(normalised\): noticed after 1\.05–1\.05 intervals .*earlier than two intervals.*How it notices: its socket idle timeout$/,
+      ),
     ]);
+  });
+
+  it('judges a thread told by the broker (not by its own heartbeat) as not noticed by itself', () => {
+    const judged = judgeHeartbeat('heartbeat', 5, [
+      {
+        thread: 0,
+        detection_ms: 12_000,
+        detected_by: 'closed',
+        noticed_as: 'told_by_broker',
+        detected_after_removal: false,
+      } as MatrixThread,
+    ])!;
+    expect([judged.judgement, judged.within, judged.slowest_detection_ms]).toEqual(['not_by_itself', false, null]);
   });
 });

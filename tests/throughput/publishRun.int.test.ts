@@ -16,7 +16,7 @@ import { recordResult } from '../../fixtures/record';
 import { getConfig } from '../../src/config';
 import { summarizeMs } from '../../src/measure/histogram';
 import { WorkerError } from '../../src/errors';
-import { BARE_PUBLISH_SCRIPT, parseBareRecord, startBarePublisher } from '../../src/suite-kit/barePublish';
+import { BARE_PUBLISH_SCRIPT, bareProgramOf, parseBareRecord, startBarePublisher } from '../../src/suite-kit/barePublish';
 import { measurePublishThroughput, measuredRounds } from '../../src/throughput/measure';
 import { bareLibraryOf, measureHarnessOverhead } from '../../src/throughput/overhead';
 import { clientLabel } from '../../src/client/api';
@@ -241,6 +241,7 @@ describe('the bare publish script', () => {
           url,
           queue,
           library: bareLibraryOf(spec),
+          program: bareProgramOf(spec),
           libraryOptions: adapter.bareOptions!(spec.profile),
           messages: 200,
           messageSizeBytes: 64,

@@ -32,6 +32,8 @@ export const cloudamqpAdapter: ClientAdapter = {
   recovery: 'library',
   signals: CLOUDAMQP_SIGNALS,
   acks: { multiple: true, nack: true },
+  silenceCheck:
+    "no heartbeat check of its own: the socket idle timeout of one heartbeat interval (src/amqp-socket-client.ts:110-113, socket.setTimeout(heartbeat * 1000), destroyed on \"timeout\"), which its own writes reset as well as its reads; it sends no heartbeat of its own, only answers the broker's (src/amqp-base-client.ts:705-708). So it gives up one interval after its last write or read, here after the harness's confirm window filled (its last publishes): the harness's workload, not two missed heartbeats",
   settings: reportedSettings,
   bareOptions: (profile) => ({ ...sessionTuningOf(profile) }),
   async connect(profile: ClientProfile, options: ConnectOptions) {

@@ -3,6 +3,7 @@
  * against the broker at `amqpUrl` (with a fault proxy of its own) and cleans up after itself.
  */
 import type { ClientSpec } from '../api';
+import { clockCheck } from './clockCheck';
 import { closeCheck, nothingLeftCheck } from './closeChecks';
 import { infoCheck, signalsDescribedCheck } from './describeChecks';
 import { consumerRecoveryCheck, ensureConnectedCheck, localPortCheck, onFaultCheck, publisherRecoveryCheck } from './recoveryChecks';
@@ -18,6 +19,7 @@ export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   infoCheck,
   signalsDescribedCheck,
   connectCheck,
+  clockCheck,
   publishConsumeCheck,
   manualAckCheck,
   backlogCheck,

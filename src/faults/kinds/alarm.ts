@@ -22,6 +22,10 @@ export const alarm: FaultDefinition<Record<string, never>> = {
   actedWords: 'first connection.blocked from the broker',
   expected: 'blocked',
   actsOnData: true,
+  removedWhen: (event) => isFrame(event, 'connection.unblocked'),
+  removedWords: 'connection.unblocked from the broker',
+  // Held blocked 2 s (what each publish does meanwhile), and close() of a blocked connection checked.
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000, closeCheck: true }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on a broker node of the harness’s own');
     return brokerActionFault(this, options, {

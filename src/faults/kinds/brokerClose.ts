@@ -21,6 +21,7 @@ export const brokerClose: FaultDefinition<Record<string, never>> = {
   actedWords: 'first connection.close from the broker',
   expected: 'broker_closed',
   actsOnData: false,
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 15_000 }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
     const prefix = required(context.connectionNamePrefix, this.kind, "the clients' connection-name prefix");

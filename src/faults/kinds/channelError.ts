@@ -24,6 +24,7 @@ export const channelError: FaultDefinition<Record<string, never>> = {
   expected: 'channel_closed',
   actsOnData: true,
   destroysMessages: 'publishes that met the exchange declared again but not yet bound went nowhere (confirmed, unroutable)',
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 10_000 }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
     const exchange = required(context.exchange, this.kind, 'the exchange the clients publish to');

@@ -2,9 +2,12 @@
  * `node_pause`: the node's VM is stopped (SIGSTOP) and later continued (SIGCONT): its sockets stay
  * open and it says nothing, so clients see silence, not a close — like a long GC pause or a frozen
  * VM. Only heartbeats (or TCP keepalive) can tell. Only a node of the harness's own is paused.
+ * A frozen node cannot close anything either, so this silence holds by itself until SIGCONT (the
+ * removal, from which recovery is timed: the signal's call, microseconds, still an upper bound).
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
+import { SILENCE_ROW } from './matrixRows';
 import { nodeActionFault } from './nodeAction';
 
 export const nodePause: FaultDefinition<Record<string, never>> = {
@@ -21,6 +24,7 @@ export const nodePause: FaultDefinition<Record<string, never>> = {
   actedWords: 'node paused',
   expected: 'heartbeat',
   actsOnData: false,
+  matrix: SILENCE_ROW,
   create(context, options) {
     const node = required(context.node, this.kind, 'a broker node of the harness’s own');
     let paused = false;

@@ -27,6 +27,8 @@ export type FaultEventKind =
   | 'timeout_removed_closed'
   /** timeout: the first chunk of data was dropped on this connection (the partition is felt). */
   | 'data_dropped'
+  /** timeout with `hold_end`: the far side ended or closed its socket; the end is held back until the toxic goes. */
+  | 'end_held'
   /** limit_data: the byte limit was reached and the connection closed. */
   | 'limit_reached'
   /** slow_close: the delayed close was finally passed on. */
@@ -92,6 +94,13 @@ export interface ToxicDefinition<A extends IntegerAttributes> {
   readonly goStructName: string;
   /** Attribute names and their Go integer types; every default is 0, as in Go. */
   readonly attributes: { readonly [K in keyof A]: GoIntegerType };
+  /**
+   * Attributes of the embedded proxy's own that Toxiproxy lacks (a subset of `attributes`):
+   * decoded like the others, but shown in the toxic's JSON only when set (non-zero), so a
+   * toxic that does not use them reads exactly as Toxiproxy's does. Toxiproxy ignores them
+   * (its JSON decoding drops unknown fields).
+   */
+  readonly extensionAttributes?: readonly (keyof A & string)[];
   /** A message when the attributes cannot work (400 `bad request body: <message>`). */
   validate?(attributes: A): string | undefined;
   createStage(context: StageContext, attributes: A): ToxicStage<A>;

@@ -1,0 +1,67 @@
+/**
+ * The client protocol on the wire (schemas/client-protocol.schema.json, version 1): what a client
+ * program may print, checked line by line against the schema, and the commands written to it. A
+ * line that is not the protocol is never guessed at: the driver ends the program and says which
+ * line it was and what was wrong with it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import { packageRoot } from '../../packageRoot';
+import type { Description, Event, Failure, Hello, Output, Reply } from '../../schemaTypes/clientProtocol';
+
+/** The protocol version this harness speaks. */
+export const PROTOCOL_VERSION = 1;
+const SCHEMA_ID = 'https://amqp-bench.schemas/client-protocol.schema.json';
+
+let validators: { readonly output: ValidateFunction; readonly description: ValidateFunction } | undefined;
+
+function compiled(): NonNullable<typeof validators> {
+  if (validators) return validators;
+  const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
+  ajv.addSchema(JSON.parse(fs.readFileSync(path.join(packageRoot(), 'schemas', 'client-protocol.schema.json'), 'utf8')) as object);
+  const of = (name: string): ValidateFunction => ajv.getSchema(`${SCHEMA_ID}#/$defs/${name}`)!;
+  validators = { output: of('output'), description: of('description') };
+  return validators;
+}
+
+/** A line that is not the protocol: what was wrong, and the line (cut short). */
+export class NotTheProtocol extends Error {}
+
+/** The line, cut to what a one-line report can quote. */
+export function quoteLine(line: string): string {
+  return JSON.stringify(line.length > 160 ? `${line.slice(0, 160)}…` : line);
+}
+
+function parseChecked<T>(line: string, validate: ValidateFunction, what: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new NotTheProtocol(`printed a line that is not JSON: ${quoteLine(line)}`);
+  }
+  if (!validate(value)) {
+    const first = validate.errors?.[0];
+    const where = first ? `${first.instancePath || 'the line'} ${first.message ?? 'is invalid'}` : 'it matches no message';
+    throw new NotTheProtocol(`printed ${what} that is not the protocol (${where}): ${quoteLine(line)}`);
+  }
+  return value as T;
+}
+
+/** One line of a running program. @throws NotTheProtocol */
+export function parseOutput(line: string): Output {
+  return parseChecked<Output>(line, compiled().output, 'a line');
+}
+
+/** What `--describe` printed. @throws NotTheProtocol */
+export function parseDescription(line: string): Description {
+  return parseChecked<Description>(line, compiled().description, 'a description');
+}
+
+export const isHello = (output: Output): output is Hello => 'ev' in output && output.ev === 'hello';
+export const isEvent = (output: Output): output is Event => 'ev' in output && output.ev !== 'hello';
+export const isReply = (output: Output): output is Reply => 're' in output && output.ok;
+export const isFailure = (output: Output): output is Failure => 're' in output && !output.ok;
+
+/** A protocol time (decimal ns) as a bigint. */
+export const nsOf = (value: string): bigint => BigInt(value);

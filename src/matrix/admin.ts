@@ -1,0 +1,92 @@
+/**
+ * The harness's own side of a fault-matrix cell, over a direct connection to the broker (never
+ * through the proxy, never the client under test): it declares the cell's exchange and queues,
+ * sends the probes that tell a consumer that works from a publisher that does not, reads what is
+ * left in each queue at the end, and deletes the topology.
+ */
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { closeBounded, socketOf } from '../client/amqplib/common';
+import { nowNs } from '../measure/clock';
+import { decodeHeader, encodeMessage } from '../suite-kit/message';
+import { PROBE_ROUND } from './report';
+
+export class CellAdmin {
+  /** Probe rounds that reached every queue's exchange (published without an error). */
+  probesSent = 0;
+  /** Probe publishes that failed (the admin channel died, the exchange gone mid-fault). */
+  probeFailures = 0;
+  private probeSeq = 0;
+  private probing: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly model: ChannelModel,
+    private readonly channel: Channel,
+  ) {}
+
+  static async open(url: string): Promise<CellAdmin> {
+    const model = await amqp.connect(url, { timeout: 5000, noDelay: true });
+    model.on('error', () => undefined);
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    return new CellAdmin(model, channel);
+  }
+
+  /** The exchange and one queue per thread, bound by the queue's name (kept 10 min at most if the harness dies). */
+  async declare(exchange: string, queues: readonly string[]): Promise<void> {
+    await this.channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: false });
+    for (const queue of queues) {
+      await this.channel.assertQueue(queue, { durable: false, autoDelete: false, arguments: { 'x-expires': 600_000 } });
+      await this.channel.bindQueue(queue, exchange, queue);
+    }
+  }
+
+  /** One probe to every queue now, then every `intervalMs`, until `stopProbes`. */
+  startProbes(exchange: string, queues: readonly string[], intervalMs: number): void {
+    this.stopProbes();
+    this.probe(exchange, queues);
+    this.probing = setInterval(() => this.probe(exchange, queues), intervalMs);
+  }
+
+  stopProbes(): void {
+    if (this.probing) clearInterval(this.probing);
+    this.probing = undefined;
+  }
+
+  /** The thread's own messages left in `queue`: sequence number -> copies (probes ignored). */
+  async drain(queue: string): Promise<Map<number, number>> {
+    const left = new Map<number, number>();
+    for (let taken = 0; taken < 200_000; taken += 1) {
+      const message = await this.channel.get(queue, { noAck: true }).catch(() => false as const);
+      if (!message) break;
+      const header = decodeHeader(message.content);
+      if (header && header.round !== PROBE_ROUND) left.set(header.seq, (left.get(header.seq) ?? 0) + 1);
+    }
+    return left;
+  }
+
+  /** Deletes the topology and closes (bounded); never throws. */
+  async dispose(exchange: string, queues: readonly string[]): Promise<void> {
+    this.stopProbes();
+    for (const queue of queues) await this.channel.deleteQueue(queue).catch(() => undefined);
+    await this.channel.deleteExchange(exchange).catch(() => undefined);
+    await closeBounded(this.model, socketOf(this.model));
+  }
+
+  private probe(exchange: string, queues: readonly string[]): void {
+    const sentNs = nowNs();
+    let failed = false;
+    for (const queue of queues) {
+      try {
+        this.channel.publish(
+          exchange,
+          queue,
+          encodeMessage({ round: PROBE_ROUND, seq: this.probeSeq++, sentNs, scheduledNs: sentNs, paced: false }, 64),
+        );
+      } catch {
+        failed = true; // the next tick tries again
+      }
+    }
+    if (failed) this.probeFailures += 1;
+    else this.probesSent += 1;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * What a fault-matrix cell found about the client (pure), each finding with its evidence: not
+ * noticed, or told by the broker instead of noticing by itself; not back (consumer, publisher or
+ * both); publishes hung (classed at the end of the settle bound, before anything was closed);
+ * confirmed messages lost; errors nobody handled; close() that hung.
+ */
+import { FAULT_KIND_LABELS, type FaultKind } from '../client/faults';
+import { unhandledFinding } from '../client/unhandledTrap';
+import { elapsedMs } from '../measure/clock';
+import { round3 } from '../measure/round';
+import type { MatrixThread as MatrixThreadDetail } from '../schemaTypes';
+import type { PublishAccount } from './accounting';
+import type { MatrixOutcome } from './scenario';
+
+export const seconds = (valueMs: number): string => `${Math.round(valueMs / 100) / 10} s`;
+
+/** The library's last event of a thread, as evidence: `broker_closed "CONNECTION_FORCED ..." at +3.1 ms`. */
+function lastEvent(thread: MatrixThreadDetail): string {
+  const event = thread.events.at(-1);
+  return event ? `its last event: ${event.kind} "${event.message.slice(0, 120)}" at ${event.at_ms} ms` : 'the library gave no event at all';
+}
+
+/** How each thread noticed, or did not, and whether it was back. */
+function threadFindings(outcome: MatrixOutcome, thread: MatrixThreadDetail, throughToxiproxy: string | null): string[] {
+  const findings: string[] = [];
+  const { options } = outcome;
+  const who = `thread ${thread.thread}`;
+  if (thread.error && thread.error !== 'abandoned') findings.push(`${who}: ${thread.error}`);
+  if (thread.detected_after_removal)
+    findings.push(
+      `${who}: not noticed within ${seconds(options.detectionBoundMs)}: it learned of the fault only after the harness removed it (${thread.detected_by})`,
+    );
+  else if (thread.noticed_as === 'told_by_broker')
+    findings.push(
+      `${who}: told by the broker at ${seconds(thread.detection_ms ?? 0)} (${FAULT_KIND_LABELS[thread.detected_by as FaultKind] ?? thread.detected_by}), not by its own heartbeat check${throughToxiproxy ? ` (${throughToxiproxy})` : ''}`,
+    );
+  if (thread.recovered_ms !== null) return findings;
+  if (thread.detection_ms === null)
+    findings.push(`${who}: not noticed within ${seconds(options.detectionBoundMs)} and not back (${lastEvent(thread)})`);
+  if (thread.consumer_back_after_removal_ms === null)
+    findings.push(
+      `${who}: stopped consuming: nothing delivered (not even the harness's probes) within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`,
+    );
+  else if (thread.publisher_back_after_removal_ms === null) {
+    const rejection = thread.rejections.at(-1);
+    findings.push(
+      `${who}: publisher never came back: its consumer got the probes, but none of its own publishes after the removal was confirmed within ${seconds(options.recoveryBoundMs)}${rejection ? ` (rejected ${rejection.count}×: "${rejection.message}")` : ''}`,
+    );
+  } else findings.push(`${who}: not back within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`);
+  return findings;
+}
+
+/** Every finding of the cell, each with its evidence. */
+export function findingsOf(
+  outcome: MatrixOutcome,
+  threads: readonly MatrixThreadDetail[],
+  total: PublishAccount,
+  throughToxiproxy: string | null,
+): string[] {
+  const { options } = outcome;
+  const findings = threads.flatMap((thread) => threadFindings(outcome, thread, throughToxiproxy));
+  if (total.hung > 0) {
+    const oldest = total.oldestHung;
+    const start = outcome.injection?.bracket.startedNs ?? outcome.startedNs;
+    const byClose = threads.reduce((sum, thread) => sum + (thread.settled_only_by_close ?? 0), 0);
+    findings.push(
+      `${total.hung} publish(es) hung: not settled ${seconds(options.settleMs)} after publishing stopped, classed before anything was closed (awaiting their confirm${oldest ? `; the oldest, #${oldest.seq}, published ${round3(elapsedMs(start, oldest.publishedNs))} ms after the injection` : ''}${byClose > 0 ? `; ${byClose} settled only when close() rejected them` : ''})`,
+    );
+  }
+  if (total.confirmedLost > 0) findings.push(`${total.confirmedLost} confirmed message(s) lost: never delivered and not in the queue`);
+  for (const thread of threads) {
+    const trapped = unhandledFinding(`thread ${thread.thread}`, thread.unhandled);
+    if (trapped) findings.push(trapped);
+    if (thread.close_ms === null && !thread.error)
+      findings.push(`thread ${thread.thread}: close() did not return within ${seconds(options.closeBoundMs)}`);
+  }
+  return [...findings, ...closeFindings(outcome)];
+}
+
+/** close() while blocked, and close() cut short by the adapter's bound. */
+function closeFindings(outcome: MatrixOutcome): string[] {
+  const findings: string[] = [];
+  const closeCheck = outcome.threads[0]?.closeCheck;
+  if (closeCheck && closeCheck.closeMs === null)
+    findings.push(
+      `close() of a blocked connection did not return within ${seconds(closeCheck.boundMs)}${closeCheck.error ? ` (${closeCheck.error})` : ''}`,
+    );
+  else if (closeCheck?.hitAdapterBound)
+    findings.push(
+      `close() of a blocked connection hung in the library: it returned after ${Math.round(closeCheck.closeMs ?? 0)} ms only because the adapter's own close bound cut it short (an application without one would wait for the unblock)`,
+    );
+  for (const report of outcome.threads)
+    if (report.closeHitBound)
+      findings.push(`thread ${report.threadIndex}: close() did not end by itself: the adapter's own bound cut the library's close short`);
+  return findings;
+}

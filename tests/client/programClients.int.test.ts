@@ -1,0 +1,83 @@
+/**
+ * The clients in other languages (kombu, pika, amqp091-go: programs of adapters/<language>/)
+ * against the real broker and the embedded fault proxy: a reset through the proxy reaches each
+ * library and comes back as a typed fault timed in the program's own process, and a program that
+ * dies (killed with its group, as a misbehaving one is) leaves no connection on the broker.
+ * Skipped, saying how to install them, where scripts/setup-clients.sh has not run.
+ */
+import { randomUUID } from 'node:crypto';
+import { adapterOf, unavailableClients } from '../../src/client/registry';
+import type { ClientConnection } from '../../src/client/api';
+import { ContractFaultProxy } from '../../src/client/contract/faultProxy';
+import { listBrokerConnections } from '../../src/faults/brokerConnections';
+import { getConfig } from '../../src/config';
+import { nowNs } from '../../src/measure/clock';
+
+const PROGRAM_CLIENTS = ['kombu', 'pika', 'amqp091-go'] as const;
+const missing = new Map(unavailableClients().map(({ name, why }) => [name as string, why]));
+const url = getConfig().amqpUrl;
+
+async function waitUntil(predicate: () => boolean | Promise<boolean>, boundMs: number): Promise<boolean> {
+  const until = performance.now() + boundMs;
+  while (performance.now() < until) {
+    if (await predicate()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return predicate();
+}
+
+describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded proxy)', (name) => {
+  const run = missing.has(name) ? it.skip : it;
+  if (missing.has(name)) it(`is skipped here: ${missing.get(name)}`, () => expect(missing.get(name)).toMatch(/setup-clients/));
+
+  let proxy: ContractFaultProxy | undefined;
+  const opened: ClientConnection[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(opened.splice(0).map((connection) => connection.close()));
+    await proxy?.close();
+    proxy = undefined;
+  });
+
+  run(
+    'tells a reset through the proxy as a reset, timed in its own process between the arming and now',
+    async () => {
+      proxy = await ContractFaultProxy.start(url);
+      const connection = await adapterOf(name).connect('normalised', {
+        urls: [proxy.proxiedUrl],
+        connectionName: `amqp-bench.test.${randomUUID()}`,
+      });
+      opened.push(connection);
+      const faults: { kind: string; detectedNs: bigint }[] = [];
+      connection.onFault((fault) => faults.push(fault));
+      // A round trip after the arming: the broker's answer is the data the reset fires on.
+      const publisher = await connection.publisher({ confirms: false });
+      const armedNs = await proxy.resetOnNextData();
+      await publisher.flush(2000).catch(() => undefined);
+      expect(await waitUntil(() => faults.length > 0, 10_000)).toBe(true);
+      expect(faults[0]!.kind).toBe('reset');
+      expect(faults[0]!.detectedNs).toBeGreaterThanOrEqual(armedNs);
+      expect(faults[0]!.detectedNs).toBeLessThanOrEqual(nowNs());
+      await proxy.heal();
+      const back = await connection.ensureConnected(10_000);
+      expect(back.attempts).toBeGreaterThanOrEqual(1);
+      expect(connection.state).toBe('up');
+    },
+    60_000,
+  );
+
+  run(
+    'killed with its group, it leaves no connection on the broker',
+    async () => {
+      const connectionName = `amqp-bench.test.${randomUUID()}`;
+      const connection = await adapterOf(name).connect('defaults', { urls: [url], connectionName });
+      opened.push(connection);
+      const listed = async () => (await listBrokerConnections(url)).names.includes(connectionName);
+      expect(await waitUntil(listed, 10_000)).toBe(true);
+      const pid = (connection as unknown as { pid: number }).pid;
+      process.kill(-pid, 'SIGKILL');
+      expect(await waitUntil(async () => !(await listed()), 15_000)).toBe(true);
+      await expect(connection.ensureConnected(1000)).rejects.toThrow(/exited \(killed by SIGKILL\)/);
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,164 @@
+/**
+ * A cell's verdict from what its threads recorded (pure, on a made-up outcome): what told each
+ * thread — the fault's own signal, its own re-consume refused by the broker, the broker's close of
+ * a silence — and the verdict's class, the same when a cell behaves the same run after run.
+ */
+import { faultDefinition } from '../../src/faults/kinds/registry';
+import type { Fault } from '../../src/faults/model';
+import type { FaultEvent } from '../../src/faults/toxiproxyClient';
+import { RECEIVED_KIND_CODES } from '../../src/client/faults';
+import { MatrixBoard, MatrixInt, MatrixTime } from '../../src/matrix/board';
+import { PublishLedger } from '../../src/matrix/ledger';
+import { PublishPhase } from '../../src/matrix/report';
+import { computeMatrixResult } from '../../src/matrix/result';
+import { resolveCellOptions, type MatrixOutcome } from '../../src/matrix/scenario';
+import { verdictClass } from '../../src/matrix/verdict';
+
+const MS = 1_000_000n;
+const T0 = 5_000_000n * MS;
+const PORT = 40_001;
+const at = (ms: number) => T0 + BigInt(Math.round(ms * 1e6));
+
+function frame(ms: number, stream: 'upstream' | 'downstream', method: string, replyCode?: number): FaultEvent {
+  return {
+    at_ns: String(at(ms)),
+    kind: 'amqp_frame',
+    stream,
+    connection_id: 1,
+    client: `127.0.0.1:${PORT}`,
+    detail: { method, channel: 1, ...(replyCode ? { reply_code: replyCode, reply_text: 'NOT_FOUND - no queue' } : {}) },
+  };
+}
+
+/** One thread that noticed by `detectedBy` at `detectedMs`, published before and after the removal, and was back. */
+function outcomeOf(
+  kind: string,
+  detectedBy: keyof typeof RECEIVED_KIND_CODES,
+  detectedMs: number,
+  events: FaultEvent[],
+  removedMs = 2000,
+): MatrixOutcome {
+  const board = new MatrixBoard(1);
+  board.setInt(0, MatrixInt.LOCAL_PORT, PORT);
+  board.setTimeOnce(0, MatrixTime.DETECTED, at(detectedMs));
+  board.setInt(0, MatrixInt.DETECTED_KIND, RECEIVED_KIND_CODES[detectedBy]);
+  const ledger = new PublishLedger();
+  ledger.published(0, PublishPhase.BEFORE, at(-10));
+  ledger.confirmed(0);
+  ledger.delivered(0, at(-9));
+  ledger.published(1, PublishPhase.AFTER_REMOVAL, at(removedMs + 100));
+  ledger.confirmed(1);
+  ledger.delivered(1, at(removedMs + 150));
+  ledger.classAll();
+  return {
+    client: { name: 'some-client', profile: 'normalised' },
+    fault: {
+      kind,
+      definition: faultDefinition(kind),
+      target: { type: 'queue', name: 'q', node: 'rabbit@localhost' },
+      hits: [],
+      steps: [],
+      parameters: {},
+    } as unknown as Fault,
+    proxyServer: { kind: 'embedded', version: '2.12.0', extensions: ['events'] },
+    threads: [{ threadIndex: 0, ...ledger.report(), ports: [PORT], events: [], unhandled: [], closeMs: 2 }],
+    leftInQueue: [new Map()],
+    injection: { bracket: { startedNs: at(-1), completedNs: at(1) }, mode: 'broker_action' },
+    removal: { startedNs: at(removedMs), completedNs: at(removedMs + 5), method: 'undone', problems: [] },
+    faultEvents: events,
+    startedNs: at(-5000),
+    removedNs: at(removedMs + 5),
+    settleStartedNs: at(removedMs + 1000),
+    allDetected: true,
+    allRecovered: true,
+    options: resolveCellOptions({
+      client: { name: 'x', profile: 'normalised' },
+      fault: { kind },
+      broker: undefined as never,
+      threads: 1,
+      detectionBoundMs: 5000,
+      recoveryBoundMs: 10_000,
+    }),
+    probes: { sent: 3, failed: 0 },
+    harnessProblems: [],
+    board,
+  };
+}
+
+describe('what told a thread, and the verdict', () => {
+  it('tells a re-consume refused (404) from noticing the cancel itself, and says so in the ✅ cell', () => {
+    const events = [
+      frame(0, 'downstream', 'basic.cancel'),
+      frame(0.5, 'upstream', 'basic.consume'),
+      frame(1, 'downstream', 'channel.close', 404),
+    ];
+    const refused = computeMatrixResult(outcomeOf('consumer_cancel', 'channel_closed', 1.2, events));
+    expect(refused.details.threads[0]).toMatchObject({ noticed_as: 'refused_retry', detected_by: 'channel_closed' });
+    expect(refused.details.threads[0]?.frames_during_fault).toEqual([
+      expect.objectContaining({ from: 'broker', method: 'basic.cancel', count: 1 }),
+      expect.objectContaining({ from: 'client', method: 'basic.consume', count: 1 }),
+      expect.objectContaining({ from: 'broker', method: 'channel.close', reply_code: 404 }),
+    ]);
+    expect(refused.verdict.cell).toBe('✅ 1.2 / 150 ms · told by its own basic.consume refused (404), not the fault');
+    // What the client did while the queue was absent, in the result's own words.
+    expect(refused.notes).toContainEqual(
+      expect.stringMatching(
+        /^while the fault held, .*thread 0: broker basic\.cancel ×1 .*client basic\.consume ×1 .*broker channel\.close 404 ×1 \(first at 1 ms: NOT_FOUND - no queue\)/,
+      ),
+    );
+    const noticed = computeMatrixResult(outcomeOf('consumer_cancel', 'consumer_cancelled', 0.3, events.slice(0, 1)));
+    expect(noticed.details.threads[0]?.noticed_as).toBe('fault');
+    expect(noticed.verdict.cell).toBe('✅ 0.3 / 150 ms');
+    expect(verdictClass(noticed.verdict)).not.toBe(verdictClass(refused.verdict));
+    // Recovery from the re-declaration's call (no frame of it passes the proxy): an upper bound, said so.
+    expect(noticed.details.removal_reference).toEqual({
+      source: 'api_call_start',
+      exact: false,
+      description: 'start of the call that undid the fault',
+    });
+  });
+
+  it("does not take the broker's close of a silence for the client's own detection: a finding, not ✅", () => {
+    const result = computeMatrixResult(
+      outcomeOf(
+        'dead_peer',
+        'closed',
+        12_000,
+        [{ at_ns: String(at(0)), kind: 'data_dropped', connection_id: 1, client: `127.0.0.1:${PORT}` }],
+        20_000,
+      ),
+      {
+        heartbeatSeconds: 5,
+      },
+    );
+    expect(result.details.threads[0]?.noticed_as).toBe('told_by_broker');
+    expect(result.verdict).toMatchObject({ ok: false, class: 'finding', cell: '❌ told by the broker, not its heartbeat' });
+    expect(result.verdict.findings[0]).toMatch(
+      /^thread 0: told by the broker at 12 s \(FIN \(connection closed\)\), not by its own heartbeat check$/,
+    );
+    expect(result.details.heartbeat).toMatchObject({ judgement: 'not_by_itself', within: false });
+  });
+
+  it("says, through real Toxiproxy, that the broker's close can pass a silence there", () => {
+    const silence = outcomeOf('dead_peer', 'closed', 12_000, [], 20_000);
+    const result = computeMatrixResult(
+      { ...silence, proxyServer: { kind: 'toxiproxy', version: '2.12.0', extensions: [] } },
+      { heartbeatSeconds: 5 },
+    );
+    expect(result.notes).toContainEqual(expect.stringMatching(/^through Toxiproxy 2\.12\.0, .*hold_end.*the broker's close passes/));
+    expect(result.verdict.findings[0]).toMatch(/told by the broker at 12 s .*\(through Toxiproxy 2\.12\.0/);
+  });
+
+  it('makes a cell ⚠ when no probe could be published after the removal, whatever the client did', () => {
+    const outcome = { ...outcomeOf('broker_close', 'broker_closed', 2, []), probes: { sent: 0, failed: 4 } };
+    const result = computeMatrixResult(outcome);
+    expect(result.verdict).toMatchObject({ ok: false, class: 'harness', findings: [] });
+    expect(result.verdict.harness_problems).toEqual(['no probe could be published after the removal (4 attempt(s) failed)']);
+  });
+
+  it('keeps the class of a verdict without its figures', () => {
+    expect(verdictClass({ cell: '✅ 12.5 / 1180 ms' })).toBe('✅ N / N ms');
+    expect(verdictClass({ cell: '❌ 17 publishes hung, stopped consuming' })).toBe('❌ N publishes hung, stopped consuming');
+    expect(verdictClass({ cell: '⚠ harness: only 1 of 2 threads started' })).toBe('⚠ harness');
+  });
+});
