@@ -7,6 +7,7 @@ const guide = [
   { text: 'Use it in your project', link: '/guide/in-your-project' },
   { text: 'Clients side by side', link: '/guide/clients' },
   { text: 'Load: rates and faults', link: '/guide/load' },
+  { text: 'A fleet of agents', link: '/guide/fleet' },
   { text: 'Methodology', link: '/guide/methodology' },
   { text: 'CI', link: '/guide/ci' },
   { text: 'Cluster failover', link: '/guide/cluster' },

@@ -95,6 +95,15 @@ export class QueueAdmin {
     await closeBounded(this.model, socketOf(this.model));
   }
 
+  /**
+   * Publishes `body` once to each queue through the default exchange (harness probes), persistent
+   * (a durable queue keeps it through a restart); resolves once the broker has taken them all.
+   */
+  async publishEach(queues: readonly string[], body: Buffer): Promise<void> {
+    for (const queue of queues) this.channel.sendToQueue(queue, body, { persistent: true });
+    if (queues.length > 0) await this.channel.checkQueue(queues[queues.length - 1]!);
+  }
+
   /** Whether a queue or an exchange of that name exists now (a passive declare, on a channel of its own: a miss closes it). */
   async exists(kind: 'queue' | 'exchange', name: string): Promise<boolean> {
     const channel = await this.model.createChannel();

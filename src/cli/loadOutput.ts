@@ -89,10 +89,17 @@ export function whereLines(outDir: string, archivePath: string): string {
   return `\nresult: ${path.join(outDir, 'result.json')}\ntime series: ${path.join(outDir, 'timeseries.csv')}\nreport: ${path.join(outDir, 'report.md')}\narchive: ${archivePath}\n`;
 }
 
-/** The output folder: the one asked for, or `<reports>/load/<name>_<time>`. */
-export function outputFolder(asked: string | undefined, base: string, reportsDir: string, name: string, startedAt: Date): string {
+/** The output folder: the one asked for, or `<reports>/<kind>/<name>_<time>` (kind: load, herd). */
+export function outputFolder(
+  asked: string | undefined,
+  base: string,
+  reportsDir: string,
+  name: string,
+  startedAt: Date,
+  kind = 'load',
+): string {
   const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
-  return asked ? path.resolve(base, asked) : path.join(reportsDir, 'load', `${name}_${stamp}`);
+  return asked ? path.resolve(base, asked) : path.join(reportsDir, kind, `${name}_${stamp}`);
 }
 
 export function describeWorkload(workload: LoadWorkload): string {

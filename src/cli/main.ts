@@ -13,6 +13,7 @@ import type * as EnvCommand from './envCommand';
 import type * as FaultsCommand from './faultsCommand';
 import type * as LoadCommand from './loadCommand';
 import type * as LoadMergeCommand from './loadMergeCommand';
+import type * as HerdCommand from './herdCommand';
 import type * as MergeCommand from './mergeCommand';
 import type * as ProxyCommand from './proxyCommand';
 import type * as ReportCommand from './reportCommand';
@@ -37,6 +38,7 @@ const COMMANDS: Readonly<Record<string, () => Registrar>> = {
   ab: () => (require('./abCommand') as typeof AbCommand).registerAbCommand,
   load: () => (require('./loadCommand') as typeof LoadCommand).registerLoadCommand,
   'load-merge': () => (require('./loadMergeCommand') as typeof LoadMergeCommand).registerLoadMergeCommand,
+  herd: () => (require('./herdCommand') as typeof HerdCommand).registerHerdCommand,
   verify: () => (require('./verifyCommand') as typeof VerifyCommand).registerVerifyCommand,
   cluster: () => (require('./clusterCommand') as typeof ClusterCommand).registerClusterCommand,
   'check-adapter': () => (require('./checkAdapterCommand') as typeof CheckAdapterCommand).registerCheckAdapterCommand,

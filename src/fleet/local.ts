@@ -14,7 +14,9 @@ import { sleep } from '../measure/clock';
 
 export interface LocalAgentsOptions {
   readonly count: number;
-  /** The arguments of `bench load` that every agent gets (the workload file, the run id, ...), before `--agent I`. */
+  /** The `bench` command the agents run. @default load */
+  readonly command?: string;
+  /** The arguments of that command that every agent gets (the workload file, the run id, ...), before `--agent I`. */
   readonly args: (index: number) => readonly string[];
   /** Extra environment of agent `index` (its own proxy entry). */
   readonly env: (index: number) => Readonly<Record<string, string>>;
@@ -44,10 +46,12 @@ export function startLocalAgents(options: LocalAgentsOptions): LocalAgents {
   const exits = new Map<number, { reason: string; atMs: number; normal: boolean }>();
   const exitedEach: Promise<void>[] = [];
   const startedAtMs = Date.now();
+  /** Set by stop(): an exit after it is the one asked for, not news. */
+  let stopping = false;
   for (let index = 0; index < options.count; index += 1) {
     const logFile = path.join(options.logDir, `agent-${index}.log`);
     const out = fs.openSync(logFile, 'w');
-    const child = spawn(process.execPath, [BENCH, 'load', ...options.args(index)], {
+    const child = spawn(process.execPath, [BENCH, options.command ?? 'load', ...options.args(index)], {
       cwd: process.cwd(),
       env: { ...process.env, ...options.env(index) },
       stdio: ['ignore', out, out],
@@ -67,7 +71,7 @@ export function startLocalAgents(options: LocalAgentsOptions): LocalAgents {
             signal ? `exited with ${signal} ${afterS} s after it was started` : `exited with code ${code} ${afterS} s after it was started`,
             code === 0 && !signal,
           );
-          if (!(code === 0 && !signal)) options.log(`fleet: agent ${index} ${exits.get(index)!.reason} (its log: ${logFile})`);
+          if (!(code === 0 && !signal) && !stopping) options.log(`fleet: agent ${index} ${exits.get(index)!.reason} (its log: ${logFile})`);
         });
       }),
     );
@@ -82,6 +86,7 @@ export function startLocalAgents(options: LocalAgentsOptions): LocalAgents {
       return gone;
     },
     async stop(boundMs = 10_000) {
+      stopping = true;
       for (const [index, child] of children.entries()) if (!exits.has(index)) child.kill('SIGTERM');
       const timedOut = await Promise.race([exited.then(() => false), sleep(boundMs).then(() => true)]);
       if (timedOut) for (const [index, child] of children.entries()) if (!exits.has(index)) child.kill('SIGKILL');

@@ -43,7 +43,32 @@ export type ControlMessage =
       readonly consumed: number;
     }
   | { readonly kind: 'result'; readonly agent: number; readonly file: FleetAgentResult }
-  | { readonly kind: 'abort'; readonly reason: string };
+  | { readonly kind: 'abort'; readonly reason: string }
+  /** A herd agent's connections so far: how many lost their connection, how many consume again. */
+  | {
+      readonly kind: 'herd_progress';
+      readonly agent: number;
+      readonly faulted: number;
+      readonly consuming_again: number;
+      readonly of: number;
+    }
+  | { readonly kind: 'herd_result'; readonly agent: number; readonly report: HerdAgentReport };
+
+/** What a herd agent recorded of each of its connections (monotonic ns as decimal strings; null: never). */
+export interface HerdAgentReport {
+  readonly agent: number;
+  readonly host: string;
+  readonly pid: number;
+  readonly client: { readonly name: string; readonly profile: string; readonly library: string; readonly version: string };
+  readonly connections: readonly {
+    readonly name: string;
+    readonly fault_ns: string | null;
+    readonly back_ns: string | null;
+    readonly consumed_again_ns: string | null;
+    readonly faults: number;
+  }[];
+  readonly error: string | null;
+}
 
 /** A message as sent: the protocol's version and the sender's wall clock around it. */
 export type ControlEnvelope = ControlMessage & { readonly version: number; readonly sent_unix_ms: number };
@@ -74,7 +99,8 @@ export function parseControlMessage(text: string): ControlEnvelope | string {
   const { version, kind } = value as { version?: unknown; kind?: unknown };
   if (version !== CONTROL_PROTOCOL_VERSION)
     return `protocol version ${String(version)}, this side speaks ${CONTROL_PROTOCOL_VERSION} (run every agent and the coordinator from one amqp-bench version)`;
-  if (!['hello', 'setup', 'ready', 'start', 'alive', 'result', 'abort'].includes(kind as string)) return `unknown kind ${String(kind)}`;
+  if (!['hello', 'setup', 'ready', 'start', 'alive', 'result', 'abort', 'herd_progress', 'herd_result'].includes(kind as string))
+    return `unknown kind ${String(kind)}`;
   return value as ControlEnvelope;
 }
 

@@ -1,0 +1,173 @@
+/**
+ * `bench herd`: a reconnect herd at fleet scale on this machine — N connections of each client
+ * configuration spread over agent processes, dropped at once, watched from the broker side and
+ * the clients' (src/fleet/herd/). One herd per configuration, one after the other; herd.json,
+ * report.md and its chart in the output folder. `--agent` is the agents' own entry point (the
+ * coordinator starts them).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { getConfig, workDir } from '../config';
+import { ConfigError } from '../errors';
+import type { ClientSpec } from '../client/api';
+import { parseClientSelection } from '../client/registry';
+import { parseDurationMs } from '../faults/kinds/arguments';
+import { runHerdAgent } from '../fleet/herd/agent';
+import { runHerd, type HerdRun } from '../fleet/herd/coordinator';
+import type { HerdDrop } from '../fleet/herd/target';
+import { newRunId } from '../fleet/protocol';
+import { writeHerdReport } from '../report/herdReport';
+import { outputFolder } from './loadOutput';
+
+interface HerdFlags {
+  readonly connections: string;
+  readonly agents: string;
+  readonly clients: string;
+  readonly client?: string;
+  readonly drop: string;
+  readonly down: string;
+  readonly bound: string;
+  readonly barrierTimeout: string;
+  readonly output?: string;
+  readonly agent?: string;
+  readonly runId?: string;
+}
+
+export function registerHerdCommand(program: Command): void {
+  program
+    .command('herd')
+    .description(
+      'a reconnect herd at fleet scale: N connections spread over agent processes, dropped at once; attempts per 100 ms at the broker side and time until every connection consumes again, per client configuration',
+    )
+    .option('--connections <n>', 'connections of the herd (each a client connection with a consumer on a queue of its own)', '1000')
+    .option('--agents <n>', 'agent processes the connections are spread over', '10')
+    .option(
+      '--clients <list>',
+      'client configurations, one herd each (BENCH_CLIENTS form)',
+      'amqp-connection-manager:defaults,amqplib-recovery:defaults',
+    )
+    .option(
+      '--drop <how>',
+      "broker_close (the broker closes the harness's own connections by name) | node_restart (a node the harness starts for it stops and starts again)",
+      'broker_close',
+    )
+    .option('--down <time>', 'with node_restart: how long the node stays down', '3s')
+    .option('--bound <time>', 'from the drop: how long every connection has to consume again', '90s')
+    .option('--barrier-timeout <time>', 'how long to wait for every agent to connect its share', '120s')
+    .option('-o, --output <dir>', 'folder for herd.json, report.md and herd.svg (default <reports>/herd/herd_<time>)')
+    .addOption(new Option('--agent <index>', "an agent's own entry point (started by the coordinator)").hideHelp())
+    .addOption(new Option('--client <name:profile>').hideHelp())
+    .addOption(new Option('--run-id <id>').hideHelp())
+    .addHelpText(
+      'after',
+      `
+Example (the goal's two configurations, fixed delay vs jittered backoff):
+  bench herd --connections 1000 --agents 10 --clients amqp-connection-manager:defaults,amqplib-recovery:defaults
+  bench herd --connections 200 --agents 4 --drop node_restart --down 3s`,
+    )
+    .action(async (flags: HerdFlags) => {
+      process.exitCode = await herdAction(flags);
+    });
+}
+
+async function herdAction(flags: HerdFlags): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let resolved: ReturnType<typeof resolveHerdFlags>;
+  try {
+    resolved = resolveHerdFlags(flags);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`bench herd: ${error.message}\n`);
+    return 2;
+  }
+  const config = getConfig();
+  if (flags.agent !== undefined) {
+    const url = process.env.BENCH_HERD_URL;
+    if (!url) throw new ConfigError('BENCH_HERD_URL', "the agent's proxy entry (set by the coordinator)", 'unset');
+    const report = await runHerdAgent({
+      runId: flags.runId!,
+      index: Number(flags.agent),
+      count: resolved.agents,
+      connections: resolved.connections,
+      client: resolved.clients[0]!,
+      url,
+      controlUrl: config.amqpUrl,
+      barrierBoundMs: resolved.barrierBoundMs,
+      runBoundMs: resolved.boundMs + 60_000,
+      log,
+    });
+    return report.error === null ? 0 : 1;
+  }
+  const startedAt = new Date();
+  const outDir = outputFolder(flags.output, workDir(), config.reportsDir, 'herd', startedAt, 'herd');
+  fs.mkdirSync(outDir, { recursive: true });
+  const runs: HerdRun[] = [];
+  for (const client of resolved.clients) {
+    const runId = newRunId();
+    log(
+      `bench herd: ${resolved.connections} connections of ${client.name}:${client.profile} over ${resolved.agents} agents (run ${runId})`,
+    );
+    runs.push(
+      await runHerd({
+        runId,
+        agents: resolved.agents,
+        connections: resolved.connections,
+        client,
+        drop: resolved.drop,
+        config,
+        barrierBoundMs: resolved.barrierBoundMs,
+        backBoundMs: resolved.boundMs,
+        logDir: path.join(outDir, `agents-${client.name}-${client.profile}`),
+        log,
+      }),
+    );
+    fs.writeFileSync(path.join(outDir, 'herd.json'), `${JSON.stringify(runs, null, 2)}\n`);
+  }
+  await writeHerdReport(runs, outDir);
+  for (const run of runs) {
+    const m = run.merged;
+    process.stdout.write(
+      `${run.client.name}:${run.client.profile}: ${m.attempts} attempts (${m.failedAttempts} failed), peak ${m.peakAttempts} per 100 ms at ${m.peakAtMs === null ? '-' : (m.peakAtMs / 1000).toFixed(1)} s, all back ${m.allBackMs === null ? `never (${m.neverBack} not back)` : `${(m.allBackMs / 1000).toFixed(2)} s`} after the drop\n`,
+    );
+  }
+  process.stdout.write(`\nreport: ${path.join(outDir, 'report.md')}\nresult: ${path.join(outDir, 'herd.json')}\n`);
+  return runs.every((run) => run.absent.length === 0 && run.merged.neverBack === 0) ? 0 : 1;
+}
+
+function resolveHerdFlags(flags: HerdFlags): {
+  connections: number;
+  agents: number;
+  clients: ClientSpec[];
+  drop: HerdDrop;
+  boundMs: number;
+  barrierBoundMs: number;
+} {
+  const count = (flag: string, raw: string) => {
+    if (!/^[1-9]\d*$/.test(raw.trim())) throw new ConfigError(flag, 'a whole number ≥ 1', raw);
+    return Number(raw);
+  };
+  const connections = count('--connections', flags.connections);
+  const agents = count('--agents', flags.agents);
+  if (agents > connections)
+    throw new ConfigError('--agents', `at most --connections (${connections}): an agent needs a connection`, flags.agents);
+  const clients = parseClientSelection(flags.client ?? flags.clients);
+  if (typeof clients === 'string')
+    throw new ConfigError(
+      '--clients',
+      'a list of clients as BENCH_CLIENTS takes (amqp-connection-manager:defaults,...)',
+      `${flags.clients} (${clients})`,
+    );
+  if (flags.drop !== 'broker_close' && flags.drop !== 'node_restart')
+    throw new ConfigError('--drop', 'broker_close or node_restart', flags.drop);
+  const drop: HerdDrop =
+    flags.drop === 'broker_close' ? { kind: 'broker_close' } : { kind: 'node_restart', downMs: parseDurationMs(flags.down, '--down') };
+  return {
+    connections,
+    agents,
+    clients,
+    drop,
+    boundMs: parseDurationMs(flags.bound, '--bound'),
+    barrierBoundMs: parseDurationMs(flags.barrierTimeout, '--barrier-timeout'),
+  };
+}
