@@ -18,8 +18,8 @@ import { mergeFleet } from '../fleet/merge';
 import { workloadInputOf } from '../load/workload';
 import type { LoadCliOptions, LoadFlags } from './loadFlags';
 import type { FleetMode } from './loadFleetMode';
-import { fleetProgress, fleetTable } from './loadFleetOutput';
-import { outputFolder, summaryTable, whereLines, writeAndRecordLoad } from './loadOutput';
+import { fleetProgress, recordFleet } from './loadFleetOutput';
+import { outputFolder } from './loadOutput';
 
 type Mode<K extends FleetMode['kind']> = Extract<FleetMode, { kind: K }>;
 
@@ -191,14 +191,7 @@ async function coordinateAndRecord(
     return 1;
   }
   const merged = mergeFleet({ runId: fleet.runId, agentCount: fleet.agents, workload, files: run.files, absent: run.absent });
-  const { archivePath } = await writeAndRecordLoad(merged, {
-    outDir,
-    startedAt,
-    amqpUrl: config.amqpUrl,
-    reportsDir: config.reportsDir,
-    log,
-  });
-  process.stdout.write(`${summaryTable(merged)}\n\n${fleetTable(merged.fleet)}\n${whereLines(outDir, archivePath)}`);
+  const code = await recordFleet(merged, { outDir, startedAt, amqpUrl: config.amqpUrl, reportsDir: config.reportsDir, log });
   if (fleet.lingerMs > 0 && !context.signal.aborted) {
     log(`fleet: results in ${outDir}; lingering ${fleet.lingerMs / 1000} s for kubectl cp (SIGTERM ends it)`);
     await Promise.race([
@@ -206,7 +199,7 @@ async function coordinateAndRecord(
       new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true })),
     ]);
   }
-  return merged.fleet.absent.length > 0 || merged.aborted ? 1 : 0;
+  return code;
 }
 
 /** `amqp://u:p@host:5672/v` -> host:5672 (the proxy upstream an agent's own proxy forwards to). */

@@ -4,7 +4,15 @@
  */
 import type { ControlEnvelope } from '../fleet/protocol';
 import type { FleetSection } from '../fleet/merge';
-import { fmt } from './loadOutput';
+import type { FleetResult } from '../fleet/merge';
+import { fmt, summaryTable, whereLines, writeAndRecordLoad, type RecordLoadOptions } from './loadOutput';
+
+/** Records a merged fleet like any load run and prints its table, one row per agent; resolves with the exit code (1 when an agent is missing). */
+export async function recordFleet(merged: FleetResult, options: RecordLoadOptions): Promise<number> {
+  const { archivePath } = await writeAndRecordLoad(merged, options);
+  process.stdout.write(`${summaryTable(merged)}\n\n${fleetTable(merged.fleet)}\n${whereLines(options.outDir, archivePath)}`);
+  return merged.fleet.absent.length > 0 || merged.aborted ? 1 : 0;
+}
 
 type Alive = Extract<ControlEnvelope, { kind: 'alive' }>;
 

@@ -12,8 +12,8 @@ import { BenchError } from '../errors';
 import { readAgentResult, loadResultOf, type FleetAgentResult } from '../fleet/agentResult';
 import { mergeFleet } from '../fleet/merge';
 import { checkOutputFolder } from '../preflight/folders';
-import { fleetTable } from './loadFleetOutput';
-import { outputFolder, summaryTable, whereLines, writeAndRecordLoad } from './loadOutput';
+import { recordFleet } from './loadFleetOutput';
+import { outputFolder } from './loadOutput';
 
 export function registerLoadMergeCommand(program: Command): void {
   program
@@ -53,15 +53,7 @@ export async function loadMerge(paths: readonly string[], output: string | undef
   checkOutputFolder({ path: outDir, setting: '-o/--output' });
   const merged = mergeFleet({ runId: plan.runId, agentCount: plan.count, workload, files: results, absent: [] });
   for (const each of merged.fleet.absent) log(`bench load-merge: MISSING agent ${each.agent}: ${each.reason}`);
-  const { archivePath } = await writeAndRecordLoad(merged, {
-    outDir,
-    startedAt,
-    amqpUrl: config.amqpUrl,
-    reportsDir: config.reportsDir,
-    log,
-  });
-  process.stdout.write(`${summaryTable(merged)}\n\n${fleetTable(merged.fleet)}\n${whereLines(outDir, archivePath)}`);
-  return merged.fleet.absent.length > 0 || merged.aborted ? 1 : 0;
+  return recordFleet(merged, { outDir, startedAt, amqpUrl: config.amqpUrl, reportsDir: config.reportsDir, log });
 }
 
 /** The files' one run and agent count, and a file whose share ran (for the workload). @throws BenchError naming what disagrees */

@@ -4,14 +4,12 @@
  * drop, and how many connections consume again over time; a table per configuration and a row
  * per agent.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import type { HerdRun } from '../fleet/herd/coordinator';
 import { BIN_MS } from '../fleet/herd/figures';
 import { describeDrop } from '../fleet/herd/target';
 import { PALETTE, PLOT_WIDTH_PX } from './chartSpec';
-import { renderSvg } from './charts';
+import { writeMarkdownWithChart } from './loadReport';
 
 export const HERD_CHART_FILE = 'herd.svg';
 
@@ -101,12 +99,5 @@ export function herdMarkdown(runs: readonly HerdRun[], chartFile: string | null)
 
 /** Writes report.md and the chart into `dir`; a chart that cannot be drawn leaves the Markdown, saying so. */
 export async function writeHerdReport(runs: readonly HerdRun[], dir: string): Promise<void> {
-  let chart: string | null = HERD_CHART_FILE;
-  try {
-    fs.writeFileSync(path.join(dir, HERD_CHART_FILE), await renderSvg(herdChartSpec(runs)));
-  } catch (error) {
-    chart = null;
-    process.stderr.write(`bench herd: warning: chart not drawn: ${(error as Error).message}\n`);
-  }
-  fs.writeFileSync(path.join(dir, 'report.md'), herdMarkdown(runs, chart));
+  await writeMarkdownWithChart(dir, HERD_CHART_FILE, herdChartSpec(runs), (chart) => herdMarkdown(runs, chart), 'bench herd');
 }

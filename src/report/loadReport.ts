@@ -121,12 +121,26 @@ export function loadReportMarkdown(result: LoadResult & { readonly fleet?: Fleet
 
 /** Writes report.md and the chart into `dir`; a chart that cannot be drawn leaves the Markdown, saying so. */
 export async function writeLoadReport(result: LoadResult & { readonly fleet?: FleetSection }, dir: string): Promise<void> {
-  let chart: string | null = LOAD_CHART_FILE;
+  await writeMarkdownWithChart(dir, LOAD_CHART_FILE, loadChartSpec(result), (chart) => loadReportMarkdown(result, chart), 'bench load');
+}
+
+/**
+ * Renders `spec` into `dir/chartFile` and writes `dir/report.md` from `markdown` (given the chart's
+ * file, or null when it could not be drawn: the Markdown is written all the same, and `who` says so).
+ */
+export async function writeMarkdownWithChart(
+  dir: string,
+  chartFile: string,
+  spec: TopLevelSpec,
+  markdown: (chart: string | null) => string,
+  who: string,
+): Promise<void> {
+  let chart: string | null = chartFile;
   try {
-    fs.writeFileSync(path.join(dir, LOAD_CHART_FILE), await renderSvg(loadChartSpec(result)));
+    fs.writeFileSync(path.join(dir, chartFile), await renderSvg(spec));
   } catch (error) {
     chart = null;
-    process.stderr.write(`bench load: warning: chart not drawn: ${(error as Error).message}\n`);
+    process.stderr.write(`${who}: warning: chart not drawn: ${(error as Error).message}\n`);
   }
-  fs.writeFileSync(path.join(dir, 'report.md'), loadReportMarkdown(result, chart));
+  fs.writeFileSync(path.join(dir, 'report.md'), markdown(chart));
 }
