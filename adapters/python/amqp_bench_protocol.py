@@ -129,6 +129,10 @@ def backoff_delay_s(backoff, attempt, rng):
 class ConnectionThread:
     """What a library's connection thread does; a client program fills in the library's part.
 
+    The part every library shares lives here too: the outage (its first fault, told once), typed
+    signals, the consumers' outbox (deliveries with bodies, or counts), and publish_run (N publishes
+    through the program's own `publish`, timed here).
+
     `handle(command)` runs one command on this thread (the library's calls); `wait(timeout_s)`
     waits for the socket or the wake-up pipe and drains the library's events; `cut()` kills the
     socket from any thread; `shutdown(bound_s)` closes politely and says whether the bound cut it.
@@ -140,6 +144,65 @@ class ConnectionThread:
         os.set_blocking(self.wake_r, False)
         self.thread = threading.Thread(target=self._run, name='connection', daemon=True)
         self.stopped = threading.Event()
+        self.up = False
+        self.outage = None  # (kind, message, at_ns) of the current outage
+        self.publishers = {}
+        self.consumers = {}
+        self.outbox = {}
+
+    def publish(self, handle, exchange, routing_key, body, persistent=False):
+        raise NotImplementedError
+
+    # -- what every library shares ----------------------------------------------------------
+    def fault(self, exc):
+        """The connection failed: the first failure of an outage is told, timed here."""
+        at = now_ns()
+        if not self.up:
+            return
+        self.up = False
+        self.outage = (classify(exc), describe_error(exc), at)
+        emit({'ev': 'fault', 'kind': self.outage[0], 'message': self.outage[1][:500], 'atNs': ns(at)})
+
+    def outage_fault(self):
+        return Fault(self.outage[1], self.outage[0], self.outage[2])
+
+    @staticmethod
+    def signal(kind, message, at=None):
+        emit({'ev': 'signal', 'kind': kind, 'message': str(message)[:500], 'atNs': ns(at or now_ns())})
+
+    def flush_outbox(self):
+        """One line per consumer: its deliveries since the last one (or their count)."""
+        for handle, messages in self.outbox.items():
+            if messages:
+                emit({'ev': 'deliveries', 'consumer': handle, 'messages': messages})
+        self.outbox = {}
+        for handle, entry in self.consumers.items():
+            if entry['count']:
+                emit({'ev': 'delivered', 'consumer': handle, 'count': entry['count'], 'atNs': ns(now_ns())})
+                entry['count'] = 0
+
+    def publish_run(self, c):
+        body = b'a' * c['sizeBytes']
+        histogram = LatencyHistogram()
+        published = errors = 0
+        samples = []
+        started = now_ns()
+        for i in range(c['count']):
+            t0 = now_ns()
+            try:
+                self.publish(c['publisher'], c['exchange'], c['routingKey'], body)
+            except (Fault, Nacked, Unsupported) as exc:
+                errors += 1
+                if len(samples) < 5 and str(exc) not in samples:
+                    samples.append(str(exc))
+                if not self.up:
+                    errors += c['count'] - i - 1
+                    break
+                continue
+            histogram.record(now_ns() - t0)
+            published += 1
+        reply(c['id'], run={'published': published, 'errors': errors, 'startedNs': ns(started), 'completedNs': ns(now_ns()),
+                            'latencyUs': histogram.encode(), 'errorSamples': samples})
 
     # -- the library's part -------------------------------------------------------------------
     def handle(self, command):

@@ -47,6 +47,20 @@ def parse_args(argv):
     return options
 
 
+def queue_helpers(channel):
+    """Check (or declare, bounded) and delete a queue: the same calls on py-amqp's and pika's channels."""
+    def check_queue(queue, declare_length=None):
+        if declare_length is None:
+            channel.queue_declare(queue, passive=True)
+        else:
+            channel.queue_declare(queue, arguments={'x-max-length': declare_length})
+
+    def delete_queue(queue):
+        channel.queue_delete(queue)
+
+    return check_queue, delete_queue
+
+
 def open_kombu(url, profile):
     import kombu
     from kombu import Producer
@@ -63,16 +77,7 @@ def open_kombu(url, profile):
                              content_encoding='binary', delivery_mode=1)
         channel.exchange_declare('amq.direct', 'direct', passive=True)
 
-    def check_queue(queue, declare_length=None):
-        if declare_length is None:
-            channel.queue_declare(queue, passive=True)
-        else:
-            channel.queue_declare(queue, arguments={'x-max-length': declare_length})
-
-    def delete_queue(queue):
-        channel.queue_delete(queue)
-
-    return publish_batch, check_queue, delete_queue, conn.release
+    return (publish_batch, *queue_helpers(channel), conn.release)
 
 
 def open_pika(url, profile):
@@ -93,16 +98,7 @@ def open_pika(url, profile):
             channel.basic_publish('', queue, body, properties=properties)
         channel.exchange_declare('amq.direct', 'direct', passive=True)
 
-    def check_queue(queue, declare_length=None):
-        if declare_length is None:
-            channel.queue_declare(queue, passive=True)
-        else:
-            channel.queue_declare(queue, arguments={'x-max-length': declare_length})
-
-    def delete_queue(queue):
-        channel.queue_delete(queue)
-
-    return publish_batch, check_queue, delete_queue, conn.close
+    return (publish_batch, *queue_helpers(channel), conn.close)
 
 
 def timed_round(publish_batch, queue, body, options, round_number):

@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from amqp_bench_protocol import (  # noqa: E402
-    ConnectionThread, Fault, LatencyHistogram, Nacked, Unsupported, classify, describe_error, emit, now_ns, ns, reply,
+    ConnectionThread, Fault, Nacked, Unsupported, classify, describe_error, emit, now_ns, ns, reply,
     serve,
 )
 
@@ -79,15 +79,10 @@ class KombuThread(ConnectionThread):
     def __init__(self):
         super().__init__()
         self.conn = None
-        self.up = False
-        self.outage = None
         self.profile = None
-        self.publishers = {}
-        self.consumers = {}
         self.tags = {}
         self.next_tag = 0
         self.generation = 0
-        self.outbox = {}
         self.amqp = None  # py-amqp's connection under kombu's (kombu's own `.connection` reconnects when read)
 
     # -- commands ------------------------------------------------------------------------------
@@ -146,7 +141,7 @@ class KombuThread(ConnectionThread):
 
     def publish(self, handle, exchange, routing_key, body, persistent=False):
         if not self.up:
-            raise Fault(self.outage[1], self.outage[0], self.outage[2])
+            raise self.outage_fault()
         entry = self.publishers.get(handle)
         if entry is None or entry['producer'] is None:
             raise Unsupported(f'no open publisher {handle}')
@@ -162,30 +157,7 @@ class KombuThread(ConnectionThread):
             raise Fault(describe_error(closed), 'channel_closed', at)
         except Exception as exc:  # noqa: BLE001 -- a failed connection, as the library raised it
             self.fault(exc)
-            raise Fault(self.outage[1], self.outage[0], self.outage[2])
-
-    def publish_run(self, c):
-        body = b'a' * c['sizeBytes']
-        histogram = LatencyHistogram()
-        published = errors = 0
-        samples = []
-        started = now_ns()
-        for i in range(c['count']):
-            t0 = now_ns()
-            try:
-                self.publish(c['publisher'], c['exchange'], c['routingKey'], body)
-            except (Fault, Nacked, Unsupported) as exc:
-                errors += 1
-                if len(samples) < 5 and str(exc) not in samples:
-                    samples.append(str(exc))
-                if not self.up:
-                    errors += c['count'] - i - 1
-                    break
-                continue
-            histogram.record(now_ns() - t0)
-            published += 1
-        reply(c['id'], run={'published': published, 'errors': errors, 'startedNs': ns(started), 'completedNs': ns(now_ns()),
-                            'latencyUs': histogram.encode(), 'errorSamples': samples})
+            raise self.outage_fault()
 
     def flush(self, c):
         entry = self.publishers.get(c['publisher'])
@@ -287,33 +259,11 @@ class KombuThread(ConnectionThread):
                 message.ack()
             entry['count'] += 1
 
-    def flush_outbox(self):
-        for handle, messages in self.outbox.items():
-            if messages:
-                emit({'ev': 'deliveries', 'consumer': handle, 'messages': messages})
-        self.outbox = {}
-        for handle, entry in self.consumers.items():
-            if entry['count']:
-                emit({'ev': 'delivered', 'consumer': handle, 'count': entry['count'], 'atNs': ns(now_ns())})
-                entry['count'] = 0
-
     def local_port(self):
         try:
             return self.amqp.sock.getsockname()[1]
         except Exception:  # noqa: BLE001
             return None
-
-    def fault(self, exc):
-        """The connection failed: the first failure of an outage is told, timed here."""
-        at = now_ns()
-        if not self.up:
-            return
-        self.up = False
-        self.outage = (classify(exc), describe_error(exc), at)
-        emit({'ev': 'fault', 'kind': self.outage[0], 'message': self.outage[1][:500], 'atNs': ns(at)})
-
-    def signal(self, kind, message, at=None):
-        emit({'ev': 'signal', 'kind': kind, 'message': str(message)[:500], 'atNs': ns(at or now_ns())})
 
     def wait(self, timeout_s):
         if not self.up:

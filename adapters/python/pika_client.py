@@ -19,7 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from amqp_bench_protocol import (  # noqa: E402
-    ConnectionThread, Fault, LatencyHistogram, Nacked, Unsupported, backoff_delay_s, classify, describe_error, emit,
+    ConnectionThread, Fault, Nacked, Unsupported, backoff_delay_s, classify, describe_error, emit,
     now_ns, ns, reply, serve,
 )
 
@@ -74,17 +74,12 @@ class PikaThread(ConnectionThread):
     def __init__(self):
         super().__init__()
         self.conn = None
-        self.up = False
-        self.outage = None
         self.params = []
         self.backoff = None
         self.profile = None
-        self.publishers = {}
-        self.consumers = {}
         self.tags = {}
         self.next_tag = 0
         self.generation = 0
-        self.outbox = {}
         self.url_index = 0
         self.rng = random.Random()
 
@@ -162,7 +157,7 @@ class PikaThread(ConnectionThread):
 
     def publish(self, handle, exchange, routing_key, body, persistent=False):
         if not self.up:
-            raise Fault(self.outage[1], self.outage[0], self.outage[2])
+            raise self.outage_fault()
         entry = self.publishers.get(handle)
         if entry is None or entry['channel'] is None:
             raise Unsupported(f'no open publisher {handle}')
@@ -178,30 +173,7 @@ class PikaThread(ConnectionThread):
             raise Fault(describe_error(closed), 'channel_closed', at)
         except Exception as exc:  # noqa: BLE001 -- the connection failed, as pika raised it
             self.fault(exc)
-            raise Fault(self.outage[1], self.outage[0], self.outage[2])
-
-    def publish_run(self, c):
-        body = b'a' * c['sizeBytes']
-        histogram = LatencyHistogram()
-        published = errors = 0
-        samples = []
-        started = now_ns()
-        for i in range(c['count']):
-            t0 = now_ns()
-            try:
-                self.publish(c['publisher'], c['exchange'], c['routingKey'], body)
-            except (Fault, Nacked, Unsupported) as exc:
-                errors += 1
-                if len(samples) < 5 and str(exc) not in samples:
-                    samples.append(str(exc))
-                if not self.up:
-                    errors += c['count'] - i - 1
-                    break
-                continue
-            histogram.record(now_ns() - t0)
-            published += 1
-        reply(c['id'], run={'published': published, 'errors': errors, 'startedNs': ns(started), 'completedNs': ns(now_ns()),
-                            'latencyUs': histogram.encode(), 'errorSamples': samples})
+            raise self.outage_fault()
 
     def flush(self, c):
         entry = self.publishers.get(c['publisher'])
@@ -306,32 +278,11 @@ class PikaThread(ConnectionThread):
         channel.basic_consume(entry['queue'], on_message, auto_ack=not entry['manual'])
         entry['channel'] = channel
 
-    def flush_outbox(self):
-        for handle, messages in self.outbox.items():
-            if messages:
-                emit({'ev': 'deliveries', 'consumer': handle, 'messages': messages})
-        self.outbox = {}
-        for handle, entry in self.consumers.items():
-            if entry['count']:
-                emit({'ev': 'delivered', 'consumer': handle, 'count': entry['count'], 'atNs': ns(now_ns())})
-                entry['count'] = 0
-
     def local_port(self):
         try:
             return self.conn._impl._transport._sock.getsockname()[1]  # pika keeps its socket in private fields
         except Exception:  # noqa: BLE001
             return None
-
-    def fault(self, exc):
-        at = now_ns()
-        if not self.up:
-            return
-        self.up = False
-        self.outage = (classify(exc), describe_error(exc), at)
-        emit({'ev': 'fault', 'kind': self.outage[0], 'message': self.outage[1][:500], 'atNs': ns(at)})
-
-    def signal(self, kind, message, at=None):
-        emit({'ev': 'signal', 'kind': kind, 'message': str(message)[:500], 'atNs': ns(at or now_ns())})
 
     @staticmethod
     def quietly(action):

@@ -140,16 +140,25 @@ function pairRatios(pairs: readonly RecoveryOverheadPair[], stem: Stem): (number
   return pairs.map((pair) => timeRatioPercent(FIGURES[stem](pair.harness), FIGURES[stem](pair.bare)));
 }
 
-/** Each side's per-connection figures and fault spread, for a reader of a ratio that says the sides differ. */
+/**
+ * Each side's per-connection figures and how spread out its connections' starting moments were —
+ * the fault spread for detection, when the threads heard of the removal for recovery — for a
+ * reader of a ratio that says the sides differ.
+ */
 function sidesInWords(metrics: Readonly<Record<string, Metric>>, stem: Stem): string {
   const value = (name: string) => {
     const figure = metrics[name]?.value;
     return figure === null || figure === undefined ? 'n/a' : `${figure} ms`;
   };
   const family = stem.replace(/_p50_ms$/, '');
-  const what = family === 'connection_detection' ? 'detection (own RST to detection)' : 'recovery (hearing of the removal to recovered)';
+  const detection = family === 'connection_detection';
+  const what = detection ? 'detection (own RST to detection)' : 'recovery (hearing of the removal to recovered)';
+  const spread = (prefix: string) =>
+    detection
+      ? `fault spread ${value(`${prefix}_fault_spread_ms`)}`
+      : `removal heard after p50 ${value(`${prefix}_removal_signal_p50_ms`)}, max ${value(`${prefix}_removal_signal_max_ms`)}`;
   const side = (prefix: string) =>
-    `${prefix} p50 ${value(`${prefix}_${family}_p50_ms`)}, p95 ${value(`${prefix}_${family}_p95_ms`)}, max ${value(`${prefix}_${family}_max_ms`)}, fault spread ${value(`${prefix}_fault_spread_ms`)}`;
+    `${prefix} p50 ${value(`${prefix}_${family}_p50_ms`)}, p95 ${value(`${prefix}_${family}_p95_ms`)}, max ${value(`${prefix}_${family}_max_ms`)}, ${spread(prefix)}`;
   return `per-connection ${what}: ${side('harness')}; ${side('bare')}`;
 }
 

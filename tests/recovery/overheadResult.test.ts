@@ -124,6 +124,21 @@ describe('recoveryOverheadResult', () => {
       ],
     });
     expect(slower.targets![0]).toMatchObject({ verdict: 'differ', met: null });
+    // Recovery: the spread that matters is when each side's threads heard of the removal.
+    const laterRecovery = recoveryOverheadResult({
+      threads: 3,
+      pairs: [
+        {
+          first: 'harness',
+          harness: side([5, 5, 5], [60, 60, 60], { propagation: 1, spread: 1 }, [1, 2, 40]),
+          bare: side([5, 5, 5], [30, 30, 30], { propagation: 1, spread: 1 }, [1, 2, 3]),
+        },
+      ],
+    });
+    expect(laterRecovery.targets![1]!.reason).toBe(
+      'the two sides differ: ratio 200% is outside 80–125%, so they did different work; per-connection recovery (hearing of the removal to recovered): ' +
+        'harness p50 60 ms, p95 60 ms, max 60 ms, removal heard after p50 2 ms, max 40 ms; bare p50 30 ms, p95 30 ms, max 30 ms, removal heard after p50 2 ms, max 3 ms',
+    );
   });
 
   it('puts the verdict words of the targets in its progress line', () => {
