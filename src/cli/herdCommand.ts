@@ -54,7 +54,7 @@ export function registerHerdCommand(program: Command): void {
     )
     .option('--down <time>', 'with node_restart: how long the node stays down', '3s')
     .option('--bound <time>', 'from the drop: how long every connection has to consume again', '90s')
-    .option('--barrier-timeout <time>', 'how long to wait for every agent to connect its share', '120s')
+    .option('--barrier-timeout <time>', 'how long to wait for every agent to connect its share', '300s')
     .option('-o, --output <dir>', 'folder for herd.json, report.md and herd.svg (default <reports>/herd/herd_<time>)')
     .addOption(new Option('--agent <index>', "an agent's own entry point (started by the coordinator)").hideHelp())
     .addOption(new Option('--client <name:profile>').hideHelp())
@@ -103,7 +103,16 @@ async function herdAction(flags: HerdFlags): Promise<number> {
   const outDir = outputFolder(flags.output, workDir(), config.reportsDir, 'herd', startedAt, 'herd');
   fs.mkdirSync(outDir, { recursive: true });
   const runs: HerdRun[] = [];
+  // A signal stops the waiting; each herd still takes down what it set up (agents, queues, node).
+  const controller = new AbortController();
+  const onSignal = () => {
+    log('bench herd: interrupted; ending the agents, deleting the queues');
+    controller.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   for (const client of resolved.clients) {
+    if (controller.signal.aborted) break;
     const runId = newRunId();
     log(
       `bench herd: ${resolved.connections} connections of ${client.name}:${client.profile} over ${resolved.agents} agents (run ${runId})`,
@@ -120,10 +129,14 @@ async function herdAction(flags: HerdFlags): Promise<number> {
         backBoundMs: resolved.boundMs,
         logDir: path.join(outDir, `agents-${client.name}-${client.profile}`),
         log,
+        signal: controller.signal,
       }),
     );
     fs.writeFileSync(path.join(outDir, 'herd.json'), `${JSON.stringify(runs, null, 2)}\n`);
   }
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  if (runs.length === 0) return 1;
   await writeHerdReport(runs, outDir);
   for (const run of runs) {
     const m = run.merged;

@@ -74,6 +74,7 @@ export async function awaitReady(
   boundMs: number,
   gone: () => ReadonlySet<number> = () => new Set(),
   onEvent: (line: string) => void = () => undefined,
+  signal?: AbortSignal,
 ): Promise<BarrierOutcome> {
   const deadline = Date.now() + boundMs;
   const ready: number[] = [];
@@ -83,7 +84,7 @@ export async function awaitReady(
     Array.from({ length: count }, (_, index) => index).filter(
       (index) => !ready.includes(index) && !gone().has(index) && !early.some((result) => result.agent === index),
     );
-  while (waiting().length > 0 && Date.now() < deadline) {
+  while (waiting().length > 0 && Date.now() < deadline && signal?.aborted !== true) {
     const message = await control.next(
       (each): each is Extract<ControlEnvelope, { kind: 'hello' | 'ready' | 'result' }> => ['hello', 'ready', 'result'].includes(each.kind),
       Math.min(500, deadline - Date.now()),

@@ -34,7 +34,9 @@ export interface HerdAgentOptions {
 }
 
 /** Connections opened at once (each a TCP and AMQP handshake). */
-const CONNECT_BATCH = 10;
+const CONNECT_BATCH = 5;
+/** Bound on each connection's first connect: a thousand handshakes at once on two shared cores take a while. */
+const CONNECT_BOUND_MS = 90_000;
 const PROGRESS_EVERY_MS = 250;
 
 /** The queue and connection name of herd connection `index`. */

@@ -30,6 +30,8 @@ export interface HerdOptions {
   /** Agents' logs. */
   readonly logDir: string;
   readonly log: (line: string) => void;
+  /** Ctrl-C, SIGTERM: stop waiting; everything the herd set up is still taken down. */
+  readonly signal?: AbortSignal;
 }
 
 export interface HerdAgentOutcome {
@@ -72,7 +74,15 @@ export async function runHerd(options: HerdOptions): Promise<HerdRun> {
     });
     agents = started;
     await control.send('agents', { kind: 'setup' });
-    const barrier = await awaitReady(control, options.agents, options.barrierBoundMs, () => new Set(started.gone().keys()));
+    const barrier = await awaitReady(
+      control,
+      options.agents,
+      options.barrierBoundMs,
+      () => new Set(started.gone().keys()),
+      undefined,
+      options.signal,
+    );
+    if (options.signal?.aborted) throw new Error('the herd was stopped (a signal) before the drop');
     if (barrier.ready.length < options.agents)
       throw new Error(`only ${barrier.ready.length} of ${options.agents} herd agents were ready within ${options.barrierBoundMs / 1000} s`);
     options.log(
@@ -142,7 +152,7 @@ async function watchUntilBack(options: HerdOptions, control: ControlEndpoint, ag
       return agents.gone().has(agent) || (each !== undefined && each.consuming_again === each.of);
     });
   let lastLogMs = 0;
-  while (!complete() && Number(nowNs() - dropNs) / 1e6 < options.backBoundMs) {
+  while (!complete() && Number(nowNs() - dropNs) / 1e6 < options.backBoundMs && options.signal?.aborted !== true) {
     const message = await control.next((each): each is HerdProgress => each.kind === 'herd_progress', 250);
     if (message) progress.set(message.agent, message);
     if (Date.now() - lastLogMs > 1000) {
