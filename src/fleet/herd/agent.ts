@@ -92,7 +92,7 @@ async function connectShare(options: HerdAgentOptions, watched: Watched[]): Prom
         const connection = await connectClient(options.client, {
           urls: [options.url],
           connectionName: names.connection,
-          startBoundMs: 30_000,
+          startBoundMs: CONNECT_BOUND_MS,
         });
         const each: Watched = {
           name: names.connection,
