@@ -28,6 +28,7 @@ interface HerdFlags {
   readonly drop: string;
   readonly down: string;
   readonly bound: string;
+  readonly burstShare: string;
   readonly barrierTimeout: string;
   readonly output?: string;
   readonly agent?: string;
@@ -54,6 +55,11 @@ export function registerHerdCommand(program: Command): void {
     )
     .option('--down <time>', 'with node_restart: how long the node stays down', '3s')
     .option('--bound <time>', 'from the drop: how long every connection has to consume again', '90s')
+    .option(
+      '--burst-share <percent>',
+      'a finding when more than this share of the connections attempt within one 100 ms (attempts no jitter spread)',
+      '50%',
+    )
     .option('--barrier-timeout <time>', 'how long to wait for every agent to connect its share', '300s')
     .option('-o, --output <dir>', 'folder for herd.json, report.md and herd.svg (default <reports>/herd/herd_<time>)')
     .addOption(new Option('--agent <index>', "an agent's own entry point (started by the coordinator)").hideHelp())
@@ -127,6 +133,7 @@ async function herdAction(flags: HerdFlags): Promise<number> {
         config,
         barrierBoundMs: resolved.barrierBoundMs,
         backBoundMs: resolved.boundMs,
+        burstShare: resolved.burstShare,
         logDir: path.join(outDir, `agents-${client.name}-${client.profile}`),
         log,
         signal: controller.signal,
@@ -141,8 +148,9 @@ async function herdAction(flags: HerdFlags): Promise<number> {
   for (const run of runs) {
     const m = run.merged;
     process.stdout.write(
-      `${run.client.name}:${run.client.profile}: ${m.attempts} attempts (${m.failedAttempts} failed), peak ${m.peakAttempts} per 100 ms at ${m.peakAtMs === null ? '-' : (m.peakAtMs / 1000).toFixed(1)} s, all back ${m.allBackMs === null ? `never (${m.neverBack} not back)` : `${(m.allBackMs / 1000).toFixed(2)} s`} after the drop\n`,
+      `${run.client.name}:${run.client.profile}: ${m.attempts} attempts (${m.failedAttempts} failed), peak ${m.peakAttempts} per 100 ms at ${m.peakAtMs === null ? '-' : (m.peakAtMs / 1000).toFixed(1)} s, middle 80 % of attempts within ${m.attemptMomentsMs === null ? '-' : `${Math.round(m.attemptMomentsMs.p10ToP90)} ms`}, all back ${m.allBackMs === null ? `never (${m.neverBack} not back)` : `${(m.allBackMs / 1000).toFixed(2)} s`} after the drop\n`,
     );
+    for (const finding of run.findings) process.stdout.write(`  FINDING: ${finding}\n`);
   }
   process.stdout.write(`\nreport: ${path.join(outDir, 'report.md')}\nresult: ${path.join(outDir, 'herd.json')}\n`);
   return runs.every((run) => run.absent.length === 0 && run.merged.neverBack === 0) ? 0 : 1;
@@ -155,6 +163,7 @@ function resolveHerdFlags(flags: HerdFlags): {
   drop: HerdDrop;
   boundMs: number;
   barrierBoundMs: number;
+  burstShare: number;
 } {
   const count = (flag: string, raw: string) => {
     if (!/^[1-9]\d*$/.test(raw.trim())) throw new ConfigError(flag, 'a whole number ≥ 1', raw);
@@ -182,5 +191,15 @@ function resolveHerdFlags(flags: HerdFlags): {
     drop,
     boundMs: parseDurationMs(flags.bound, '--bound'),
     barrierBoundMs: parseDurationMs(flags.barrierTimeout, '--barrier-timeout'),
+    burstShare: parseShare(flags.burstShare),
   };
+}
+
+/** `50%`, `50` or `0.5` -> 0.5. @throws ConfigError for anything outside (0, 1] */
+export function parseShare(raw: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(raw);
+  const value = match ? Number(match[1]) / (match[2] || Number(match[1]) > 1 ? 100 : 1) : Number.NaN;
+  if (!(value > 0 && value <= 1))
+    throw new ConfigError('--burst-share', 'a share of the connections such as 50% (above 0, at most 100%)', raw);
+  return value;
 }

@@ -154,6 +154,12 @@ export interface Publisher {
    * the pipe's. Absent for in-process adapters (the caller then loops over `publish`).
    */
   publishRun?(exchange: string, routingKey: string, count: number, sizeBytes: number, boundMs: number): Promise<PublishRunOutcome>;
+  /**
+   * True while the library says its writes are held back (amqplib: the last publish returned
+   * false and the channel's 'drain' has not come yet): the library's own back-pressure signal.
+   * Absent where the library gives none (its publishes then wait, or pile up, without a word).
+   */
+  writesHeld?(): boolean;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,9 @@
  * and the typed signals of a connection that stays up (the library's own events, where it has them):
  * - `channel_closed`: the broker closed one of its channels (channel.close, e.g. 404 NOT_FOUND);
  * - `consumer_cancelled`: the broker cancelled one of its consumers (basic.cancel);
- * - `blocked`: the broker blocked its publishers (connection.blocked, a resource alarm).
+ * - `blocked`: the broker blocked its publishers (connection.blocked, a resource alarm);
+ * - `backpressure`: the library said its writes are held (amqplib's `publish()` returned false,
+ *   until 'drain'): the peer stopped reading.
  */
 export const FAULT_KINDS = [
   'reset',
@@ -25,6 +27,7 @@ export const FAULT_KINDS = [
   'channel_closed',
   'consumer_cancelled',
   'blocked',
+  'backpressure',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -51,6 +54,7 @@ export const FAULT_KIND_LABELS: Readonly<Record<FaultKind, string>> = {
   channel_closed: 'channel closed by the broker',
   consumer_cancelled: 'consumer cancelled by the broker',
   blocked: 'blocked by the broker (connection.blocked)',
+  backpressure: "the library's back-pressure signal (writes held)",
 };
 
 /** How results word each kind in a count (`RST ×10`). */
@@ -65,6 +69,7 @@ export const RECEIVED_KIND_WORDS: Readonly<Record<ReceivedKind, string>> = {
   channel_closed: 'a channel close',
   consumer_cancelled: 'a consumer cancel',
   blocked: 'connection.blocked',
+  backpressure: 'back-pressure',
 };
 
 /** `FIN ×10` / `RST ×7, FIN ×3`. */

@@ -208,6 +208,17 @@ export interface MatrixCellBounds {
   readonly holdMs?: number;
   /** Check that close() returns while the fault holds (thread 0, a second connection). */
   readonly closeCheck?: boolean;
+  /**
+   * The fault stalls the client's writes (the broker stops reading): threads watch the library's
+   * back-pressure signal and their memory while it holds, and publish open loop (`confirmWindow`).
+   */
+  readonly stall?: boolean;
+  /** Publishes awaiting their confirm at most, per thread (a very large window: publishers keep offering their rate). */
+  readonly confirmWindow?: number;
+  /** Size of each published message. */
+  readonly messageBytes?: number;
+  /** What is in flight after publishing stops gets this long to settle (what a stall piled up drains in it). */
+  readonly settleMs?: number;
 }
 
 /** How a fault is a row of the fault matrix (on the broker its definition names): its cells' bounds, which are slow. */

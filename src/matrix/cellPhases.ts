@@ -58,6 +58,7 @@ export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
       settleMs: options.settleMs,
       phaseBoundMs,
       closeBoundMs: options.closeBoundMs,
+      stall: options.stall,
     }),
   );
   for (const task of run.tasks) task.catch(() => undefined);

@@ -58,7 +58,7 @@ export function findingsOf(
   throughToxiproxy: string | null,
 ): string[] {
   const { options } = outcome;
-  const findings = threads.flatMap((thread) => threadFindings(outcome, thread, throughToxiproxy));
+  const findings = threads.flatMap((thread) => [...threadFindings(outcome, thread, throughToxiproxy), ...stallFindings(thread)]);
   if (total.hung > 0) {
     const oldest = total.oldestHung;
     const start = outcome.injection?.bracket.startedNs ?? outcome.startedNs;
@@ -75,6 +75,21 @@ export function findingsOf(
       findings.push(`thread ${thread.thread}: close() did not return within ${seconds(options.closeBoundMs)}`);
   }
   return [...findings, ...closeFindings(outcome)];
+}
+
+const mb = (value: number | null): string => (value === null ? '?' : `${value >= 0 ? '+' : ''}${Math.round(value * 100) / 100}`);
+
+/** A library that took every publish while the broker read nothing, and said nothing: its memory is the only sign. */
+function stallFindings(thread: MatrixThreadDetail): string[] {
+  const stall = thread.stall;
+  if (!stall || stall.signal === 'given') return [];
+  const what =
+    stall.signal === 'none'
+      ? 'no back-pressure signal: the library has none'
+      : "no back-pressure signal: the library's own never turned on";
+  return [
+    `thread ${thread.thread}: ${what}; it took ${stall.published_during_stall} publishes (${stall.offered_mb_per_s ?? '?'} MB/s offered) during the ${stall.stall_s} s stall, ${stall.outstanding_at_removal ?? '?'} outstanding at the removal; worker memory ${mb(stall.worker_memory_mb_per_s)} MB/s, process RSS ${mb(stall.rss_mb_per_s)} MB/s`,
+  ];
 }
 
 /** close() while blocked, and close() cut short by the adapter's bound. */

@@ -53,5 +53,32 @@ export function matrixMetrics(
       'lower',
     ),
     ...(closeCheck ? { close_while_blocked_ms: ms(closeCheck.closeMs) } : {}),
+    ...stallMetrics(threads),
+  };
+}
+
+const perSecond = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
+  value: value === null ? null : round3(value),
+  unit,
+  direction,
+});
+
+/** A stall's figures for the cell: the median thread's offered rate and memory growth, the most outstanding, the slowest drain. */
+function stallMetrics(threads: readonly MatrixThreadDetail[]): Record<string, Metric> {
+  const stalls = threads.flatMap((thread) => (thread.stall ? [thread.stall] : []));
+  if (stalls.length === 0) return {};
+  const middle = (values: readonly (number | null)[]): number | null => {
+    const known = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
+    if (known.length === 0) return null;
+    const half = Math.floor(known.length / 2);
+    return known.length % 2 === 1 ? known[half]! : (known[half - 1]! + known[half]!) / 2;
+  };
+  const drains = stalls.map((stall) => stall.drain_ms);
+  return {
+    stall_offered_mb_per_s: perSecond(middle(stalls.map((stall) => stall.offered_mb_per_s)), 'MB/s', 'none'),
+    stall_worker_memory_mb_per_s: perSecond(middle(stalls.map((stall) => stall.worker_memory_mb_per_s)), 'MB/s', 'lower'),
+    stall_rss_mb_per_s: perSecond(middle(stalls.map((stall) => stall.rss_mb_per_s)), 'MB/s', 'lower'),
+    stall_outstanding_max: count(Math.max(...stalls.map((stall) => stall.outstanding_max))),
+    stall_drain_ms: ms(drains.some((drain) => drain === null) ? null : Math.max(...(drains as number[]))),
   };
 }

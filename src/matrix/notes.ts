@@ -50,6 +50,11 @@ export function matrixNotes(input: NotesInput): string[] {
           `the threads' connections opened staggered over one ${seconds(options.heartbeatIntervalMs)} heartbeat interval, and the silence began when thread 0 was at ${(options.threads - 0.5) / options.threads} of its interval: each thread met it at another phase (measured per thread from its connection's opening)`,
         ]
       : []),
+    ...(options.stall
+      ? [
+          `the broker stopped reading: each thread kept publishing ${options.messageBytes}-byte messages every ${options.publishIntervalMs} ms, open loop (window ${options.confirmWindow}), ignoring any back-pressure signal as an application that does not check it would; memory sampled every 250 ms in each thread's worker (V8 heap plus external memory: the Buffers the library and its socket hold) and the process's RSS, growth as the least-squares slope while the stall held`,
+        ]
+      : []),
     ...(input.spread ? [input.spread] : []),
     ...whileHeld(input.threads),
     ...(input.throughToxiproxy ? [input.throughToxiproxy] : []),

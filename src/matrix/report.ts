@@ -17,6 +17,29 @@ export interface MatrixEvent {
   readonly atNs: string;
 }
 
+/** One memory sample of a thread while its writes may be stalled (plain numbers: they cross the thread boundary). */
+export interface StallSample {
+  /** `process.hrtime.bigint()`, as a decimal string. */
+  readonly atNs: string;
+  /** This worker's V8 heap in use. */
+  readonly heapBytes: number;
+  /** This worker's memory outside the heap (Buffers: what the library and its socket hold). */
+  readonly externalBytes: number;
+  /** The whole process's resident set (every thread of the cell). */
+  readonly rssBytes: number;
+  /** Publishes awaiting their confirm. */
+  readonly outstanding: number;
+}
+
+/** What a thread saw while its writes were stalled: whether the library has a back-pressure signal, how often it turned on, the samples. */
+export interface StallReport {
+  /** The adapter maps a back-pressure signal of the library's (`Publisher.writesHeld`). */
+  readonly signal: boolean;
+  /** Times the signal turned on. */
+  readonly episodes: number;
+  readonly samples: readonly StallSample[];
+}
+
 export interface MatrixThreadReport {
   readonly threadIndex: number;
   /** Why the thread could not do its part (could not connect, a wait that never ended). */
@@ -45,6 +68,8 @@ export interface MatrixThreadReport {
   readonly closeMs: number | null;
   /** Its close() returned only because the adapter's own bound cut the library's close short. */
   readonly closeHitBound?: boolean;
+  /** A fault that stalls the client's writes: its back-pressure signal and memory samples. */
+  readonly stall?: StallReport;
   /** Thread 0 under an alarm: close() of a blocked connection (null: it did not return within `boundMs`). */
   readonly closeCheck?: {
     readonly closeMs: number | null;

@@ -77,6 +77,7 @@ function threadsOf(outcome: MatrixOutcome) {
       injectedNs,
       events: outcome.faultEvents,
       heartbeatIntervalMs: outcome.options.heartbeatIntervalMs,
+      messageBytes: outcome.options.messageBytes,
     }),
   );
   return { injectedNs, acted, reference, removal, total: sumAccounts(accounts), threads };

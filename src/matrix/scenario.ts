@@ -128,6 +128,7 @@ export function resolveCellOptions(input: MatrixCellOptions): ResolvedCellOption
     settleMs: input.settleMs ?? 3000,
     closeBoundMs: input.closeBoundMs ?? 5000,
     closeCheck: input.closeCheck ?? false,
+    stall: input.stall ?? false,
     heartbeatIntervalMs: input.heartbeatIntervalMs ?? null,
   };
 }

@@ -22,6 +22,7 @@ import { MatrixBoard, MatrixControl, MatrixInt, MatrixTime } from './board';
 import { checkCloseWhileBlocked } from './closeCheck';
 import { PublishLedger } from './ledger';
 import { PROBE_ROUND, PublishPhase, type MatrixThreadReport } from './report';
+import { StallWatch } from './stallWatch';
 import { ThreadEvents } from './threadEvents';
 
 export interface MatrixTask {
@@ -46,6 +47,8 @@ export interface MatrixTask {
   readonly phaseBoundMs: number;
   /** Bound on close() (a library may hang in it, e.g. while blocked). */
   readonly closeBoundMs: number;
+  /** The fault stalls its writes: the library's back-pressure signal and memory are watched (./stallWatch.ts). */
+  readonly stall: boolean;
 }
 
 /** What one thread works with once its client is connected. */
@@ -70,6 +73,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
   let connection: ClientConnection | undefined;
   let closeMs: number | null = null;
   let closeCheck: MatrixThreadReport['closeCheck'];
+  let stall: StallWatch | undefined;
   let error: string | undefined;
   try {
     await openingMoment(context);
@@ -80,7 +84,8 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     });
     board.setTimeOnce(context.me, MatrixTime.OPENED, nowNs());
     const publisher = await start(context, connection);
-    closeCheck = await publishUntilSettle(context, connection, publisher);
+    if (task.stall) stall = new StallWatch(board, context.me, context.events, publisher);
+    closeCheck = await publishUntilSettle(context, connection, publisher, stall);
     await classAtSettleBound(context);
     await board.waitFor(MatrixControl.STOP, 1, task.phaseBoundMs);
   } catch (failure) {
@@ -106,6 +111,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     closeMs,
     ...(connection?.closeHitBound ? { closeHitBound: true } : {}),
     ...(closeCheck ? { closeCheck } : {}),
+    ...(stall ? { stall: stall.report() } : {}),
   };
 }
 
@@ -197,6 +203,7 @@ async function publishUntilSettle(
   context: ThreadContext,
   client: ClientConnection,
   publisher: Publisher,
+  stall: StallWatch | undefined,
 ): Promise<MatrixThreadReport['closeCheck']> {
   const { task, board, me, events } = context;
   let closeCheck: MatrixThreadReport['closeCheck'];
@@ -204,6 +211,7 @@ async function publishUntilSettle(
   let reconnecting: Promise<unknown> | undefined;
   while (board.flag(MatrixControl.SETTLE) === 0) {
     if (board.int(me, MatrixInt.OUTSTANDING) < task.confirmWindow) publishOne(context, publisher, seq++);
+    stall?.tick();
     events.samplePort(client.localPort);
     if (client.info.recovery === 'harness' && client.state === 'down' && board.flag(MatrixControl.REMOVED) !== 0 && !reconnecting)
       reconnecting = client

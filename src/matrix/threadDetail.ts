@@ -15,6 +15,7 @@ import type { MatrixThread as MatrixThreadDetail } from '../schemaTypes';
 import type { PublishAccount } from './accounting';
 import { MatrixInt, MatrixTime, type MatrixBoard } from './board';
 import { phaseOf } from './phases';
+import { stallDetail } from './stallFigures';
 import { PublishState, type MatrixThreadReport } from './report';
 
 export interface ThreadDetailInput {
@@ -33,6 +34,8 @@ export interface ThreadDetailInput {
   readonly injectedNs: bigint;
   readonly events: readonly FaultEvent[] | null;
   readonly heartbeatIntervalMs: number | null;
+  /** Size of each published message (a stall's offered rate in MB/s). */
+  readonly messageBytes: number;
 }
 
 /** Kinds a thread receives when the broker, not the client, ended a connection. */
@@ -51,6 +54,7 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
   const detectionMs = detectedNs === 0n ? null : Math.max(0, elapsedMs(faultNs, detectedNs));
   const back = backAfter(report, board, thread, removedNs);
   const openedNs = board.time(thread, MatrixTime.OPENED);
+  const stall = stallDetail(report, input.injectedNs, removedNs, input.messageBytes);
   return {
     thread,
     detection_ms: round3OrNull(detectionMs),
@@ -82,6 +86,7 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
     })),
     unhandled: [...report.unhandled],
     close_ms: round3OrNull(report.closeMs),
+    ...(stall ? { stall } : {}),
     ...(report.error ? { error: report.error } : {}),
   };
 }

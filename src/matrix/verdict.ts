@@ -87,6 +87,7 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   if (counted(/told by the broker at/) > 0) parts.push('told by the broker, not its heartbeat');
   if (counted(/stopped consuming/) > 0) parts.push('stopped consuming');
   if (counted(/publisher never came back/) > 0) parts.push('publisher not back');
+  if (counted(/no back-pressure signal/) > 0) parts.push('no back-pressure signal');
   const hung = /^(\d+) publish\(es\) hung/.exec(findings.find((finding) => /publish\(es\) hung/.test(finding)) ?? '');
   if (hung) parts.push(`${hung[1]} publishes hung`);
   const lost = /^(\d+) confirmed message\(s\) lost/.exec(findings.find((finding) => /confirmed message\(s\) lost/.test(finding)) ?? '');

@@ -63,6 +63,27 @@ function cumulativeBack(run: HerdRun, consumedAgainNs: readonly string[]): { cli
 
 const cell = (value: number | null | undefined) => (value === null || value === undefined ? '–' : String(value));
 
+const LEVELS = '▁▂▃▄▅▆▇█';
+/** At most this many characters: longer herds show the largest bin of each group. */
+const SPARK_WIDTH = 60;
+
+/**
+ * Attempts per 100 ms as a small chart in text (one character per bin, scaled to the peak; a
+ * long herd shows the largest bin of each group): `█▁▁▁▁` is one burst, a ramp is a spread.
+ */
+export function attemptsSparkline(bins: readonly number[]): string {
+  const peak = Math.max(0, ...bins);
+  if (peak === 0) return '–';
+  const group = Math.max(1, Math.ceil(bins.length / SPARK_WIDTH));
+  const grouped = Array.from({ length: Math.ceil(bins.length / group) }, (_, index) =>
+    Math.max(...bins.slice(index * group, (index + 1) * group)),
+  );
+  const line = grouped
+    .map((value) => (value === 0 ? ' ' : LEVELS[Math.min(LEVELS.length - 1, Math.ceil((value / peak) * LEVELS.length) - 1)]!))
+    .join('');
+  return `\`${line}\`${group > 1 ? ` (${(group * BIN_MS) / 1000} s a character)` : ''}`;
+}
+
 export function herdMarkdown(runs: readonly HerdRun[], chartFile: string | null): string {
   const first = runs[0];
   const lines = [
@@ -70,15 +91,20 @@ export function herdMarkdown(runs: readonly HerdRun[], chartFile: string | null)
     '',
     `Drop: ${first ? describeDrop(first.drop) : '–'}. Attempts: every TCP connection the herd's fault proxy accepted after the drop (one entry per agent), the broker side's view. Back: the connection's consumer received its probe again (a probe held unacked before the drop, put back by it).`,
     '',
-    '| client | attempts | failed | peak per 100 ms (share of N, at) | back p50 / p90 (s) | all back (s) | never back | closes spread (ms) |',
-    '|---|---:|---:|---|---:|---:|---:|---:|',
+    '| client | attempts | failed | peak per 100 ms (share of N, at) | attempts p10–p90 (s) | back p50 / p90 (s) | all back (s) | never back | closes spread (ms) |',
+    '|---|---:|---:|---|---:|---:|---:|---:|---:|',
     ...runs.map((run) => {
       const m = run.merged;
-      const s = (ms: number | null) => (ms === null ? '–' : (ms / 1000).toFixed(2));
-      return `| ${labelOf(run)} | ${m.attempts} | ${m.failedAttempts} | ${m.peakAttempts} (${(m.peakShare * 100).toFixed(0)}%, ${cell(m.peakAtMs === null ? null : m.peakAtMs / 1000)} s) | ${s(m.backMs.p50)} / ${s(m.backMs.p90)} | ${s(m.allBackMs)} | ${m.neverBack} | ${cell(run.drop.spreadMs)} |`;
+      const s = (ms: number | null | undefined) => (ms === null || ms === undefined ? '–' : (ms / 1000).toFixed(2));
+      return `| ${labelOf(run)} | ${m.attempts} | ${m.failedAttempts} | ${m.peakAttempts} (${(m.peakShare * 100).toFixed(0)}%, ${cell(m.peakAtMs === null ? null : m.peakAtMs / 1000)} s) | ${s(m.attemptMomentsMs?.p10)}–${s(m.attemptMomentsMs?.p90)} | ${s(m.backMs.p50)} / ${s(m.backMs.p90)} | ${s(m.allBackMs)} | ${m.neverBack} | ${cell(run.drop.spreadMs)} |`;
     }),
     '',
+    `Attempts per ${BIN_MS} ms from the drop, one character a bin (scaled to each configuration's own peak):`,
+    '',
+    ...runs.map((run) => `- ${labelOf(run)}: ${attemptsSparkline(run.merged.attemptsPerBin)} peak ${run.merged.peakAttempts}`),
+    '',
     ...(chartFile ? [`![reconnect herd](${chartFile})`, ''] : []),
+    ...herdFindingLines(runs),
   ];
   for (const run of runs) {
     lines.push(
@@ -95,6 +121,20 @@ export function herdMarkdown(runs: readonly HerdRun[], chartFile: string | null)
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/** The findings of every configuration (a burst, connections never back), or that there were none. */
+function herdFindingLines(runs: readonly HerdRun[]): string[] {
+  const share = runs[0]?.burstShare ?? 0;
+  const found = runs.flatMap((run) => (run.findings ?? []).map((finding) => `- **${labelOf(run)}**: ${finding}`));
+  return [
+    `### Findings`,
+    '',
+    `A burst is more than ${Math.round(share * 100)} % of the connections attempting within one ${BIN_MS} ms; every connection must consume again within the bound.`,
+    '',
+    ...(found.length > 0 ? found : ['None.']),
+    '',
+  ];
 }
 
 /** Writes report.md and the chart into `dir`; a chart that cannot be drawn leaves the Markdown, saying so. */

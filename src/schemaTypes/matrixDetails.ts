@@ -210,4 +210,56 @@ export interface MatrixThread {
     reply_code?: number;
     reply_text?: string;
   }[];
+  /**
+   * A fault that stalls the client's writes (the broker stops reading): what the thread's library did while it held, from the injection to the removal.
+   */
+  stall?: {
+    /**
+     * From the injection to the removal.
+     */
+    stall_s: number;
+    /**
+     * Publishes the thread made while the stall held, per second.
+     */
+    offered_msg_per_s: number | null;
+    /**
+     * The same in MB/s of message bodies (1 MB = 10^6 bytes).
+     */
+    offered_mb_per_s: number | null;
+    /**
+     * The library's back-pressure signal (the adapter's Publisher.writesHeld): given (it turned on), not_given (the library has one and did not use it), none (the library has no such signal).
+     */
+    signal: 'given' | 'not_given' | 'none';
+    signal_episodes: number;
+    /**
+     * Growth of the worker's V8 heap plus its external memory (Buffers) while the stall held: least-squares slope over the 250 ms samples, MB/s.
+     */
+    worker_memory_mb_per_s: number | null;
+    /**
+     * The V8 heap alone, MB/s.
+     */
+    worker_heap_mb_per_s: number | null;
+    /**
+     * The process's resident set (every thread of the cell), MB/s.
+     */
+    rss_mb_per_s: number | null;
+    /**
+     * Publishes awaiting their confirm at the last sample before the removal.
+     */
+    outstanding_at_removal: number | null;
+    outstanding_max: number;
+    published_during_stall: number;
+    /**
+     * Publishes made during the stall still pending at the end of the settle bound (hung).
+     */
+    unsettled_from_stall: number;
+    /**
+     * From the removal until the last publish made during the stall was confirmed or rejected; null when one never settled.
+     */
+    drain_ms: number | null;
+    /**
+     * Samples taken while the stall held.
+     */
+    samples: number;
+  };
 }

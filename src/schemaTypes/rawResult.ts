@@ -50,10 +50,20 @@ export type FaultTarget =
       nodes: string[];
     };
 /**
- * How a client learned of the fault (src/client/faults.ts RECEIVED_KINDS): reset = RST/ECONNRESET, closed = FIN/"Unexpected close", broker_closed = AMQP close from the broker, heartbeat = missed heartbeats, deadline = silence until the client's own deadline, error = anything else; typed signals of a connection that stays up: channel_closed = the broker closed a channel, consumer_cancelled = the broker cancelled a consumer, blocked = connection.blocked; none = the thread did not detect it.
+ * How a client learned of the fault (src/client/faults.ts RECEIVED_KINDS): reset = RST/ECONNRESET, closed = FIN/"Unexpected close", broker_closed = AMQP close from the broker, heartbeat = missed heartbeats, deadline = silence until the client's own deadline, error = anything else; typed signals of a connection that stays up: channel_closed = the broker closed a channel, consumer_cancelled = the broker cancelled a consumer, blocked = connection.blocked, backpressure = the library said its writes are held (amqplib publish() returned false); none = the thread did not detect it.
  */
 export type FaultKind =
-  'none' | 'reset' | 'closed' | 'broker_closed' | 'heartbeat' | 'deadline' | 'error' | 'channel_closed' | 'consumer_cancelled' | 'blocked';
+  | 'none'
+  | 'reset'
+  | 'closed'
+  | 'broker_closed'
+  | 'heartbeat'
+  | 'deadline'
+  | 'error'
+  | 'channel_closed'
+  | 'consumer_cancelled'
+  | 'blocked'
+  | 'backpressure';
 
 /**
  * One measurement, written by a benchmark into reports/.test-output/<name>_<YYYYmmdd_HHMMSS>_<pid>_<seq>_<random>.json (src/results/rawResult.ts). Extra fields are allowed: the contract may grow.

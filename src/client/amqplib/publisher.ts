@@ -15,6 +15,8 @@ const ALWAYS_THERE = 'amq.direct';
 export class AmqplibPublisher implements Publisher, ChannelBinding {
   private channel: Channel | ConfirmChannel | undefined;
   private lostWith: ChannelLoss | undefined;
+  /** The channel whose last publish returned false, until its 'drain' (amqplib's back-pressure signal). */
+  private heldOn: Channel | undefined;
 
   constructor(
     readonly confirms: boolean,
@@ -59,12 +61,14 @@ export class AmqplibPublisher implements Publisher, ChannelBinding {
     if (this.confirms) {
       return new Promise<void>((resolve, reject) => {
         try {
-          (channel as ConfirmChannel).publish(exchange, routingKey, body, properties, (error) => {
+          const accepted = (channel as ConfirmChannel).publish(exchange, routingKey, body, properties, (error) => {
             if (!error) resolve();
             // On a broker's connection.close (320) amqplib rejects the confirms as its channels
             // close, before the connection's 'close' tells the fault: decide once it has.
             else queueMicrotask(() => reject(publishError(this.owner, this.lostWith, error, 'publish not confirmed')));
           });
+          // The message is buffered either way; false says the buffer is over its mark (the confirm still settles it).
+          if (!accepted) this.holdUntilDrain(channel);
         } catch (error) {
           reject(publishError(this.owner, this.lostWith, error, 'publish failed'));
         }
@@ -76,7 +80,22 @@ export class AmqplibPublisher implements Publisher, ChannelBinding {
     } catch (error) {
       return Promise.reject(publishError(this.owner, this.lostWith, error, 'publish failed'));
     }
-    return accepted ? Promise.resolve() : this.whenDrained(channel);
+    if (accepted) return Promise.resolve();
+    this.holdUntilDrain(channel);
+    return this.whenDrained(channel);
+  }
+
+  writesHeld(): boolean {
+    return this.heldOn !== undefined && this.heldOn === this.channel;
+  }
+
+  /** amqplib's publish() said false: held until the channel's 'drain' (channel.js onBufferDrain). */
+  private holdUntilDrain(channel: Channel): void {
+    if (this.heldOn === channel) return;
+    this.heldOn = channel;
+    channel.once('drain', () => {
+      if (this.heldOn === channel) this.heldOn = undefined;
+    });
   }
 
   async flush(boundMs: number): Promise<void> {

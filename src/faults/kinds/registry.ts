@@ -17,12 +17,14 @@ import { nodePause } from './nodePause';
 import { partition } from './partition';
 import { resetPeer } from './resetPeer';
 import { rollingRestart } from './rollingRestart';
+import { stopReading } from './stopReading';
 
 const DEFINITIONS: readonly FaultDefinition<never>[] = [
   resetPeer,
   partition,
   latency,
   deadPeer,
+  stopReading,
   brokerClose,
   channelError,
   consumerCancel,

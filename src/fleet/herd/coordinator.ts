@@ -14,7 +14,7 @@ import { openControl, type ControlEndpoint } from '../control';
 import { startLocalAgents, type LocalAgents } from '../local';
 import type { AbsentAgent } from '../merge';
 import type { ControlEnvelope, HerdAgentReport } from '../protocol';
-import { herdFigures, type HerdConnectionTimes, type HerdFigures } from './figures';
+import { DEFAULT_BURST_SHARE, herdFigures, herdFindings, type HerdConnectionTimes, type HerdFigures } from './figures';
 import { openHerdTarget, type HerdDrop, type HerdTarget } from './target';
 
 export interface HerdOptions {
@@ -27,6 +27,8 @@ export interface HerdOptions {
   readonly barrierBoundMs: number;
   /** From the drop: how long every connection has to consume again. */
   readonly backBoundMs: number;
+  /** More than this share of the connections attempting within one 100 ms is a burst (a finding). @default DEFAULT_BURST_SHARE */
+  readonly burstShare?: number;
   /** Agents' logs. */
   readonly logDir: string;
   readonly log: (line: string) => void;
@@ -49,6 +51,10 @@ export interface HerdRun {
   readonly agents: readonly HerdAgentOutcome[];
   readonly merged: HerdFigures;
   readonly absent: readonly AbsentAgent[];
+  /** The share of the connections in one 100 ms above which the attempts are a burst. */
+  readonly burstShare: number;
+  /** What the herd found about the client configuration (a burst, connections never back), each with its figures. */
+  readonly findings: readonly string[];
 }
 
 type HerdProgress = Extract<ControlEnvelope, { kind: 'herd_progress' }>;
@@ -119,6 +125,12 @@ async function dropAndWatch(options: HerdOptions, control: ControlEndpoint, targ
     return { agent, report, figures: herdFigures(timesOf(report), target.seenBy(agent), dropNs) };
   });
   const gone = agents.gone();
+  const merged = herdFigures(
+    outcomes.flatMap((each) => timesOf(each.report)),
+    outcomes.flatMap((each) => target.seenBy(each.agent)),
+    dropNs,
+  );
+  const burstShare = options.burstShare ?? DEFAULT_BURST_SHARE;
   return {
     runId: options.runId,
     client: options.client,
@@ -130,14 +142,12 @@ async function dropAndWatch(options: HerdOptions, control: ControlEndpoint, targ
       closedSeen: closes.closed,
     },
     agents: outcomes,
-    merged: herdFigures(
-      outcomes.flatMap((each) => timesOf(each.report)),
-      outcomes.flatMap((each) => target.seenBy(each.agent)),
-      dropNs,
-    ),
+    merged,
     absent: outcomes
       .filter((each) => each.report === null)
       .map((each) => ({ agent: each.agent, reason: gone.get(each.agent) ?? 'no report arrived' })),
+    burstShare,
+    findings: herdFindings(merged, burstShare, options.backBoundMs),
   };
 }
 

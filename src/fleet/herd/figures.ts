@@ -39,7 +39,22 @@ export interface HerdFigures {
   readonly allBackMs: number | null;
   readonly backMs: { readonly p50: number | null; readonly p90: number | null; readonly max: number | null };
   readonly neverBack: number;
+  /**
+   * When the attempts came, ms from the drop: the first, the 10th, 50th and 90th percentiles, the
+   * last; `p10ToP90` is the spread of the middle 80 % (a fixed delay: one bin wide). Null: no attempt.
+   */
+  readonly attemptMomentsMs: {
+    readonly first: number;
+    readonly p10: number;
+    readonly p50: number;
+    readonly p90: number;
+    readonly last: number;
+    readonly p10ToP90: number;
+  } | null;
 }
+
+/** A burst: more than this share of the herd's connections attempting within one 100 ms bin. @default 0.5 */
+export const DEFAULT_BURST_SHARE = 0.5;
 
 /** The figures of `times` (the agent's connections, or the whole fleet's) and the proxy's `seen` connections. */
 export function herdFigures(times: readonly HerdConnectionTimes[], seen: readonly SeenConnection[], dropNs: bigint): HerdFigures {
@@ -51,6 +66,8 @@ export function herdFigures(times: readonly HerdConnectionTimes[], seen: readonl
     bins[bin] = bins[bin]! + 1;
   }
   const peakAttempts = Math.max(0, ...bins);
+  const moments = after.map((each) => Number(each.openedAtNs - dropNs) / 1e6).sort((a, b) => a - b);
+  const momentAt = (share: number) => round(moments[Math.min(moments.length - 1, Math.max(0, Math.ceil(share * moments.length) - 1))]!);
   const back = times
     .map((each) => (each.consumedAgainNs === null ? null : Number(each.consumedAgainNs - dropNs) / 1e6))
     .filter((each): each is number => each !== null)
@@ -68,7 +85,36 @@ export function herdFigures(times: readonly HerdConnectionTimes[], seen: readonl
     allBackMs: neverBack > 0 || back.length === 0 ? null : round(back[back.length - 1]!),
     backMs: { p50: at(0.5), p90: at(0.9), max: back.length === 0 ? null : round(back[back.length - 1]!) },
     neverBack,
+    attemptMomentsMs:
+      moments.length === 0
+        ? null
+        : {
+            first: round(moments[0]!),
+            p10: momentAt(0.1),
+            p50: momentAt(0.5),
+            p90: momentAt(0.9),
+            last: round(moments[moments.length - 1]!),
+            p10ToP90: round(momentAt(0.9) - momentAt(0.1)),
+          },
   };
+}
+
+/**
+ * What a herd found about the client configuration: its attempts came as one burst (more than
+ * `burstShare` of the connections within one 100 ms bin: no jitter spread them), or some of its
+ * connections never consumed again within the bound.
+ */
+export function herdFindings(figures: HerdFigures, burstShare: number, backBoundMs: number): string[] {
+  const findings: string[] = [];
+  if (figures.connections > 0 && figures.peakAttempts > burstShare * figures.connections)
+    findings.push(
+      `attempts came as one burst: ${figures.peakAttempts} of ${figures.connections} connections (${Math.round(figures.peakShare * 100)} %) attempted within ${BIN_MS} ms, ${((figures.peakAtMs ?? 0) / 1000).toFixed(1)} s after the drop (more than ${Math.round(burstShare * 100)} %: nothing spread them)`,
+    );
+  if (figures.neverBack > 0)
+    findings.push(
+      `${figures.neverBack} of ${figures.connections} connections never consumed again within ${Math.round(backBoundMs / 1000)} s of the drop`,
+    );
+  return findings;
 }
 
 function round(value: number): number {
