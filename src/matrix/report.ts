@@ -37,6 +37,8 @@ export interface StallReport {
   readonly signal: boolean;
   /** Times the signal turned on. */
   readonly episodes: number;
+  /** The library runs in another process (a client program): this worker's memory is not its. */
+  readonly outOfProcess: boolean;
   readonly samples: readonly StallSample[];
 }
 

@@ -55,15 +55,18 @@ export function stallDetail(
     else if (report.settledAtNs[seq]! > lastSettledNs) lastSettledNs = report.settledAtNs[seq]!;
   }
   const atRemoval = held.at(-1);
+  // A client program's library lives in its own process: this worker's memory says nothing of it.
+  const memory = (value: (sample: StallSample) => number) => (stall.outOfProcess ? null : round(slopeMbPerS(held, value)));
   return {
     stall_s: roundTo(stallS, 3),
     offered_msg_per_s: stallS > 0 ? roundTo(published / stallS, 1) : null,
     offered_mb_per_s: stallS > 0 ? roundTo((published * messageBytes) / MB / stallS, 3) : null,
     signal: stall.signal ? (stall.episodes > 0 ? 'given' : 'not_given') : 'none',
     signal_episodes: stall.episodes,
-    worker_memory_mb_per_s: round(slopeMbPerS(held, (sample) => sample.heapBytes + sample.externalBytes)),
-    worker_heap_mb_per_s: round(slopeMbPerS(held, (sample) => sample.heapBytes)),
-    rss_mb_per_s: round(slopeMbPerS(held, (sample) => sample.rssBytes)),
+    memory_measured: !stall.outOfProcess,
+    worker_memory_mb_per_s: memory((sample) => sample.heapBytes + sample.externalBytes),
+    worker_heap_mb_per_s: memory((sample) => sample.heapBytes),
+    rss_mb_per_s: memory((sample) => sample.rssBytes),
     outstanding_at_removal: atRemoval?.outstanding ?? null,
     outstanding_max: stall.samples.reduce((max, sample) => Math.max(max, sample.outstanding), 0),
     published_during_stall: published,

@@ -60,6 +60,12 @@ export class StallWatch {
   }
 
   report(): StallReport {
-    return { signal: this.publisher.writesHeld !== undefined, episodes: this.episodes, samples: this.samples };
+    return {
+      signal: this.publisher.writesHeld !== undefined,
+      episodes: this.episodes,
+      // Only a client in another process publishes in runs (Publisher.publishRun).
+      outOfProcess: this.publisher.publishRun !== undefined,
+      samples: this.samples,
+    };
   }
 }

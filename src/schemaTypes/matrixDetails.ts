@@ -232,6 +232,10 @@ export interface MatrixThread {
     signal: 'given' | 'not_given' | 'none';
     signal_episodes: number;
     /**
+     * False for a client program (its library runs in its own process): the memory figures are then null.
+     */
+    memory_measured: boolean;
+    /**
      * Growth of the worker's V8 heap plus its external memory (Buffers) while the stall held: least-squares slope over the 250 ms samples, MB/s.
      */
     worker_memory_mb_per_s: number | null;
