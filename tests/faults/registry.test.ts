@@ -60,12 +60,16 @@ describe('the fault registry', () => {
     expect(parseFaultArgument('reset_peer')).toEqual({ kind: 'reset_peer', options: { timeout_ms: 0, armed: true } });
     expect(parseFaultArgument('partition:0')).toEqual({ kind: 'partition', options: { timeout_ms: 0 } });
     expect(parseFaultArgument('broker_close')).toEqual({ kind: 'broker_close', options: {} });
+    expect(parseFaultArgument('stop_reading')).toEqual({ kind: 'stop_reading', options: { rate_kbps: 1 } });
+    expect(parseFaultArgument('stop_reading:0')).toEqual({ kind: 'stop_reading', options: { rate_kbps: 0 } });
+    expect(parseFaultArgument('stop_reading:5KB/s')).toEqual({ kind: 'stop_reading', options: { rate_kbps: 5 } });
   });
 
   it('says what is wrong with a kind or an argument, and what it takes', () => {
     expect(() => parseFaultArgument('lag:200ms')).toThrow(/fault kind must be one of reset_peer, partition, latency/);
     expect(() => parseFaultArgument('latency:soon')).toThrow(/--fault latency:<delay> must be a duration such as 200ms, 5s or 1m/);
     expect(() => parseFaultArgument('broker_close:now')).toThrow(/--fault broker_close must be given without an argument/);
+    expect(() => parseFaultArgument('stop_reading:slow')).toThrow(/--fault stop_reading:<rate> must be a whole number of KB\/s/);
   });
 
   it('builds a fault against what the suite gives, and names what is missing', () => {
