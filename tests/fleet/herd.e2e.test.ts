@@ -28,7 +28,11 @@ interface HerdJson {
     readonly attempts: number;
     readonly neverBack: number;
     readonly allBackMs: number | null;
+    readonly peakShare: number;
+    readonly attemptMomentsMs: { readonly first: number; readonly p10: number; readonly p90: number; readonly last: number } | null;
   };
+  readonly burstShare: number;
+  readonly findings: readonly string[];
   readonly agents: readonly { readonly agent: number; readonly figures: { readonly connections: number; readonly attempts: number } }[];
   readonly absent: readonly unknown[];
 }
@@ -55,7 +59,7 @@ test('12 connections over 3 agents, closed by the broker at once, all consume ag
   running.push(run);
   const code = await run.exited;
   expect(run.output()).toMatch(
-    /amqplib-recovery:defaults: \d+ attempts \(0 failed\), peak \d+ per 100 ms at [\d.]+ s, all back [\d.]+ s after the drop/,
+    /amqplib-recovery:defaults: \d+ attempts \(0 failed\), peak \d+ per 100 ms at [\d.]+ s, middle 80 % of attempts within \d+ ms, all back [\d.]+ s after the drop/,
   );
   expect(code).toBe(0);
   const [herd] = JSON.parse(fs.readFileSync(path.join(tmp, 'herd', 'herd.json'), 'utf8')) as HerdJson[];
@@ -65,7 +69,18 @@ test('12 connections over 3 agents, closed by the broker at once, all consume ag
   expect(herd!.absent).toEqual([]);
   expect(herd!.agents.map((each) => each.figures.connections)).toEqual([4, 4, 4]);
   for (const each of herd!.agents) expect(each.figures.attempts).toBeGreaterThanOrEqual(4);
-  expect(fs.readFileSync(path.join(tmp, 'herd', 'report.md'), 'utf8')).toMatch(/Reconnect herd: 12 connections over 3 agent processes/);
+  // When the attempts came, and a burst named exactly when the peak is above the stated share.
+  const moments = herd!.merged.attemptMomentsMs!;
+  expect(moments.first).toBeLessThanOrEqual(moments.p10);
+  expect(moments.p90).toBeLessThanOrEqual(moments.last);
+  expect(herd!.burstShare).toBe(0.5);
+  expect(herd!.findings.some((finding) => /^attempts came as one burst: \d+ of 12 connections/.test(finding))).toBe(
+    herd!.merged.peakShare > herd!.burstShare,
+  );
+  const report = fs.readFileSync(path.join(tmp, 'herd', 'report.md'), 'utf8');
+  expect(report).toMatch(/Reconnect herd: 12 connections over 3 agent processes/);
+  expect(report).toMatch(/- amqplib-recovery:defaults: `[▁▂▃▄▅▆▇█ ]+`.* peak \d+/);
+  expect(report).toMatch(/### Findings/);
   expect(fs.existsSync(path.join(tmp, 'herd', 'herd.svg'))).toBe(true);
   // Nothing of the herd is left on the broker: no queue of its run.
   const queues = execFileSync('rabbitmqctl', ['-q', 'list_queues', 'name'], { encoding: 'utf8' });
