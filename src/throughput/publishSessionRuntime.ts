@@ -5,7 +5,7 @@
  * often it is called.
  */
 import path from 'node:path';
-import type { Channel, ChannelModel } from 'amqplib';
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientSpec } from '../client/api';
 import { describeError, WorkerError } from '../errors';
 import { sleep } from '../measure/clock';
@@ -31,9 +31,9 @@ export interface PublishWorkersSpec {
 
 export class PublishSessionRuntime {
   readonly board: PublishBoard;
-  readonly adminErrors: string[] = [];
-  admin: ChannelModel | undefined;
-  channel: Channel | undefined;
+  private readonly adminErrors: string[] = [];
+  private admin: ChannelModel | undefined;
+  private channel: Channel | undefined;
   state: SessionState = 'open';
   warmupRounds: number;
   private pool: ThreadPool | undefined;
@@ -48,6 +48,18 @@ export class PublishSessionRuntime {
   ) {
     this.board = new PublishBoard(workload.workerThreads);
     this.warmupRounds = workload.warmupRounds;
+  }
+
+  /** Opens the harness's admin connection and declares the session's queue. */
+  async openQueue(url: string, connectTimeoutMs: number, maxLength: number): Promise<void> {
+    const admin = await amqp.connect(url, { noDelay: true, timeout: connectTimeoutMs });
+    this.admin = admin;
+    admin.on('error', (error: Error) => this.adminErrors.push(`admin connection: ${error.message}`));
+    const channel = await admin.createChannel();
+    this.channel = channel;
+    channel.on('error', (error: Error) => this.adminErrors.push(`admin channel: ${error.message}`));
+    // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
+    await channel.assertQueue(this.queue, { durable: false, arguments: { 'x-max-length': maxLength, 'x-expires': 600_000 } });
   }
 
   /** Borrows a pool and starts one publish task per worker thread (they connect and wait at the barrier). */

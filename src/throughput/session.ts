@@ -9,7 +9,6 @@
  * destroys the pool, deletes the queue and closes the admin connection.
  */
 import { randomUUID } from 'node:crypto';
-import amqp from 'amqplib';
 import type { LatencyHistogram } from '../measure/histogram';
 import type { ClientSpec } from '../client/api';
 import { DEFAULT_CLIENT } from '../client/api';
@@ -104,15 +103,8 @@ export async function openPublishSession(options: PublishSessionOptions): Promis
   const queue = `${options.queuePrefix ?? 'amqp-bench.throughput'}.${randomUUID()}`;
   const session = new PublishSessionRuntime(workload, queue, options.arrivalBoundMs ?? 10_000);
   try {
-    const admin = await amqp.connect(options.url, { noDelay: true, timeout: options.connectTimeoutMs ?? 5000 });
-    session.admin = admin;
-    admin.on('error', (error: Error) => session.adminErrors.push(`admin connection: ${error.message}`));
-    const channel = await admin.createChannel();
-    session.channel = channel;
-    channel.on('error', (error: Error) => session.adminErrors.push(`admin channel: ${error.message}`));
     const maxLength = options.maxQueueLength ?? Math.max(4 * workload.messagesPerRound, 10_000);
-    // x-expires: a queue left behind by a killed run disappears on its own after 10 idle minutes.
-    await channel.assertQueue(queue, { durable: false, arguments: { 'x-max-length': maxLength, 'x-expires': 600_000 } });
+    await session.openQueue(options.url, options.connectTimeoutMs ?? 5000, maxLength);
     session.startWorkers({
       url: options.url,
       client: options.client ?? DEFAULT_CLIENT,
