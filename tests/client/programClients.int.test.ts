@@ -87,37 +87,42 @@ describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded pro
   run(
     "hands over its consumers' counts while a backlog flows, not only when it runs dry",
     async () => {
-      // Ten programs on one queue: on two cores each one's socket always has data waiting, which is
-      // when a drain loop that ends only on a quiet socket would hold every count back.
+      // Ten programs, each on a backlog of its own: on two cores each one's socket always has data
+      // waiting, which is when a drain loop that ends only on a quiet socket holds every count back.
       const consumers = 10;
-      const backlog = 30_000;
-      const queue = `amqp-bench.test.counts.${randomUUID()}`;
+      const backlogEach = 3_000;
+      const queues = Array.from({ length: consumers }, () => `amqp-bench.test.counts.${randomUUID()}`);
       const admin = await amqp.connect(url);
       try {
         const channel = await admin.createConfirmChannel();
-        await channel.assertQueue(queue, { durable: false, autoDelete: false });
         const body = Buffer.alloc(256, 'a');
-        for (let i = 0; i < backlog; i += 1) channel.sendToQueue(queue, body);
+        for (const queue of queues) {
+          await channel.assertQueue(queue, { durable: false, autoDelete: false });
+          for (let i = 0; i < backlogEach; i += 1) channel.sendToQueue(queue, body);
+        }
         await channel.waitForConfirms();
+        const connections: ClientConnection[] = [];
+        for (let index = 0; index < consumers; index += 1) {
+          const connection = await adapterOf(name).connect('defaults', { urls: [url], connectionName: `amqp-bench.test.${randomUUID()}` });
+          opened.push(connection);
+          connections.push(connection);
+        }
         // Per consumer: how many separate hand-overs (one `delivered` line calls back once per message, in one turn).
         const handOvers = Array.from({ length: consumers }, () => new Set<number>());
         let turn = 0;
         const ticker = setInterval(() => (turn += 1), 1);
         let delivered = 0;
         try {
-          for (let index = 0; index < consumers; index += 1) {
-            const connection = await adapterOf(name).connect('defaults', {
-              urls: [url],
-              connectionName: `amqp-bench.test.${randomUUID()}`,
-            });
-            opened.push(connection);
-            await connection.consume(queue, { ack: 'manual', prefetch: 100, bodies: false }, (delivery) => {
-              delivery.ack();
-              delivered += 1;
-              handOvers[index]!.add(turn);
-            });
-          }
-          expect(await waitUntil(() => delivered >= backlog, 90_000)).toBe(true);
+          await Promise.all(
+            connections.map((connection, index) =>
+              connection.consume(queues[index]!, { ack: 'manual', prefetch: 100, bodies: false }, (delivery) => {
+                delivery.ack();
+                delivered += 1;
+                handOvers[index]!.add(turn);
+              }),
+            ),
+          );
+          expect(await waitUntil(() => delivered >= consumers * backlogEach, 90_000)).toBe(true);
         } finally {
           clearInterval(ticker);
         }
@@ -126,7 +131,7 @@ describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded pro
       } finally {
         await Promise.allSettled(opened.splice(0).map((connection) => connection.close()));
         const cleanup = await admin.createChannel();
-        await cleanup.deleteQueue(queue).catch(() => undefined);
+        for (const queue of queues) await cleanup.deleteQueue(queue).catch(() => undefined);
         await admin.close().catch(() => undefined);
       }
     },
