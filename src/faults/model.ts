@@ -221,4 +221,10 @@ export interface MatrixRowSpec {
    * staggered over one heartbeat interval, so one injection meets the heartbeat at that many phases.
    */
   readonly heartbeatPhases?: number;
+  /**
+   * The cell's exchange and queues survive a node restart: a durable exchange and quorum queues
+   * (which keep every message on disk whatever its delivery mode), so what was confirmed before
+   * the restart can be delivered after it.
+   */
+  readonly durableQueues?: boolean;
 }

@@ -71,6 +71,7 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
     hung: account.hung,
     settled_only_by_close: report.settledOnlyByClose,
     confirmed_lost: account.confirmedLost,
+    ...keptThrough(report, faultNs, removedNs),
     duplicates: account.duplicates,
     rejections: report.rejections.map(({ message, count }) => ({ message, count })),
     ...(frames.length > 0 ? { frames_during_fault: frames } : {}),
@@ -84,6 +85,16 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
     close_ms: round3OrNull(report.closeMs),
     ...(report.error ? { error: report.error } : {}),
   };
+}
+
+/** Its messages confirmed before the fault's moment and first delivered after the removal (shown only when there are any). */
+function keptThrough(report: MatrixThreadReport, faultNs: bigint, removedNs: bigint | null): { confirmed_before_delivered_after?: number } {
+  if (removedNs === null) return {};
+  let kept = 0;
+  for (let seq = 0; seq < report.state.length; seq += 1)
+    if (report.state[seq] === PublishState.CONFIRMED && report.settledAtNs[seq]! < faultNs && report.deliveredAtNs[seq]! > removedNs)
+      kept += 1;
+  return kept > 0 ? { confirmed_before_delivered_after: kept } : {};
 }
 
 function since(ns: bigint | null, from: bigint | null): number | null {

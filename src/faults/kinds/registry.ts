@@ -7,6 +7,7 @@ import { ConfigError } from '../../errors';
 import type { Fault, FaultContext, FaultDefinition, FaultOptions } from '../model';
 import { alarm } from './alarm';
 import { brokerClose } from './brokerClose';
+import { brokerRestart } from './brokerRestart';
 import { channelError } from './channelError';
 import { consumerCancel } from './consumerCancel';
 import { deadPeer } from './deadPeer';
@@ -30,6 +31,7 @@ const DEFINITIONS: readonly FaultDefinition<never>[] = [
   nodeKill,
   nodePartition,
   nodePause,
+  brokerRestart,
   rollingRestart,
 ] as unknown as FaultDefinition<never>[];
 
