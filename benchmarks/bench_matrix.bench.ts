@@ -36,7 +36,7 @@ import { markedTest } from '../src/testing';
 
 async function brokerFor(row: MatrixRow): Promise<MatrixBroker> {
   if (row.broker === 'own_node') {
-    const solo = await soloBroker();
+    const solo = await soloBroker(row.nodeSettings);
     return {
       directUrl: solo.node.url,
       proxy: solo.proxy,

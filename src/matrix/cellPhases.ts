@@ -60,6 +60,7 @@ export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
       settleMs: options.settleMs,
       phaseBoundMs,
       closeBoundMs: options.closeBoundMs,
+      holdDelivery: cell.fault.definition.holdsDelivery ?? false,
     }),
   );
   for (const task of run.tasks) task.catch(() => undefined);

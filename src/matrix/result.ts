@@ -78,6 +78,7 @@ function threadsOf(outcome: MatrixOutcome) {
       injectedNs,
       events: outcome.faultEvents,
       heartbeatIntervalMs: outcome.options.heartbeatIntervalMs,
+      leftInQueue: outcome.leftInQueue[thread] ?? new Map(),
     }),
   );
   return { injectedNs, acted, reference, removal, total: sumAccounts(accounts), threads };

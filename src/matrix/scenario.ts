@@ -177,7 +177,7 @@ export async function runMatrixCell(input: MatrixCellOptions): Promise<MatrixOut
     problems: [],
   };
   try {
-    await cell.admin.declare(cell.exchange, cell.queues, faultDefinition(input.fault.kind).matrix?.durableQueues ?? false);
+    await cell.admin.declare(cell.exchange, cell.queues, faultDefinition(input.fault.kind).durableQueues ?? false);
     await cell.fault.prepare();
     await startAndWarmUp(cell, run);
     await injectAndHold(cell, run);

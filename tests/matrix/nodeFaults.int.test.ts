@@ -2,15 +2,17 @@
  * The matrix's faults that need a node of the harness's own with something done to it, against
  * the real broker and the embedded proxy, for a client the harness recovers (amqplib, the control)
  * and one its library recovers (rabbitmq-client), normalised profile: a restart of the node (down
- * 3 s: connections refused, then back with its durable queues). Each cell reaches its verdict
+ * 3 s: connections refused, then back with its durable queues), and a consumer acknowledgement
+ * timeout (a node configured with a 3 s consumer_timeout, a consumer holding a delivery). Each cell reaches its verdict
  * within its bounds, its moments are the proxy's (the stopping node's connection.close, the
  * restarted node's connection.start), every publish ends in one class, and the node is stopped at
  * the end whatever happened.
  */
 import type { ClientSpec } from '../../src/client/api';
 import { resolveClusterSettings } from '../../src/broker/nodes/settings';
-import { startSoloNode, type SoloNode } from '../../src/broker/nodes/soloNode';
-import { brokerRestart } from '../../src/faults/kinds/brokerRestart';
+import { configuredSoloNode, startSoloNode, type SoloNode } from '../../src/broker/nodes/soloNode';
+import { ACK_TIMEOUT_SETTINGS } from '../../src/faults/kinds/ackTimeout';
+import { faultDefinition } from '../../src/faults/kinds/registry';
 import { computeMatrixResult, type MatrixResult } from '../../src/matrix/result';
 import { runMatrixCell, type MatrixBroker, type MatrixOutcome } from '../../src/matrix/scenario';
 import { schemaProblem } from '../../src/results/schemas';
@@ -21,42 +23,50 @@ const LIBRARY: ClientSpec = { name: 'rabbitmq-client', profile: 'normalised' };
 
 let proxy: EmbeddedProxyEntry;
 let solo: SoloNode;
+let configured: SoloNode;
 let broker: MatrixBroker;
+let configuredBroker: MatrixBroker;
+
+async function brokerOf(node: SoloNode, name: string): Promise<MatrixBroker> {
+  const entry = await proxy.proxy.client.createProxy({ name, listen: '127.0.0.1:0', upstream: `127.0.0.1:${node.node.amqpPort}` });
+  const url = new URL(node.url);
+  url.host = entry.listen;
+  const target = { client: proxy.proxy.client, name };
+  return {
+    directUrl: node.url,
+    proxy: target,
+    proxiedUrl: url.toString().replace(/\/$/, ''),
+    actions: (topology) => node.brokerActions(topology),
+    node: node.actions(target),
+  };
+}
 
 beforeAll(async () => {
   proxy = await startEmbeddedProxyEntry('node-faults-unused');
   solo = await startSoloNode(resolveClusterSettings());
-  const entry = await proxy.proxy.client.createProxy({
-    name: 'node-faults',
-    listen: '127.0.0.1:0',
-    upstream: `127.0.0.1:${solo.node.amqpPort}`,
-  });
-  const url = new URL(solo.url);
-  url.host = entry.listen;
-  const target = { client: proxy.proxy.client, name: 'node-faults' };
-  broker = {
-    directUrl: solo.url,
-    proxy: target,
-    proxiedUrl: url.toString().replace(/\/$/, ''),
-    actions: (topology) => solo.brokerActions(topology),
-    node: solo.actions(target),
-  };
-}, 120_000);
+  broker = await brokerOf(solo, 'node-faults');
+  configured = await startSoloNode(resolveClusterSettings(), undefined, configuredSoloNode(ACK_TIMEOUT_SETTINGS));
+  configuredBroker = await brokerOf(configured, 'node-faults-configured');
+}, 240_000);
 
 afterAll(async () => {
   await solo?.stop();
+  await configured?.stop();
   await proxy?.close();
-}, 60_000);
+}, 90_000);
 
-async function restartCell(client: ClientSpec): Promise<{ result: MatrixResult; outcome: MatrixOutcome }> {
+async function runCell(
+  client: ClientSpec,
+  fault: 'broker_restart' | 'ack_timeout',
+): Promise<{ result: MatrixResult; outcome: MatrixOutcome }> {
   const outcome = await runMatrixCell({
     client,
-    fault: { kind: 'broker_restart' },
-    broker,
+    fault: { kind: fault },
+    broker: fault === 'broker_restart' ? broker : configuredBroker,
     threads: 2,
     warmupMessages: 10,
     settleMs: 2000,
-    ...brokerRestart.matrix!.bounds('normalised'),
+    ...faultDefinition(fault).matrix!.bounds('normalised'),
   });
   const result = computeMatrixResult(outcome, { heartbeatSeconds: 5 });
   expect(result.details.harness_problems).toEqual([]);
@@ -72,7 +82,7 @@ describe.each([
   ['a library-recovered client', LIBRARY],
 ])('broker_restart, %s (a node of its own, embedded proxy)', (_label, client) => {
   it('timed from the stopping node’s connection.close, recovery from the restarted node’s connection.start; the durable queues keep every confirmed message', async () => {
-    const { result, outcome } = await restartCell(client);
+    const { result, outcome } = await runCell(client, 'broker_restart');
     expect(result.fault.reference).toMatchObject({ source: 'proxy_timeline', exact: true });
     expect(result.fault.received).toEqual({ broker_closed: 2 });
     expect(result.details.removal_reference).toMatchObject({ source: 'proxy_timeline', exact: true });
@@ -90,4 +100,22 @@ describe.each([
     if (client === LIBRARY) expect(result.details.refused_attempts?.count).toBeGreaterThan(0);
     expect(solo.actions().running()).toBe(true);
   }, 150_000);
+});
+
+describe.each([
+  ['the harness-recovered control', CONTROL],
+  ['a library-recovered client', LIBRARY],
+])('ack_timeout, %s (a node of its own with a 3 s consumer_timeout, embedded proxy)', (_label, client) => {
+  it('each consumer holds a delivery: timed from the broker’s channel.close 406, and the held message goes back to the queue', async () => {
+    const { result } = await runCell(client, 'ack_timeout');
+    expect(result.fault.reference).toMatchObject({ source: 'proxy_timeline', exact: true });
+    expect(result.fault.reference.description).toMatch(/channel\.close 406/);
+    // The broker acts on its tick after the timeout: 3-4 s after the hold, well within the bound.
+    for (const thread of result.details.threads) {
+      expect(thread.held_delivery).toBeDefined();
+      // Back in the queue when the channel closed: delivered to it again, or still queued at the end.
+      expect(thread.held_delivery!.deliveries + thread.held_delivery!.left_in_queue).toBeGreaterThanOrEqual(2);
+    }
+    expect(result.metrics.messages_lost?.value).toBe(0);
+  }, 120_000);
 });

@@ -46,8 +46,8 @@ export const brokerRestart: FaultDefinition<BrokerRestartOptions> = {
       profile === 'defaults'
         ? { detectionBoundMs: 15_000, recoveryBoundMs: 75_000 }
         : { detectionBoundMs: 15_000, recoveryBoundMs: 40_000 },
-    durableQueues: true,
   },
+  durableQueues: true,
   create(context, options) {
     const node = required(context.node, this.kind, 'a broker node of the harness’s own');
     let stoppedNs: bigint | null = null;

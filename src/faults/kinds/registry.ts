@@ -5,6 +5,7 @@
  */
 import { ConfigError } from '../../errors';
 import type { Fault, FaultContext, FaultDefinition, FaultOptions } from '../model';
+import { ackTimeout } from './ackTimeout';
 import { alarm } from './alarm';
 import { brokerClose } from './brokerClose';
 import { brokerRestart } from './brokerRestart';
@@ -27,6 +28,7 @@ const DEFINITIONS: readonly FaultDefinition<never>[] = [
   brokerClose,
   channelError,
   consumerCancel,
+  ackTimeout,
   alarm,
   nodeKill,
   nodePartition,
