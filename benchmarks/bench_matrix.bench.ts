@@ -3,7 +3,8 @@
  *
  * The fault matrix: the faults that break AMQP clients in production — the broker closing the
  * connection, a channel closed by the server, a consumer cancelled by the server, a resource
- * alarm blocking publishers, a dead peer only heartbeats can notice, a paused broker node — each
+ * alarm blocking publishers, a dead peer only heartbeats can notice, a paused broker node, a broker
+ * restart, a consumer holding a delivery past the broker's acknowledgement timeout — each
  * injected through the fault model (src/faults) into every client configuration under test
  * (BENCH_CLIENTS; `npm run bench:faults` is all of them). Per thread: detection, recovery, and the
  * fate of every publish in flight. Library-recovered clients recover through their library alone;

@@ -40,7 +40,16 @@ describe('the fault registry', () => {
   it('derives the fault matrix from the registry: one row per fault with a `matrix` field, in its order', () => {
     const withRows = [...FAULTS.values()].filter((definition) => definition.matrix !== undefined).map((definition) => definition.kind);
     expect(MATRIX_ROWS.map((row) => row.fault)).toEqual(withRows);
-    expect(withRows).toEqual(['dead_peer', 'broker_close', 'channel_error', 'consumer_cancel', 'alarm', 'node_pause', 'broker_restart']);
+    expect(withRows).toEqual([
+      'dead_peer',
+      'broker_close',
+      'channel_error',
+      'consumer_cancel',
+      'ack_timeout',
+      'alarm',
+      'node_pause',
+      'broker_restart',
+    ]);
     for (const row of MATRIX_ROWS)
       for (const profile of ['defaults', 'normalised'] as const) {
         const bounds = row.bounds(profile);
