@@ -81,15 +81,19 @@ describe.each([
   ['the harness-recovered control', CONTROL],
   ['a library-recovered client', LIBRARY],
 ])('broker_restart, %s (a node of its own, embedded proxy)', (_label, client) => {
-  it('timed from the stopping node’s connection.close, recovery from the restarted node’s connection.start; the durable queues keep every confirmed message', async () => {
+  it('timed from the stopping node’s connection.close (or its stop call), recovery from the restarted node’s connection.start; the durable queues keep every confirmed message', async () => {
     const { result, outcome } = await runCell(client, 'broker_restart');
-    expect(result.fault.reference).toMatchObject({ source: 'proxy_timeline', exact: true });
-    expect(result.fault.received).toEqual({ broker_closed: 2 });
+    // The stopping node's connection.close where it sent one (a node restarted before closes the sockets without it).
+    const closeFrames = outcome.faultEvents?.filter(
+      (event) => event.detail?.method === 'connection.close' && event.stream === 'downstream',
+    );
+    expect(result.fault.reference.exact).toBe((closeFrames?.length ?? 0) > 0);
+    expect(Object.keys(result.fault.received).every((kind) => kind === 'broker_closed' || kind === 'closed')).toBe(true);
+    expect(outcome.fault.steps.map((step) => `${step.step}${step.problem ? `: ${step.problem}` : ''}`)).toEqual(['stop', 'restart']);
     expect(result.details.removal_reference).toMatchObject({ source: 'proxy_timeline', exact: true });
     expect(result.details.removal_reference?.description).toMatch(/connection\.start/);
     // Down 3 s at least: the node stopped, the stated time passed, then it was started again.
     const [stop, start] = outcome.fault.steps;
-    expect([stop?.step, start?.step]).toEqual(['stop', 'restart']);
     expect(Number(start!.bracket.startedNs - stop!.bracket.completedNs) / 1e6).toBeGreaterThanOrEqual(2990);
     expect(start?.problem).toBeUndefined();
     // Quorum queues keep what was confirmed: nothing confirmed is lost, and both threads are back.

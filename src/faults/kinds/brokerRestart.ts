@@ -6,7 +6,10 @@
  * messages (what every deploy and upgrade does). A client must retry through the refusals, not
  * give up after the first, and consume and publish again once the node serves.
  *
- * Its moment is the first connection.close from the stopping node; its removal reaching a
+ * Its moment is the first connection.close from the stopping node where it sends one (seen in
+ * tests: a freshly started node does; once restarted, the same node's next stop closed the
+ * sockets without it, so a client legitimately receives either, and the moment is then the stop
+ * call's start, an upper bound); its removal reaching a
  * connection is the restarted node's connection.start on it (exact: the node served that client
  * again), not the start call, which includes the node's boot.
  */
@@ -34,7 +37,7 @@ export const brokerRestart: FaultDefinition<BrokerRestartOptions> = {
   }),
   acted: (event) => isFrame(event, 'connection.close'),
   actedWords: 'first connection.close from the stopping node',
-  expected: 'broker_closed',
+  expected: null,
   actsOnData: false,
   removedWhen: (event) => isFrame(event, 'connection.start'),
   removedWords: 'connection.start from the restarted node',
