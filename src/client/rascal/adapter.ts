@@ -25,7 +25,7 @@ const LIBRARY = 'rascal';
 /** What rascal 21 gives for each signal (lib/amqp/Subscription.js, lib/amqp/Vhost.js). */
 const SIGNALS: SignalSupport = Object.freeze({
   channel_closed:
-    "the subscription session's 'error' event (its channel's error, Subscription.js:286, 302-307); rascal then subscribes again on a new channel, after its subscriptions.retry delay when that fails",
+    "a publication session's 'error' with the channel's 'Channel closed by server' (Publication.js:169-177, 264-267; the pool drops that channel, Vhost.js:204-214), or a subscription session's 'error' (its channel's error, Subscription.js:286, 302-307; rascal then subscribes again on a new channel, after its subscriptions.retry delay when that fails)",
   consumer_cancelled:
     "the subscription session's 'cancelled' event (Subscription.js:316-325); rascal then closes the channel and subscribes again at once, and after each failure with its subscriptions.retry backoff",
   blocked: "the broker's 'blocked' event (forwarded from amqplib's connection, Vhost.js:438-445); publishes are not held back",

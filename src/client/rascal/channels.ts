@@ -23,6 +23,8 @@ export interface RascalOwner {
   readonly currentFault: ClientFault | undefined;
   /** A subscription's session reported an error (its channel closed, or the connection's error reached it). */
   subscriptionError(error: unknown): void;
+  /** A publication session reported an error (a nack, a timeout, its channel's or the connection's error). */
+  publicationError(error: unknown): void;
   /** The broker cancelled a subscription (rascal's 'cancelled' event). */
   subscriptionCancelled(error: unknown): void;
   /** Runs a harness callback outside the connection's socket watch (src/client/socketWitness.ts). */
@@ -102,6 +104,7 @@ export class RascalPublisher implements Publisher {
     const what = this.confirms || publication === CONFIRMED_PUBLICATION ? 'publish not confirmed' : 'publish failed';
     return new Promise<void>((resolve, reject) => {
       const fail = (error: unknown) => {
+        this.owner.outside(() => this.owner.publicationError(error));
         if (error instanceof Error && error.message === NACKED && !this.owner.currentFault)
           reject(new PublishNackedError('publish not confirmed: the broker nacked it (basic.nack)', nowNs(), { cause: error }));
         else reject(faultError(this.owner, what, error));

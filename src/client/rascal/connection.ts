@@ -112,6 +112,11 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
     if (this.current === 'up') this.reportSignal('channel_closed', error);
   }
 
+  publicationError(error: unknown): void {
+    // Only a channel the broker closed while the connection stays (a nack or a timeout is not one).
+    if (this.current === 'up' && this.faultKindOf(error) === 'channel_closed') this.reportSignal('channel_closed', error);
+  }
+
   subscriptionCancelled(error: unknown): void {
     if (this.current === 'up') this.reportSignal('consumer_cancelled', error);
   }
