@@ -23,6 +23,7 @@ import { cloudamqpLibrary } from './cloudamqp/library';
 import { libraryVersion, loadAdapterModule } from './external';
 import { classifyFault, type FaultKind } from './faults';
 import { rabbitmqClientLibrary } from './rabbitmqClient/library';
+import { rascalLibrary } from './rascal/library';
 import { amqp091GoLibrary } from './amqp091Go/library';
 import { kombuLibrary } from './kombu/library';
 import { pikaLibrary } from './pika/library';
@@ -37,6 +38,7 @@ export const CLIENT_LIBRARIES = [
   amqpConnectionManagerLibrary,
   rabbitmqClientLibrary,
   cloudamqpLibrary,
+  rascalLibrary,
   kombuLibrary,
   pikaLibrary,
   amqp091GoLibrary,

@@ -71,4 +71,8 @@ export interface ConnectionJson {
 export interface ProxyConnection extends ConnectionJson {
   /** `process.hrtime.bigint()` as a decimal string; null while open. */
   readonly closed_at_ns: string | null;
+  /** When the client's connection was accepted (same clock). */
+  readonly opened_at_ns?: string;
+  /** Why it ended (`upstream_unreachable`: the broker refused the proxy's connection); null while open. */
+  readonly close_reason?: string | null;
 }

@@ -76,6 +76,13 @@ export function findingsOf(
       `${total.hung} publish(es) hung: not settled ${seconds(options.settleMs)} after publishing stopped, classed before anything was closed (awaiting their confirm${oldest ? `; the oldest, #${oldest.seq}, published ${round3(elapsedMs(start, oldest.publishedNs))} ms after the injection` : ''}${byClose > 0 ? `; ${byClose} settled only when close() rejected them` : ''})`,
     );
   }
+  for (const thread of threads) {
+    const held = thread.held_delivery;
+    if (held && held.deliveries < 2 && held.left_in_queue === 0)
+      findings.push(
+        `thread ${thread.thread}: the delivery it held unacked (#${held.seq}) was neither delivered to it again nor left in its queue`,
+      );
+  }
   if (total.confirmedLost > 0) findings.push(`${total.confirmedLost} confirmed message(s) lost: never delivered and not in the queue`);
   for (const thread of threads) {
     const trapped = unhandledFinding(`thread ${thread.thread}`, thread.unhandled);

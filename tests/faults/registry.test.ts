@@ -40,7 +40,17 @@ describe('the fault registry', () => {
   it('derives the fault matrix from the registry: one row per fault with a `matrix` field, in its order', () => {
     const withRows = [...FAULTS.values()].filter((definition) => definition.matrix !== undefined).map((definition) => definition.kind);
     expect(MATRIX_ROWS.map((row) => row.fault)).toEqual(withRows);
-    expect(withRows).toEqual(['dead_peer', 'stop_reading', 'broker_close', 'channel_error', 'consumer_cancel', 'alarm', 'node_pause']);
+    expect(withRows).toEqual([
+      'dead_peer',
+      'stop_reading',
+      'broker_close',
+      'channel_error',
+      'consumer_cancel',
+      'ack_timeout',
+      'alarm',
+      'node_pause',
+      'broker_restart',
+    ]);
     for (const row of MATRIX_ROWS)
       for (const profile of ['defaults', 'normalised'] as const) {
         const bounds = row.bounds(profile);
@@ -63,6 +73,8 @@ describe('the fault registry', () => {
     expect(parseFaultArgument('stop_reading')).toEqual({ kind: 'stop_reading', options: { rate_kbps: 1 } });
     expect(parseFaultArgument('stop_reading:0')).toEqual({ kind: 'stop_reading', options: { rate_kbps: 0 } });
     expect(parseFaultArgument('stop_reading:5KB/s')).toEqual({ kind: 'stop_reading', options: { rate_kbps: 5 } });
+    expect(parseFaultArgument('broker_restart')).toEqual({ kind: 'broker_restart', options: { down_ms: 3000 } });
+    expect(parseFaultArgument('broker_restart:10s')).toEqual({ kind: 'broker_restart', options: { down_ms: 10_000 } });
   });
 
   it('says what is wrong with a kind or an argument, and what it takes', () => {

@@ -66,6 +66,7 @@ function outcomeOf(
     injection: { bracket: { startedNs: at(-1), completedNs: at(1) }, mode: 'broker_action' },
     removal: { startedNs: at(removedMs), completedNs: at(removedMs + 5), method: 'undone', problems: [] },
     faultEvents: events,
+    proxyConnections: null,
     startedNs: at(-5000),
     removedNs: at(removedMs + 5),
     settleStartedNs: at(removedMs + 1000),
