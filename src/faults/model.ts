@@ -168,6 +168,11 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
   acted(event: FaultEvent): boolean;
   /** The acting moment in words, for the reference: `first RST sent`. */
   readonly actedWords: string;
+  /**
+   * The proxy's timeline records nothing of it acting (a toxic that only slows the data): no
+   * acted connection on the timeline is then no sign that it was not injected.
+   */
+  readonly actsUnrecorded?: boolean;
   /** What a client that noticed it received, when the fault models one kind; null when several are legitimate. */
   readonly expected: ReceivedKind | null;
   /** Acts on the next data in its direction: a scenario sends traffic right after injecting. */
@@ -236,6 +241,8 @@ export interface MatrixCellBounds {
   readonly confirmWindow?: number;
   /** Size of each published message. */
   readonly messageBytes?: number;
+  /** Each thread publishes every this many ms. @default 5 */
+  readonly publishIntervalMs?: number;
   /** What is in flight after publishing stops gets this long to settle (what a stall piled up drains in it). */
   readonly settleMs?: number;
 }

@@ -16,11 +16,16 @@ import type { MatrixOutcome } from './scenario';
  * data shows (no injection; a network fault the proxy's timeline saw act on no connection; no
  * probe published after the removal).
  */
-export function harnessProblemsOf(outcome: MatrixOutcome, definition: Pick<FaultDefinition, 'layer'>, actedConnections: number): string[] {
+export function harnessProblemsOf(
+  outcome: MatrixOutcome,
+  definition: Pick<FaultDefinition, 'layer' | 'actsUnrecorded'>,
+  actedConnections: number,
+): string[] {
   const problems = [...outcome.harnessProblems];
   if (outcome.injection === null) problems.push('the fault was not injected');
   else if (
     definition.layer === 'network' &&
+    definition.actsUnrecorded !== true &&
     outcome.faultEvents !== null &&
     outcome.proxyServer.kind === 'embedded' &&
     actedConnections === 0

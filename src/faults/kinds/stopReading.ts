@@ -39,9 +39,10 @@ export const stopReading: FaultDefinition<StopReadingOptions> = {
   // The toxic records nothing on the timeline: figures are timed from the call that added it.
   acted: () => false,
   actedWords: 'the bandwidth toxic added',
+  actsUnrecorded: true,
   expected: 'backpressure',
   actsOnData: true,
-  // Held 6 s, publishing 16 KB messages open loop (no confirm window), so the bytes offered
+  // Held 6 s, publishing 16 KB messages every 2 ms open loop (no confirm window), so the bytes offered
   // outgrow the sockets' own buffers (a few MB on loopback) and the library's growth shows; what
   // piled up then drains in its own time (the settle bound).
   matrix: {
@@ -52,6 +53,7 @@ export const stopReading: FaultDefinition<StopReadingOptions> = {
       settleMs: 20_000,
       confirmWindow: 1_000_000,
       messageBytes: 16_384,
+      publishIntervalMs: 2,
       stall: true,
     }),
   },
