@@ -20,6 +20,7 @@ import {
 import { amqplibLibrary } from './amqplib/library';
 import { amqpConnectionManagerLibrary } from './amqpConnectionManager/library';
 import { cloudamqpLibrary } from './cloudamqp/library';
+import { golevelupLibrary } from './golevelup/library';
 import { libraryVersion, loadAdapterModule } from './external';
 import { classifyFault, type FaultKind } from './faults';
 import { rabbitmqClientLibrary } from './rabbitmqClient/library';
@@ -37,6 +38,7 @@ export const CLIENT_LIBRARIES = [
   amqpConnectionManagerLibrary,
   rabbitmqClientLibrary,
   cloudamqpLibrary,
+  golevelupLibrary,
   kombuLibrary,
   pikaLibrary,
   amqp091GoLibrary,
