@@ -116,7 +116,7 @@ describe('benchmarks.yml: the job', () => {
     expect(healthCommand(proxy)).toBe('/toxiproxy-cli list');
   });
 
-  it('takes the steps in order: checkout, Node 20 with npm cache, npm ci (both groups), npm test, proxy, quick run, verification (pushes only), artifact', () => {
+  it('takes the steps in order: checkout, Node 20 with npm cache, npm ci (both groups), npm test, proxy, quick run (pushes), paired gate (pull requests), verification (pushes), artifact', () => {
     const checkout = stepIndex((step) => step.uses?.startsWith('actions/checkout@') === true);
     const setupNode = stepIndex((step) => step.uses?.startsWith('actions/setup-node@') === true);
     const install = stepIndex((step) => step.run?.trim() === 'npm ci');
@@ -124,9 +124,15 @@ describe('benchmarks.yml: the job', () => {
     const test = stepIndex((step) => step.run?.trim() === 'npm test');
     const createProxy = stepIndex((step) => /\bcurl\b[\s\S]*-X POST/.test(step.run ?? '') && (step.run ?? '').includes('/proxies'));
     const quickRun = stepIndex((step) => step.run?.trim() === 'npm run bench:quick');
+    const pairedGate = stepIndex((step) => step.run?.trim().startsWith('npm run bench:ab') === true);
     const verify = stepIndex((step) => step.run?.trim().startsWith('npm run bench:verify') === true);
     const upload = stepIndex((step) => step.uses?.startsWith('actions/upload-artifact@') === true);
-    expect([checkout, setupNode, install, installDocs, test, createProxy, quickRun, verify, upload]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect([checkout, setupNode, install, installDocs, test, createProxy, quickRun, pairedGate, verify, upload]).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+    // Pushes record the build's figures; pull requests are gated by the paired run (tests/infra/workflowAb.test.ts).
+    expect(job.steps[quickRun]?.if).toBe("github.event_name == 'push'");
+    expect(job.steps[pairedGate]?.if).toBe("github.event_name == 'pull_request'");
     // The proxy is in its own container, outside the runner's loopback: no capture there.
     expect(job.steps[verify]?.run).toContain('--no-capture');
     expect(job.steps[verify]?.if).toBe("github.event_name == 'push'");
