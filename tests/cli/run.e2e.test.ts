@@ -253,10 +253,10 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     expect(workers.stderr.trim()).toBe(
       'bench: -n/--numprocesses must be a whole number of Jest workers, 1 or more (1 runs in band); got "0"',
     );
-    const client = await bench(['run', '--clients', 'amqplib,pika'], env);
+    const client = await bench(['run', '--clients', 'amqplib,nosuch'], env);
     expect(client.code).toBe(2);
-    expect(client.stderr.trim()).toBe(
-      'bench: --clients must be "all" or a comma-separated list of clients (amqplib, amqplib-recovery, amqp-connection-manager, rabbitmq-client, cloudamqp) or adapter modules (./bench/myClient.ts), each optionally :defaults or :normalised (unknown client "pika"); got "amqplib,pika"',
+    expect(client.stderr.trim()).toMatch(
+      /^bench: --clients must be "all" or a comma-separated list of clients \(amqplib, [^)]*\) or adapter modules \(\.\/bench\/myClient\.ts\), each optionally :defaults or :normalised \(unknown client "nosuch"\); got "amqplib,nosuch"$/,
     );
     const replicates = await bench(['run', '--replicates', '0'], env);
     expect(replicates.stderr.trim()).toBe(

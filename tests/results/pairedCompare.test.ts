@@ -1,4 +1,5 @@
 import { comparePaired } from '../../src/results/pairedCompare';
+import { DEFAULT_MINIMUM_EFFECTS } from '../../src/minimumEffects';
 import type { ComparableRun } from '../../src/results/compare';
 import { countVerdicts, regressionsBeyond } from '../../src/results/gate';
 import { describeBaseline, describeCurrent, describeSignificance, methodNotes } from '../../src/report/comparisonView';
@@ -92,6 +93,63 @@ describe('comparePaired: two builds taking turns in one run', () => {
       configurations.map((threads) => `publish_throughput{client=amqplib, threads=${threads}}`),
     );
     for (const regression of regressions) expect(regression.metric.change!.estimate_percent).toBeCloseTo(-10, 0);
+  });
+
+  it('corrects the p-values of every judged metric together (Benjamini–Hochberg) and needs a change beyond the paired minimum effect', () => {
+    // Warm-up pair first (not judged), then 5 pairs. Expected values from scipy 1.17:
+    // ttest_rel(log(candidate), log(baseline)).pvalue, and false_discovery_control over the three.
+    const baseline = [1, 1000, 1100, 900, 1050, 950];
+    const candidates: Record<number, number[]> = {
+      1: [1, 970, 1064.8, 874.8, 1017.45, 922.45], // 3.0% slower in every pair: certain, but within the 5% minimum
+      2: [1, 900, 1023, 792, 955.5, 874], // 9.2% slower: significant and beyond the minimum
+      3: [1, 1050, 1034, 918, 1018.5, 978.5], // noise
+    };
+    const threads = [1, 2, 3];
+    const comparison = comparePaired(
+      side(
+        'run_a',
+        threads.map((each) => publish(each, baseline)),
+      ),
+      side(
+        'run_b',
+        threads.map((each) => publish(each, candidates[each]!)),
+      ),
+    );
+    // Three judged metrics (the errors, 0 in every pair, are left out of the correction).
+    expect(comparison.correction).toEqual({ method: 'benjamini-hochberg', judged: 3 });
+    const expected = [
+      { p: 1.9607186564053917e-6, q: 5.8821559692161755e-6, percent: -3.0001030929149852, verdict: 'same' },
+      { p: 0.0005274650107427569, q: 0.0007911975161141354, percent: -9.21638549717968, verdict: 'worse' },
+      { p: 0.9574422557031397, q: 0.9574422557031397, percent: 0.11640735090987508, verdict: 'same' },
+    ];
+    for (const [index, each] of threads.entries()) {
+      const rate = rateOf(comparison, each);
+      expect(rate.p_value! / expected[index]!.p).toBeCloseTo(1, 9);
+      expect(rate.q_value! / expected[index]!.q).toBeCloseTo(1, 9);
+      expect(rate.change!.estimate_percent).toBeCloseTo(expected[index]!.percent, 9);
+      expect({ threads: each, verdict: rate.verdict }).toEqual({ threads: each, verdict: expected[index]!.verdict });
+    }
+    // The minimum effect is what keeps a certain 3% change from a red gate at --threshold 0; a wider one keeps 9% too.
+    expect(regressionsBeyond(comparison, 0).map((regression) => regression.result)).toEqual([
+      'publish_throughput{client=amqplib, threads=2}',
+    ]);
+    const wide = comparePaired(
+      side(
+        'run_a',
+        threads.map((each) => publish(each, baseline)),
+      ),
+      side(
+        'run_b',
+        threads.map((each) => publish(each, candidates[each]!)),
+      ),
+      {
+        minimumEffects: {
+          ...DEFAULT_MINIMUM_EFFECTS,
+          paired: { ...DEFAULT_MINIMUM_EFFECTS.paired, throughput: { relativePercent: 10, absolute: 0 } },
+        },
+      },
+    );
+    expect(rateOf(wide, 2)).toMatchObject({ verdict: 'same', minimum_effect: { percent: 10, source: 'paired' } });
   });
 
   it('says why a metric is not judged: no replicates, replicates that cannot be paired, too few pairs', () => {
