@@ -3,7 +3,8 @@
  *
  * The fault matrix: the faults that break AMQP clients in production — the broker closing the
  * connection, a channel closed by the server, a consumer cancelled by the server, a resource
- * alarm blocking publishers, a dead peer only heartbeats can notice, a paused broker node — each
+ * alarm blocking publishers, a dead peer only heartbeats can notice, a paused broker node, a broker
+ * restart, a consumer holding a delivery past the broker's acknowledgement timeout — each
  * injected through the fault model (src/faults) into every client configuration under test
  * (BENCH_CLIENTS; `npm run bench:faults` is all of them). Per thread: detection, recovery, and the
  * fate of every publish in flight. Library-recovered clients recover through their library alone;
@@ -36,7 +37,7 @@ import { markedTest } from '../src/testing';
 
 async function brokerFor(row: MatrixRow): Promise<MatrixBroker> {
   if (row.broker === 'own_node') {
-    const solo = await soloBroker();
+    const solo = await soloBroker(row.nodeSettings);
     return {
       directUrl: solo.node.url,
       proxy: solo.proxy,

@@ -110,7 +110,7 @@ forEachClient((client) =>
 /**
  * Pairs of the overhead check (harness + bare): five, or BENCH_REPLICATES (`bench:clients` takes
  * one, to fit every client in its time). Single pairs move by ±30% on two cores even A/A; the
- * median of three crossed the 110% target on identical code, five narrow it (issue 16).
+ * median of three crossed the 110% target on identical code, five narrow it.
  */
 const OVERHEAD_PAIRS = replicatesOr(5);
 

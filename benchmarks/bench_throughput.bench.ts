@@ -218,7 +218,7 @@ const QUICK_CONSUME_ROWS: ConsumeRow[] = [consumeRow(1, 256, 1), consumeRow(10, 
 const SLOW_CONSUME_ROWS: ConsumeRow[] = [consumeRow(10, 4096, 1), consumeRow(100, 256, 2), consumeRow(100, 4096, 2)];
 
 /**
- * At least 3 s of steady state per window (issue 16), after 1 s of warm-up; two windows, and a
+ * At least 3 s of steady state per window (shorter windows moved by more than the changes they were to show), after 1 s of warm-up; two windows, and a
  * third only when the two differ by more than 5% (the rate is not steady yet) and neither ran dry
  * (a figure that is producer-bound stays so). The result says which way the windows ended
  * (details.windows_ended).

@@ -1,7 +1,7 @@
 /**
  * Environment capture and the fingerprint that says whether two runs are comparable.
  *
- * Fingerprint rule (from the user's spec): the first 8 hex characters of the MD5 of the UTF-8
+ * Fingerprint rule (the product's definition, so every tool computes it alike): the first 8 hex characters of the MD5 of the UTF-8
  * string `git_commit:git_dirty:node_version:platform`, each value exactly as stored in the
  * record (git_dirty as `true`/`false`). `npm run --silent env` prints the record so anyone
  * can recompute it: `printf '%s' 'abc:false:v20.20.2:linux-x64' | md5sum | cut -c1-8`.

@@ -23,7 +23,7 @@
  *   suite's 10-thread rows): `npm run bench:clients` leaves them out to fit ten client
  *   configurations in its time; the quick run keeps them.
  *
- * Less parallelism (the seed's `--numprocesses=1`): the benchmark project already runs one test
+ * Less parallelism (`bench run -n 1`): the benchmark project already runs one test
  * file at a time (`maxWorkers: 1` in jest.config.ts); `--runInBand` (`-i`) also keeps that file
  * in the Jest process itself, without a worker. Inside a file, tests run one after another
  * unless written with `test.concurrent`. Worker threads a benchmark starts are its own

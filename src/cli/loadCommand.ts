@@ -27,7 +27,7 @@ export { summaryTable } from './loadOutput';
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerLoadCommand(program: Command): void {
-  program
+  const command = program
     .command('load')
     .description(
       'Run one workload open loop (at a set rate, latency from each intended send time), optionally through a fault schedule, in this process or as a fleet of agents',
@@ -35,7 +35,32 @@ export function registerLoadCommand(program: Command): void {
     .argument(
       '[file]',
       'a workload file (YAML or JSON, schemas/workload.schema.json), or env:NAME to read it from a variable; flags override its fields',
+    );
+  fleetFlags(runFlags(workloadFlags(command)))
+    .addHelpText(
+      'after',
+      `
+Open loop: message i is due at start + i/rate; it is sent when due (never skipped) and its confirm
+and end-to-end latencies are timed from that intended time, so a stall shows in every message due
+during it. Output: result.json, timeseries.csv (one point a second), report.md with a chart, and the
+run archived and added to the history under BENCH_REPORTS_DIR like any run.
+
+Examples:
+  bench load --rate 5000 --size 256 --duration 60s
+  bench load --rate 2000 --duration 30s --fault latency:200ms@10s+5s
+  bench load workloads/perftest-like.yaml --duration 10s
+  bench load -x 4 -y 4 --queues 4 --rate 5000 --agents 4          four agent processes, merged
+  bench load -x 8 -y 8 --queues 8 --rate 20000 --agents 8 --emit-k8s fleet.yaml
+Bad input exits 2 with a line saying what to give instead.`,
     )
+    .action(async (file: string | undefined, flags: LoadFlags) => {
+      process.exitCode = await loadAction(file, flags);
+    });
+}
+
+/** What the workload is: connections, rate, sizes, queues, acks, the client and the fault schedule. */
+function workloadFlags(command: Command): Command {
+  return command
     .option('-x, --producers <n>', 'publishing connections (PerfTest -x)', undefined)
     .option('-y, --consumers <n>', 'consuming connections (PerfTest -y)')
     .option('-r, --rate <msg_per_s>', 'total intended publish rate; 0 = as fast as possible (steps or a ramp: in a file) (default 1000)')
@@ -58,7 +83,12 @@ export function registerLoadCommand(program: Command): void {
       `a fault of the fault model, from the start of the run, e.g. latency:200ms@10s+5s, reset_peer@10s+1s (repeatable; kinds: ${FAULT_KIND_NAMES.join(', ')})`,
       collect,
       [] as string[],
-    )
+    );
+}
+
+/** Where the run goes and what it does besides: output, interval, metrics, proxy, the max-rate search, the bare comparison. */
+function runFlags(command: Command): Command {
+  return command
     .option('-o, --output <dir>', 'folder for result.json, timeseries.csv, report.md and the chart (default <reports>/load/<name>_<time>)')
     .option('--interval <time>', 'time-series interval', '1s')
     .option('--metrics-port <port>', 'serve the live figures as OpenMetrics on 127.0.0.1:PORT/metrics during the run')
@@ -72,7 +102,12 @@ export function registerLoadCommand(program: Command): void {
       '--compare-bare',
       "after the run, the bare publish script of the workload's client library on the same address, same size (use with --rate 0 --consumers 0)",
     )
-    .option('--catch-up <time>', 'how long a publisher behind schedule at the end keeps sending', '10s')
+    .option('--catch-up <time>', 'how long a publisher behind schedule at the end keeps sending', '10s');
+}
+
+/** A fleet of agents: here, elsewhere with a coordinator, or as Kubernetes manifests. */
+function fleetFlags(command: Command): Command {
+  return command
     .option(
       '--agents <n>',
       'run the workload as N agents, each its own process and connections, taking its share by index; alone: N processes on this machine and their coordinator (docs/guide/fleet.md)',
@@ -97,26 +132,7 @@ export function registerLoadCommand(program: Command): void {
     )
     .option('--k8s-image <image>', 'with --emit-k8s: an image with amqp-bench installed (default amqp-bench:<version>)')
     .option('--k8s-secret <name>', "with --emit-k8s: the Secret holding the broker's URL under the key url (default amqp-bench-broker)")
-    .option('--linger <time>', 'the coordinator keeps running this long after writing its results (for kubectl cp)')
-    .addHelpText(
-      'after',
-      `
-Open loop: message i is due at start + i/rate; it is sent when due (never skipped) and its confirm
-and end-to-end latencies are timed from that intended time, so a stall shows in every message due
-during it. Output: result.json, timeseries.csv (one point a second), report.md with a chart, and the
-run archived and added to the history under BENCH_REPORTS_DIR like any run.
-
-Examples:
-  bench load --rate 5000 --size 256 --duration 60s
-  bench load --rate 2000 --duration 30s --fault latency:200ms@10s+5s
-  bench load workloads/perftest-like.yaml --duration 10s
-  bench load -x 4 -y 4 --queues 4 --rate 5000 --agents 4          four agent processes, merged
-  bench load -x 8 -y 8 --queues 8 --rate 20000 --agents 8 --emit-k8s fleet.yaml
-Bad input exits 2 with a line saying what to give instead.`,
-    )
-    .action(async (file: string | undefined, flags: LoadFlags) => {
-      process.exitCode = await loadAction(file, flags);
-    });
+    .option('--linger <time>', 'the coordinator keeps running this long after writing its results (for kubectl cp)');
 }
 
 async function loadAction(file: string | undefined, flags: LoadFlags): Promise<number> {

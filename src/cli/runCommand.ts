@@ -1,5 +1,5 @@
 /**
- * `bench run`: the full run, in the seed's order: the preflight (nothing is touched until it
+ * `bench run`: the full run, in this order: the preflight (nothing is touched until it
  * passes), capture the environment, set old raw results aside, run Jest's benchmark project,
  * collect the raw results, archive the run, append to the history, compare with the previous
  * run, write the report; then a one-screen summary. A run that executed no test writes nothing
@@ -14,20 +14,18 @@ import { Option, type Command } from 'commander';
 import { getConfig, PROJECT_ROOT } from '../config';
 import { clientLabel, type ClientSpec } from '../client/api';
 import { CLIENT_NAMES } from '../client/registry';
-import { captureEnvironment } from '../environment';
+import { captureEnvironment, type EnvironmentRecord } from '../environment';
 import { runPreflight } from '../preflight';
-import { outcomePath, testsRun } from '../results/outcome';
+import { outcomePath } from '../results/outcome';
 import { HISTORY_FILE_NAME } from '../results/history';
-import { completeRun } from '../run/pipeline';
 import { REPORT_FILE_NAME } from '../report/render';
 import { redactUrl, secretsOf } from '../redact';
-import { runJest } from './jestProcess';
+import { runJest, type JestRunOutcome } from './jestProcess';
+import { finishRun } from './runFinish';
 import { openRunSession, type RunSession } from './runSession';
 import { finishShardRun, shardArguments } from './shard';
 import { formatShard } from '../results/shardManifest';
 import { CLIENTS_MARKERS, FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
-import { formatNothingRan } from '../run/nothingRan';
-import { formatComparison, formatSummary } from './summary';
 
 /** Jest project the benchmarks live in (jest.config.ts). */
 export const BENCHMARK_PROJECT = 'benchmark';
@@ -141,17 +139,41 @@ export async function runBenchmarks(
 }
 
 async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, log: (line: string) => void): Promise<number> {
-  const config = getConfig();
-  const secrets = secretsOf(config.amqpUrl);
   const startedAt = new Date();
-
   const environment = await captureEnvironment({
-    amqpUrl: options.queryBroker ? config.amqpUrl : undefined,
-    faultProxy: { apiUrl: config.proxyApiUrl, embeddedProxy: config.embeddedProxy },
+    amqpUrl: options.queryBroker ? getConfig().amqpUrl : undefined,
+    faultProxy: { apiUrl: getConfig().proxyApiUrl, embeddedProxy: getConfig().embeddedProxy },
   });
   log(
     `bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, fault proxy ${environment.fault_proxy_kind ? `${environment.fault_proxy_kind} ${environment.fault_proxy_version ?? ''}`.trim() : 'none'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`,
   );
+  setOldResultsAside(options, session, environment, startedAt, log);
+  let jest: JestRunOutcome;
+  try {
+    jest = await runBenchmarkJest(options, environment, log);
+  } catch (error) {
+    session.putBack();
+    throw error;
+  }
+  const finishedAt = new Date();
+  if (options.shard) {
+    const exitCode = finishShardRun(
+      { ...options, shard: options.shard, environment, startedAt, finishedAt, jestExitCode: jest.exitCode, interrupted: jest.interrupted },
+      log,
+    );
+    session.finish();
+    return exitCode;
+  }
+  return finishRun({ options, session, environment, startedAt, finishedAt, jest }, log);
+}
+
+function setOldResultsAside(
+  options: RunOptions,
+  session: RunSession,
+  environment: EnvironmentRecord,
+  startedAt: Date,
+  log: (line: string) => void,
+): void {
   // Old results may be kept, an old test outcome never: it would be taken for this run's.
   if (options.keepResults) fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
   const setAside = session.begin({
@@ -167,7 +189,9 @@ async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, l
     log(
       `bench: set ${setAside} old raw result file(s) aside in ${shown(options.rawResultsDir)} (deleted once a benchmark has run, put back if none does)`,
     );
+}
 
+async function runBenchmarkJest(options: RunOptions, environment: EnvironmentRecord, log: (line: string) => void): Promise<JestRunOutcome> {
   const args = [
     // The benchmark project alone (also what an installed package runs: Jest compiles no config under node_modules/).
     '--config',
@@ -183,121 +207,30 @@ async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, l
     `bench: ${options.clients.length === 1 ? 'client' : `${options.clients.length} clients`} ${options.clients.map(clientLabel).join(', ')}` +
       (options.replicates === null ? '' : `; ${options.replicates} replicate(s) per replicated measurement`),
   );
-  let jest;
-  try {
-    jest = await runJest({
-      project: BENCHMARK_PROJECT,
-      args,
-      cwd: PROJECT_ROOT,
-      env: {
-        ...process.env,
-        BENCH_PIPELINE_OWNER: 'cli',
-        BENCH_MARKERS: options.markerExpression,
-        BENCH_RAW_DIR: options.rawResultsDir,
-        BENCH_REPORTS_DIR: options.reportsDir,
-        BENCH_FINGERPRINT: environment.fingerprint,
-        BENCH_CLIENTS: clientSelectionText(options.clients),
-        // Empty reads as unset: each benchmark's own count.
-        BENCH_REPLICATES: options.replicates === null ? '' : String(options.replicates),
-        BENCH_FAIL_ON_FINDINGS: String(options.failOnFindings),
-      },
-      onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
-    });
-  } catch (error) {
-    session.putBack();
-    throw error;
-  }
-  const finishedAt = new Date();
-  if (options.shard) {
-    const exitCode = finishShardRun(
-      { ...options, shard: options.shard, environment, startedAt, finishedAt, jestExitCode: jest.exitCode, interrupted: jest.interrupted },
-      log,
-    );
-    session.finish();
-    return exitCode;
-  }
-
-  // From here on the run is being saved: a Ctrl-C must not cut that short.
-  const holdOn = () => log('bench: saving the run, one moment');
-  process.on('SIGINT', holdOn);
-  try {
-    const completion = await completeRun({
-      environment,
-      startedAt,
-      finishedAt,
-      markerExpression: options.markerExpression,
-      testNameFilter: options.testNameFilter,
-      invokedBy: 'cli',
-      jestExitCode: jest.exitCode,
-      interrupted: jest.interrupted,
-      rawResultsDir: options.rawResultsDir,
-      reportsDir: options.reportsDir,
-      templatePath: options.templatePath,
-      thresholdPercent: options.thresholdPercent,
-      secrets,
-      warn: (message) => log(`bench: warning: ${message}`),
-    });
-    if (completion.kind === 'nothing-ran') {
-      const restoredResults = session.putBack();
-      log(
-        formatNothingRan({
-          nothingRan: completion.nothingRan,
-          jestExitCode: jest.exitCode,
-          jestSignal: jest.signal,
-          interrupted: jest.interrupted,
-          markerExpression: options.markerExpression,
-          testNameFilter: options.testNameFilter,
-          reportsDir: options.reportsDir,
-          rawResultsDir: options.rawResultsDir,
-          restoredResults,
-          cwd: process.cwd(),
-        }).trimEnd(),
-      );
-      return jest.interrupted ? 130 : 1;
-    }
-    session.finish();
-    const { finalized } = completion;
-    const { archive } = finalized;
-    if (options.compare && finalized.comparison) log(formatComparison(finalized.comparison));
-    else if (options.compare) log(`bench: nothing to compare with: ${finalized.comparisonNote ?? 'no previous run'}`);
-    log(
-      formatSummary({
-        archive,
-        archivePath: finalized.archivePath,
-        reportPath: finalized.reportPath,
-        chartCount: finalized.view?.charts.length ?? 0,
-        historyPath: finalized.history ? finalized.historyPath : null,
-        historyRuns: finalized.history?.runs.length ?? null,
-        junitPath: writtenSince(path.join(options.reportsDir, 'junit.xml'), startedAt),
-        comparison: finalized.comparison,
-        regressions: finalized.regressions,
-        thresholdPercent: options.thresholdPercent,
-        cwd: process.cwd(),
-      }),
-    );
-    if (jest.interrupted) return 130;
-    // Results without a single executed test (Jest's outcome lost): not a run that passed.
-    if (archive.status !== 'passed' || testsRun(archive.counts) === 0) return 1;
-    if (finalized.historyError || finalized.reportError || finalized.regressions.length > 0) return 1;
-    return 0;
-  } finally {
-    process.off('SIGINT', holdOn);
-  }
+  return runJest({
+    project: BENCHMARK_PROJECT,
+    args,
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      BENCH_PIPELINE_OWNER: 'cli',
+      BENCH_MARKERS: options.markerExpression,
+      BENCH_RAW_DIR: options.rawResultsDir,
+      BENCH_REPORTS_DIR: options.reportsDir,
+      BENCH_FINGERPRINT: environment.fingerprint,
+      BENCH_CLIENTS: clientSelectionText(options.clients),
+      // Empty reads as unset: each benchmark's own count.
+      BENCH_REPLICATES: options.replicates === null ? '' : String(options.replicates),
+      BENCH_FAIL_ON_FINDINGS: String(options.failOnFindings),
+    },
+    onSignal: (signal) => log(`bench: ${signal}: stopping Jest; what it produced will be archived (again to kill it at once)`),
+  });
 }
 
 /** `amqplib:defaults,/abs/bench/myClient.ts:normalised`: the selection as BENCH_CLIENTS reads it back. */
 export function clientSelectionText(clients: readonly ClientSpec[]): string {
   // An adapter from outside travels as its module's absolute path: Jest's processes load it from there.
   return clients.map((client) => `${client.module ?? client.name}:${client.profile}`).join(',');
-}
-
-/** The file, if this run wrote it (Jest writes junit.xml only when it reaches the end). */
-function writtenSince(filePath: string, since: Date): string | null {
-  try {
-    return fs.statSync(filePath).mtimeMs >= since.getTime() - 1000 ? filePath : null;
-  } catch {
-    return null;
-  }
 }
 
 function shown(filePath: string): string {

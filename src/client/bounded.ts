@@ -26,7 +26,7 @@ export async function bounded<T>(promise: Promise<T>, boundMs: number, message: 
  * The same bound on a sequence of waits, one at a time (a publisher's awaited publishes), with
  * one interval timer for the whole sequence instead of a timer set and cleared per wait: at tens
  * of thousands of publishes a second, `bounded` per publish cost the harness about 7% of a fast
- * client's rate (issue 13). A wait is failed within `boundMs` + one check interval of its start.
+ * client's rate. A wait is failed within `boundMs` + one check interval of its start.
  * Always `stop()` it (in a finally).
  */
 export class SequenceBound {

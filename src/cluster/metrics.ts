@@ -10,11 +10,13 @@
  */
 import { accountDeliveries, type DeliveryAccount } from '../suite-kit/accounting';
 import { elapsedMs } from '../measure/clock';
+import { round3 } from '../measure/round';
 import { quantile, sortSamples } from '../measure/statistics';
 import type { Metric, Target } from '../results/rawResult';
 import { RECEIVED_KINDS } from '../client/faults';
 import type { FaultHit } from '../faults/model';
 import type { EpisodeRecord, ThreadEpisodes } from './failoverBoard';
+import { failoverDetails } from './metricsDetails';
 import type { FailoverOutcome } from './scenario';
 
 export interface FailoverMetrics {
@@ -37,7 +39,6 @@ export interface EpisodeFigures {
   readonly nodeAfter: string | null;
 }
 
-const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 const ms = (value: number | null | undefined, direction: Metric['direction'] = 'lower'): Metric => ({
   value: value === null || value === undefined ? null : round3(value),
   unit: 'ms',
@@ -84,66 +85,54 @@ function stats(prefix: string, values: readonly number[]): Record<string, Metric
   };
 }
 
+/** A consumer thread with the figures of the outages that began after the injection (`first`: its headline). */
+export interface ThreadFigures {
+  readonly consumer: FailoverOutcome['consumers'][number];
+  readonly episodes: readonly EpisodeFigures[];
+  readonly first: EpisodeFigures | undefined;
+}
+
+/** The threads the fault hit and what became of them. */
+interface ThreadGroups {
+  readonly onTarget: readonly ThreadFigures[];
+  readonly hit: readonly (ThreadFigures & { readonly first: EpisodeFigures })[];
+  readonly failedOver: readonly ThreadFigures[];
+  readonly toSurvivor: readonly ThreadFigures[];
+  readonly stalled: readonly ThreadFigures[];
+}
+
 export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetrics {
-  const threads = outcome.consumers.map((consumer) => {
+  const threads = outcome.consumers.map((consumer): ThreadFigures => {
     const episodes = faultEpisodes(consumer, outcome.injectedNs).map((episode) =>
       episodeFigures(episode, outcome.hits, outcome.nodeByPort, outcome.injectedNs),
     );
     return { consumer, episodes, first: episodes[0] };
   });
-  const hit = threads.filter((thread) => thread.first !== undefined);
-  const onTarget = outcome.target === null ? threads : threads.filter((thread) => thread.consumer.nodeAtFault === outcome.target);
-  const failedOver = hit.filter((thread) => thread.episodes.every((episode) => episode.failoverMs !== null));
-  // Failed over to another node: the connection after the outage goes to a node the fault had not hit.
-  const toSurvivor = failedOver.filter((thread) => thread.first!.nodeAfter !== null && thread.first!.nodeAfter !== thread.first!.hitNode);
-  const firstDetections = hit.flatMap((thread) => (thread.first!.detectionMs === null ? [] : [thread.first!.detectionMs]));
-  const firstFailovers = hit.flatMap((thread) => (thread.first!.failoverMs === null ? [] : [thread.first!.failoverMs]));
+  const groups = groupThreads(outcome, threads);
+  const { hit, onTarget, failedOver } = groups;
+  const firstDetections = hit.flatMap(({ first }) => (first.detectionMs === null ? [] : [first.detectionMs]));
+  const firstFailovers = hit.flatMap(({ first }) => (first.failoverMs === null ? [] : [first.failoverMs]));
   // The client's own part, whatever the fault's reference: from its fault event to consuming again.
   const afterDetection = hit.flatMap(({ first }) =>
-    first!.failoverMs === null || first!.detectionMs === null ? [] : [first!.failoverMs - first!.detectionMs],
+    first.failoverMs === null || first.detectionMs === null ? [] : [first.failoverMs - first.detectionMs],
   );
   const allFailovers = hit.flatMap((thread) =>
     thread.episodes.flatMap((episode) => (episode.failoverMs === null ? [] : [episode.failoverMs])),
-  );
-  // Stalled: nothing consumed once the fault was undone, while traffic still flowed (a consumer
-  // the broker cancelled, or one whose connection is up but delivers nothing).
-  const stalled = threads.filter(
-    (thread) => thread.consumer.lastMessageNs === null || thread.consumer.lastMessageNs < outcome.restore.completedNs,
   );
   const producerEpisodes = faultEpisodes(outcome.producer, outcome.injectedNs).map((episode) =>
     episodeFigures(episode, outcome.hits, outcome.nodeByPort, outcome.injectedNs),
   );
   const account = accountDeliveries(outcome.ledger, { to: outcome.sequences, baseline: 'confirmed' });
-  const restart = outcome.steps.filter((step) => step.step === 'restart');
-  const firstHitNs = outcome.hits[0]?.atNs;
-  const lastStepNs = outcome.steps.reduce<bigint | undefined>(
-    (latest, step) => (!latest || step.bracket.completedNs > latest ? step.bracket.completedNs : latest),
-    undefined,
-  );
-
   const metrics: Record<string, Metric> = {
-    threads_total: count(threads.length),
-    threads_on_failed_node: count(onTarget.length),
-    threads_hit: count(hit.length),
-    threads_failed_over: count(failedOver.length),
-    threads_failed_over_to_survivor: count(toSurvivor.length),
-    threads_stalled: count(stalled.length, 'lower'),
+    ...threadCounts(threads.length, groups),
     ...stats('thread_detection', firstDetections),
     ...stats('thread_failover', firstFailovers),
     ...stats('thread_failover_after_detection', afterDetection),
     outages_total: count(hit.reduce((sum, thread) => sum + thread.episodes.length, 0)),
     producer_outages: count(producerEpisodes.length),
     producer_failover_ms: ms(producerEpisodes[0]?.failoverMs),
-    messages_published: count(account.published),
-    messages_confirmed: count(account.confirmed),
-    messages_republished: count(account.republished),
-    messages_lost: count(account.lost, 'lower'),
-    messages_duplicated: count(account.duplicates, 'lower'),
-    duplicates_unexplained: count(account.unexplainedDuplicates, 'lower'),
-    redeliveries: count(account.redeliveries),
-    messages_left_in_queue: count(outcome.readyLeft),
-    node_restart_ms: ms(restart.length === 1 ? elapsedMs(restart[0]!.bracket.startedNs, restart[0]!.bracket.completedNs) : null, 'none'),
-    fault_duration_ms: ms(firstHitNs !== undefined && lastStepNs !== undefined ? elapsedMs(firstHitNs, lastStepNs) : null, 'none'),
+    ...accountCounts(account, outcome.readyLeft),
+    ...faultTimes(outcome),
   };
   const targets: Target[] = [
     { metric: 'messages_lost', comparator: '<', threshold: 1, unit: 'count', met: account.lost < 1 },
@@ -165,59 +154,58 @@ export function computeFailoverMetrics(outcome: FailoverOutcome): FailoverMetric
     },
     targets,
     account,
-    details: {
-      queue_type: outcome.queueType,
-      queue_holder: outcome.queueHolder,
-      failed_node: outcome.target,
-      // Times relative to the injection, so outages can be laid beside the fault's steps.
-      hits: outcome.hits.map((entry) => ({
-        node: entry.target,
-        action: entry.action,
-        at_ms: round3(elapsedMs(outcome.injectedNs, entry.atNs)),
-        bracket_ms: round3(elapsedMs(entry.bracket.startedNs, entry.bracket.completedNs)),
-      })),
-      restored_at_ms: round3(elapsedMs(outcome.injectedNs, outcome.restore.completedNs)),
-      steps: outcome.steps.map((step) => ({
-        node: step.target,
-        step: step.step,
-        at_ms: round3(elapsedMs(outcome.injectedNs, step.bracket.startedNs)),
-        took_ms: round3(elapsedMs(step.bracket.startedNs, step.bracket.completedNs)),
-        ...(step.problem ? { problem: step.problem } : {}),
-      })),
-      rate_per_second: outcome.ratePerSecond,
-      silence_deadline_ms: outcome.silenceDeadlineMs,
-      lost_seqs: account.lostSeqs,
-      unexplained_seqs: account.unexplainedSeqs,
-      problems: outcome.problems,
-      threads: threads.map(({ consumer, episodes }) => ({
-        thread: consumer.threadIndex,
-        home_node: consumer.homeNode,
-        node_at_fault: consumer.nodeAtFault,
-        messages: consumer.messages,
-        messages_after_fault: consumer.messagesAfterInjection,
-        last_message_at_ms: consumer.lastMessageNs === null ? null : round3(elapsedMs(outcome.injectedNs, consumer.lastMessageNs)),
-        false_alarms: consumer.report.falseAlarms,
-        outages: episodes.map(roundEpisode),
-        ...(consumer.droppedEpisodes > 0 ? { outages_not_recorded: consumer.droppedEpisodes } : {}),
-        ...(consumer.report.error ? { error: consumer.report.error } : {}),
-      })),
-      producer: {
-        outages: producerEpisodes.map(roundEpisode),
-        ...(outcome.producer.report ? { report: outcome.producer.report } : {}),
-      },
-    },
+    details: failoverDetails(outcome, threads, producerEpisodes, account),
   };
 }
 
-function roundEpisode(episode: EpisodeFigures): Record<string, unknown> {
-  const value = (figure: number | null) => (figure === null ? null : round3(figure));
+function groupThreads(outcome: FailoverOutcome, threads: readonly ThreadFigures[]): ThreadGroups {
+  const hit = threads.flatMap((thread) => (thread.first === undefined ? [] : [{ ...thread, first: thread.first }]));
+  const onTarget = outcome.target === null ? threads : threads.filter((thread) => thread.consumer.nodeAtFault === outcome.target);
+  const failedOver = hit.filter((thread) => thread.episodes.every((episode) => episode.failoverMs !== null));
+  // Failed over to another node: the connection after the outage goes to a node the fault had not hit.
+  const toSurvivor = failedOver.filter(({ first }) => first.nodeAfter !== null && first.nodeAfter !== first.hitNode);
+  // Stalled: nothing consumed once the fault was undone, while traffic still flowed (a consumer
+  // the broker cancelled, or one whose connection is up but delivers nothing).
+  const stalled = threads.filter(
+    (thread) => thread.consumer.lastMessageNs === null || thread.consumer.lastMessageNs < outcome.restore.completedNs,
+  );
+  return { onTarget, hit, failedOver, toSurvivor, stalled };
+}
+
+function threadCounts(total: number, groups: ThreadGroups): Record<string, Metric> {
   return {
-    detected_at_ms: value(episode.detectedAtMs),
-    hit_node: episode.hitNode,
-    cause: episode.cause,
-    detection_ms: value(episode.detectionMs),
-    reconnect_ms: value(episode.reconnectMs),
-    failover_ms: value(episode.failoverMs),
-    node_after: episode.nodeAfter,
+    threads_total: count(total),
+    threads_on_failed_node: count(groups.onTarget.length),
+    threads_hit: count(groups.hit.length),
+    threads_failed_over: count(groups.failedOver.length),
+    threads_failed_over_to_survivor: count(groups.toSurvivor.length),
+    threads_stalled: count(groups.stalled.length, 'lower'),
+  };
+}
+
+function accountCounts(account: DeliveryAccount, readyLeft: number | null): Record<string, Metric> {
+  return {
+    messages_published: count(account.published),
+    messages_confirmed: count(account.confirmed),
+    messages_republished: count(account.republished),
+    messages_lost: count(account.lost, 'lower'),
+    messages_duplicated: count(account.duplicates, 'lower'),
+    duplicates_unexplained: count(account.unexplainedDuplicates, 'lower'),
+    redeliveries: count(account.redeliveries),
+    messages_left_in_queue: count(readyLeft),
+  };
+}
+
+/** How long a single node restart took, and the fault from its first hit to its last step. */
+function faultTimes(outcome: FailoverOutcome): Record<string, Metric> {
+  const restart = outcome.steps.filter((step) => step.step === 'restart');
+  const firstHitNs = outcome.hits[0]?.atNs;
+  const lastStepNs = outcome.steps.reduce<bigint | undefined>(
+    (latest, step) => (!latest || step.bracket.completedNs > latest ? step.bracket.completedNs : latest),
+    undefined,
+  );
+  return {
+    node_restart_ms: ms(restart.length === 1 ? elapsedMs(restart[0]!.bracket.startedNs, restart[0]!.bracket.completedNs) : null, 'none'),
+    fault_duration_ms: ms(firstHitNs !== undefined && lastStepNs !== undefined ? elapsedMs(firstHitNs, lastStepNs) : null, 'none'),
   };
 }

@@ -50,132 +50,171 @@ export interface FailoverProducerReport {
 }
 
 export default async function runFailoverProducer(task: FailoverProducerTask): Promise<FailoverProducerReport> {
-  const me = task.threadIndex;
-  const board = new FailoverBoard(task.threads, task.board);
-  const ledger = new WorkloadBoard(task.ledgerLayout, task.ledger);
-  const capacity = task.ledgerLayout.sequences;
-  const intervalNs = 1e9 / task.ratePerSecond;
-  const confirmedSeqs = new Uint8Array(capacity);
-  const retry: number[] = [];
-  let connection: ClientConnection | undefined;
-  let publisher: Publisher | undefined;
-  let next = 0;
-  let inFlight = 0;
-  let copies = 0;
-  let republished = 0;
-  let confirmed = 0;
-  let error: string | undefined;
-  let wake: (() => void) | undefined;
-  const signal = () => {
-    const waiting = wake;
-    wake = undefined;
-    waiting?.();
-  };
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = undefined;
-        resolve();
-      }, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  const startedNs = nowNs();
-  try {
+  return new FailoverProducer(task).run();
+}
+
+/** What the next turn of the pacing loop does. */
+type Turn = { readonly kind: 'wait'; readonly ms: number } | { readonly kind: 'send'; readonly resend: boolean };
+
+class FailoverProducer {
+  private readonly me: number;
+  private readonly board: FailoverBoard;
+  private readonly ledger: WorkloadBoard;
+  private readonly capacity: number;
+  private readonly confirmedSeqs: Uint8Array;
+  private readonly retry: number[] = [];
+  private readonly startedNs = nowNs();
+  private connection: ClientConnection | undefined;
+  private publisher: Publisher | undefined;
+  private next = 0;
+  private inFlight = 0;
+  private copies = 0;
+  private republished = 0;
+  private confirmed = 0;
+  private settleStartedNs: bigint | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly task: FailoverProducerTask) {
+    this.me = task.threadIndex;
+    this.board = new FailoverBoard(task.threads, task.board);
+    this.ledger = new WorkloadBoard(task.ledgerLayout, task.ledger);
+    this.capacity = task.ledgerLayout.sequences;
+    this.confirmedSeqs = new Uint8Array(this.capacity);
+  }
+
+  async run(): Promise<FailoverProducerReport> {
+    const { board, me } = this;
+    let error: string | undefined;
+    try {
+      const connected = await this.connect();
+      if (!(await board.waitFor(FailoverWord.GO, 1, this.task.lifetimeBoundMs, FailoverWord.STOP)))
+        throw new Error('the scenario never started');
+      await this.pace(connected, nowNs());
+    } catch (caught) {
+      error = redactText(describeError(caught));
+      board.count(FailoverWord.FAILED);
+    } finally {
+      if (board.read(me).readyNs === null) board.markReady(me, nowNs(), undefined);
+      board.raise(FailoverWord.PRODUCER_SETTLED);
+      await this.publisher?.close().catch(() => undefined);
+      await this.connection?.close().catch(() => undefined);
+    }
+    return {
+      threadIndex: me,
+      sequences: this.next,
+      publishCopies: this.copies,
+      republished: this.republished,
+      confirmed: this.confirmed,
+      unconfirmedAtEnd: this.next - this.confirmed,
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  private async connect(): Promise<ClientConnection> {
+    const { task, board, me } = this;
     const connected = await connectClient(task.client, {
       urls: task.urls,
       startBoundMs: task.recoveryBoundMs,
       connectionName: 'amqp-bench-failover-producer',
     });
-    connection = connected;
+    this.connection = connected;
     connected.onFault((fault) => {
       board.openEpisode(me, fault.detectedNs, CauseCode[fault.kind]);
-      signal();
+      this.signal();
     });
-    publisher = await connected.publisher({ confirms: true });
+    this.publisher = await connected.publisher({ confirms: true });
     board.markReady(me, nowNs(), connected.localPort);
-    if (!(await board.waitFor(FailoverWord.GO, 1, task.lifetimeBoundMs, FailoverWord.STOP))) throw new Error('the scenario never started');
-    const paceStartNs = nowNs();
-    let settleStartedNs: bigint | undefined;
+    return connected;
+  }
 
+  /** Publishes at the pace until STOP, or until it has settled (or ran out of its settle bound) after STOP_PRODUCING. */
+  private async pace(connected: ClientConnection, paceStartNs: bigint): Promise<void> {
+    const { task, board, me } = this;
     for (;;) {
-      if (board.flag(FailoverWord.STOP) !== 0) break;
-      if (elapsedMs(startedNs, nowNs()) > task.lifetimeBoundMs) throw new Error(`no stop signal within ${task.lifetimeBoundMs} ms`);
-      const producing = board.flag(FailoverWord.STOP_PRODUCING) === 0 && next < capacity;
-      if (!producing) {
-        settleStartedNs ??= nowNs();
-        if (inFlight === 0 && retry.length === 0) break;
-        if (elapsedMs(settleStartedNs, nowNs()) > task.settleBoundMs) break;
-      }
+      if (board.flag(FailoverWord.STOP) !== 0) return;
+      if (elapsedMs(this.startedNs, nowNs()) > task.lifetimeBoundMs) throw new Error(`no stop signal within ${task.lifetimeBoundMs} ms`);
+      if (this.settled()) return;
       if (connected.state === 'down') {
         const ensured = await connected.ensureConnected(task.recoveryBoundMs);
         board.markReconnected(me, ensured.connectedNs, connected.localPort);
         continue;
       }
       if (connected.state === 'closed') throw new Error('connection closed by the client library');
-      if (inFlight >= task.maxInFlight) {
-        await pause(50);
-        continue;
-      }
-      const resend = retry.length > 0;
-      if (!resend) {
-        if (!producing) {
-          await pause(50);
-          continue;
-        }
-        const dueInMs = (Number(paceStartNs - nowNs()) + next * intervalNs) / 1e6;
-        if (dueInMs >= 1) {
-          await pause(dueInMs);
-          continue;
-        }
-      }
-      const seq = resend ? retry.shift()! : next++;
-      if (!resend) board.raise(FailoverWord.SEQUENCES, next);
-      const sentNs = nowNs();
-      const body = encodeMessage({ round: 0, seq, sentNs, scheduledNs: sentNs, paced: false }, task.messageBytes);
-      inFlight += 1;
-      ledger.markPublished(seq);
-      copies += 1;
-      if (resend) republished += 1;
-      publisher.publish('', task.queue, body, { persistent: true }).then(
-        () => {
-          inFlight -= 1;
-          if (confirmedSeqs[seq] === 0) {
-            confirmedSeqs[seq] = 1;
-            confirmed += 1;
-            ledger.markConfirmed(seq);
-          }
-          // Only a confirm of a message sent after the latest fault came over the new connection.
-          board.recordMessage(me, nowNs(), sentNs > board.latestOutageNs(me));
-          signal();
-        },
-        () => {
-          inFlight -= 1;
-          // Nacked, or the connection died before the confirm: send it again once back.
-          if (confirmedSeqs[seq] === 0) retry.push(seq);
-          signal();
-        },
-      );
-      if (copies % 64 === 0) await yieldToEventLoop();
+      const turn = this.nextTurn(paceStartNs);
+      if (turn.kind === 'wait') await this.pause(turn.ms);
+      else await this.send(turn.resend);
     }
-  } catch (caught) {
-    error = redactText(describeError(caught));
-    board.count(FailoverWord.FAILED);
-  } finally {
-    if (board.read(me).readyNs === null) board.markReady(me, nowNs(), undefined);
-    board.raise(FailoverWord.PRODUCER_SETTLED);
-    await publisher?.close().catch(() => undefined);
-    await connection?.close().catch(() => undefined);
   }
-  return {
-    threadIndex: me,
-    sequences: next,
-    publishCopies: copies,
-    republished,
-    confirmed,
-    unconfirmedAtEnd: next - confirmed,
-    ...(error === undefined ? {} : { error }),
-  };
+
+  private producing(): boolean {
+    return this.board.flag(FailoverWord.STOP_PRODUCING) === 0 && this.next < this.capacity;
+  }
+
+  /** No longer producing, and nothing left to settle or no time left to settle it. */
+  private settled(): boolean {
+    if (this.producing()) return false;
+    this.settleStartedNs ??= nowNs();
+    if (this.inFlight === 0 && this.retry.length === 0) return true;
+    return elapsedMs(this.settleStartedNs, nowNs()) > this.task.settleBoundMs;
+  }
+
+  private nextTurn(paceStartNs: bigint): Turn {
+    if (this.inFlight >= this.task.maxInFlight) return { kind: 'wait', ms: 50 };
+    if (this.retry.length > 0) return { kind: 'send', resend: true };
+    if (!this.producing()) return { kind: 'wait', ms: 50 };
+    const dueInMs = (Number(paceStartNs - nowNs()) + this.next * (1e9 / this.task.ratePerSecond)) / 1e6;
+    return dueInMs >= 1 ? { kind: 'wait', ms: dueInMs } : { kind: 'send', resend: false };
+  }
+
+  /** Publishes the next sequence number (or the oldest unconfirmed one again); its confirm or nack is counted when it comes. */
+  private async send(resend: boolean): Promise<void> {
+    const { task, board, ledger, me, confirmedSeqs } = this;
+    const seq = resend ? this.retry.shift()! : this.next++;
+    if (!resend) board.raise(FailoverWord.SEQUENCES, this.next);
+    const sentNs = nowNs();
+    const body = encodeMessage({ round: 0, seq, sentNs, scheduledNs: sentNs, paced: false }, task.messageBytes);
+    this.inFlight += 1;
+    ledger.markPublished(seq);
+    this.copies += 1;
+    if (resend) this.republished += 1;
+    this.publisher!.publish('', task.queue, body, { persistent: true }).then(
+      () => {
+        this.inFlight -= 1;
+        if (confirmedSeqs[seq] === 0) {
+          confirmedSeqs[seq] = 1;
+          this.confirmed += 1;
+          ledger.markConfirmed(seq);
+        }
+        // Only a confirm of a message sent after the latest fault came over the new connection.
+        board.recordMessage(me, nowNs(), sentNs > board.latestOutageNs(me));
+        this.signal();
+      },
+      () => {
+        this.inFlight -= 1;
+        // Nacked, or the connection died before the confirm: send it again once back.
+        if (confirmedSeqs[seq] === 0) this.retry.push(seq);
+        this.signal();
+      },
+    );
+    if (this.copies % 64 === 0) await yieldToEventLoop();
+  }
+
+  private signal(): void {
+    const waiting = this.wake;
+    this.wake = undefined;
+    waiting?.();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
 }

@@ -8,7 +8,6 @@
  * confirmed message was delivered -> stop, account. Whatever happens, the fault is undone,
  * every thread stopped, the proxy entries and the queue removed.
  */
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ClientSpec } from '../client/api';
 import { WorkerError } from '../errors';
@@ -16,17 +15,16 @@ import type { ToxiproxyClient } from '../faults';
 import { nowNs, pollUntil, sleep, type Bracket } from '../measure/clock';
 import { redactText } from '../redact';
 import type { LedgerCounts } from '../suite-kit/accounting';
-import { WorkloadBoard } from '../suite-kit/workloadBoard';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
 import { nodeActions } from '../broker/nodes/nodeActions';
 import { createFault } from '../faults/kinds/registry';
 import type { Fault, FaultHit, FaultStep } from '../faults/model';
 import type { FailoverFault } from '../scenarios/cluster';
-import type { FailoverConsumerTask, FailoverThreadReport } from './consumerThread';
-import { FailoverBoard, FailoverWord, type ThreadEpisodes } from './failoverBoard';
+import type { FailoverThreadReport } from './consumerThread';
+import { FailoverWord, type ThreadEpisodes } from './failoverBoard';
+import { FailoverThreads, PRODUCER_SETTLE_BOUND_MS, type SettledFailoverReports } from './failoverThreads';
 import { nodeAmqpUrl, type ClusterLayout } from '../broker/nodes/layout';
 import { createNodeProxies, nodesByClientPort, proxiedNodeUrl, removeNodeProxies, type NodeProxy } from './nodeProxies';
-import type { FailoverProducerReport, FailoverProducerTask } from './producerThread';
+import type { FailoverProducerReport } from './producerThread';
 import { declareQueue, deleteQueue, quorumLeader, readyMessages, type FailoverQueueType } from './queues';
 import type { ClusterSettings } from '../broker/nodes/settings';
 import { assertClusterUp } from '../broker/nodes/state';
@@ -91,172 +89,78 @@ export interface FailoverOutcome {
   readonly problems: readonly string[];
 }
 
-const SETTLE_BOUND_MS = 15_000;
-const PRODUCER_SETTLE_BOUND_MS = 20_000;
+/** Where the fault acts and who it hits, decided once the queue is declared. */
+interface FaultPlacement {
+  readonly queueHolder: string;
+  readonly fault: Fault;
+  /** The node a kill or partition hits; null for a rolling restart (every node in turn). */
+  readonly hitNode: string | null;
+  /** The node index the producer connects to first. */
+  readonly producerHome: number;
+}
+
+/** The moments of the fault and which node each client port's connection went to around it. */
+interface FaultPhase {
+  readonly injectedNs: bigint;
+  readonly restore: Bracket;
+  readonly portsAtFault: ReadonlyMap<number, string>;
+  readonly portsAfterFailover: ReadonlyMap<number, string>;
+}
 
 export async function runFailoverScenario(options: FailoverScenarioOptions): Promise<FailoverOutcome> {
   const { layout, settings } = options;
   const log = options.log ?? (() => undefined);
   const consumers = options.consumers ?? 6;
   const ratePerSecond = options.ratePerSecond ?? 200;
-  const warmupMs = options.warmupMs ?? 3000;
-  const failoverBoundMs = options.failoverBoundMs ?? 30_000;
-  const drainBoundMs = options.drainBoundMs ?? 30_000;
   const silenceDeadlineMs = options.silenceDeadlineMs ?? null;
   await assertClusterUp(layout);
-
   const nodes = layout.nodes;
-  const holderNode = nodes[0]!;
   const directUrls = nodes.map((node) => nodeAmqpUrl(node, settings));
   const queue = `amqp-bench.failover.${randomUUID()}`;
   // Long enough for the longest scenario (a rolling restart of three nodes on a busy machine).
-  const sequences = Math.ceil(ratePerSecond * 600);
-  const ledger = new WorkloadBoard({ sequences, rounds: 1 });
-  const board = new FailoverBoard(consumers + 1);
+  const threads = new FailoverThreads(consumers, Math.ceil(ratePerSecond * 600));
   const problems: string[] = [];
-  const pools: ThreadPool[] = [];
-  let consumerTasks: Promise<FailoverThreadReport>[] = [];
-  let producerTask: Promise<FailoverProducerReport> | undefined;
   let proxies: NodeProxy[] = [];
   let fault: Fault | undefined;
   try {
     proxies = await createNodeProxies(options.proxyApi, nodes);
     const urlsFrom = (first: number) => nodes.map((_, offset) => proxiedNodeUrl(proxies[(first + offset) % nodes.length]!, settings));
     await declareQueue(directUrls[0]!, queue, options.queueType);
-    // A classic queue lives where it was declared; a quorum queue's leader starts there too, unless the CLI says otherwise.
-    const queueHolder =
-      options.queueType === 'quorum'
-        ? ((await quorumLeader(layout, holderNode, queue).catch(() => undefined)) ?? holderNode.name)
-        : holderNode.name;
-    const target = nodes.find((node) => node.name === queueHolder) ?? holderNode;
-    const actions = nodes.map((node) => nodeActions(layout, node, proxies.find((proxy) => proxy.node.name === node.name)?.target));
-    fault = createFault({ kind: options.fault }, { node: actions[nodes.indexOf(target)], nodes: actions, log });
-    // The node a kill or partition hits; a rolling restart hits every node in turn.
-    const hitNode = fault.target.type === 'node' ? fault.target.name : null;
-    const producerHome = options.fault === 'rolling_restart' ? 1 : (target.index + 1) % nodes.length;
-
-    const consumerPool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), consumers);
-    pools.push(consumerPool);
-    const producerPool = startThreadPool(path.join(__dirname, 'producerThread.ts'), 1);
-    pools.push(producerPool);
-    const shared = {
-      threads: consumers + 1,
-      board: board.buffer,
-      ledger: ledger.buffer,
-      ledgerLayout: ledger.layout,
+    const placement = await placeFault(options, proxies, queue, log);
+    fault = placement.fault;
+    threads.start({
       client: options.client,
       queue,
-    };
-    const lifetimeBoundMs = 900_000;
-    consumerTasks = Array.from({ length: consumers }, (_, threadIndex) =>
-      consumerPool.run<FailoverConsumerTask, FailoverThreadReport>({
-        ...shared,
-        threadIndex,
-        urls: urlsFrom(threadIndex % nodes.length),
-        prefetch: options.prefetch ?? 50,
-        silenceDeadlineMs,
-        recoveryBoundMs: 60_000,
-        lifetimeBoundMs,
-      }),
-    );
-    producerTask = producerPool.run<FailoverProducerTask, FailoverProducerReport>({
-      ...shared,
-      threadIndex: consumers,
-      urls: urlsFrom(producerHome),
+      consumerUrls: (thread) => urlsFrom(thread % nodes.length),
+      producerUrls: urlsFrom(placement.producerHome),
+      prefetch: options.prefetch ?? 50,
+      silenceDeadlineMs,
       ratePerSecond,
-      messageBytes: 256,
-      maxInFlight: 500,
-      recoveryBoundMs: 60_000,
-      settleBoundMs: PRODUCER_SETTLE_BOUND_MS,
-      lifetimeBoundMs,
     });
-    for (const task of [...consumerTasks, producerTask]) task.catch(() => undefined);
-
-    if (!(await board.waitFor(FailoverWord.READY, consumers + 1, 60_000 + consumers * 2000)) || board.flag(FailoverWord.FAILED) > 0) {
-      throw new WorkerError(
-        `threads did not all connect: ${(await threadErrors(consumerTasks, producerTask)).join('; ') || 'no thread reported an error'}`,
-      );
-    }
-    board.raise(FailoverWord.GO);
-    await sleep(warmupMs);
-    const silent = Array.from({ length: consumers }, (_, thread) => thread).filter((thread) => board.messages(thread) === 0);
-    if (silent.length > 0)
-      throw new WorkerError(`no message reached consumer threads ${silent.join(', ')} during the ${warmupMs} ms warm-up`);
-
-    const portsAtFault = await nodesByClientPort(proxies);
-    board.raise(FailoverWord.INJECTED);
-    const injectedNs = nowNs();
-    log(`${options.fault}: ${hitNode ?? 'every node in turn'} (queue ${options.queueType}, held by ${queueHolder})`);
-    await fault.inject();
-    const hitThreads = threadsOn(board, consumers, portsAtFault, hitNode);
-    // Every thread the fault hit must get an episode and consume again; the rest must keep consuming.
-    const failedOver = await pollUntil(
-      () => unfinishedEpisodes(board, consumers + 1, hitThreads).length === 0 || board.flag(FailoverWord.FAILED) > 0,
-      failoverBoundMs,
-    );
-    if (!failedOver) log(`not every thread consumed again within ${failoverBoundMs} ms; undoing the fault`);
-    const portsAfterFailover = await nodesByClientPort(proxies);
-
-    const restoreStartedNs = nowNs();
-    problems.push(...(await fault.remove()).problems);
-    const restore: Bracket = { startedNs: restoreStartedNs, completedNs: nowNs() };
-    await pollUntil(() => unfinishedEpisodes(board, consumers + 1, []).length === 0, failoverBoundMs);
-    await sleep(options.afterRestoreMs ?? 3000);
-
-    board.raise(FailoverWord.STOP_PRODUCING);
-    await board.waitFor(FailoverWord.PRODUCER_SETTLED, 1, PRODUCER_SETTLE_BOUND_MS + 10_000);
-    const drained = await pollUntil(
-      () => undeliveredConfirmed(ledger.snapshot(), board.flag(FailoverWord.SEQUENCES)) === 0,
-      drainBoundMs,
-      200,
-    );
-    if (!drained) problems.push(`confirmed messages still undelivered ${drainBoundMs} ms after the producer stopped`);
+    await threads.waitUntilConnected();
+    await warmUp(threads, options.warmupMs ?? 3000);
+    const phase = await injectAndFailOver(options, threads, proxies, placement, problems, log);
+    await drainConfirmed(threads, options.drainBoundMs ?? 30_000, problems);
     const portsAtEnd = await nodesByClientPort(proxies);
     // Before the consumers close: their unprocessed prefetch would be requeued and counted as left over.
     const readyLeft = await readyMessages(directUrls, queue);
-    board.raise(FailoverWord.STOP);
-
-    const [consumerReports, producerReports] = await Promise.all([
-      settleWithin(consumerTasks, SETTLE_BOUND_MS),
-      settleWithin([producerTask], SETTLE_BOUND_MS),
-    ]);
-    const producerSettled = producerReports[0];
-    const producerReport = producerSettled?.status === 'fulfilled' ? producerSettled.value : null;
-    if (producerReport?.error) problems.push(`producer: ${producerReport.error}`);
-    const records = consumerReports.map((settled, threadIndex): ConsumerRecord => {
-      const report =
-        settled.status === 'fulfilled'
-          ? settled.value
-          : {
-              threadIndex,
-              falseAlarms: 0 as const,
-              foreign: 0 as const,
-              error: settled.status === 'rejected' ? redactText(String(settled.reason)) : 'did not stop in time',
-            };
-      if (report.error) problems.push(`consumer thread ${threadIndex}: ${report.error}`);
-      const episodes = board.read(threadIndex);
-      return {
-        threadIndex,
-        homeNode: nodes[threadIndex % nodes.length]!.name,
-        nodeAtFault: portsAtFault.get(episodes.firstPort) ?? null,
-        ...episodes,
-        report,
-      };
-    });
+    const reports = await threads.settle();
+    if (reports.producer?.error) problems.push(`producer: ${reports.producer.error}`);
+    const { board } = threads;
     return {
       queue,
       queueType: options.queueType,
       fault: options.fault,
-      queueHolder,
-      target: hitNode,
-      hits: fault.hits,
-      steps: fault.steps,
-      injectedNs,
-      restore,
-      consumers: records,
-      nodeByPort: new Map([...portsAtFault, ...portsAfterFailover, ...portsAtEnd]),
-      producer: { ...board.read(consumers), report: producerReport },
-      ledger: ledger.snapshot(),
+      queueHolder: placement.queueHolder,
+      target: placement.hitNode,
+      hits: placement.fault.hits,
+      steps: placement.fault.steps,
+      injectedNs: phase.injectedNs,
+      restore: phase.restore,
+      consumers: consumerRecords(threads, reports, layout, phase.portsAtFault, problems),
+      nodeByPort: new Map([...phase.portsAtFault, ...phase.portsAfterFailover, ...portsAtEnd]),
+      producer: { ...board.read(consumers), report: reports.producer },
+      ledger: threads.ledger.snapshot(),
       sequences: board.flag(FailoverWord.SEQUENCES),
       readyLeft,
       ratePerSecond,
@@ -264,10 +168,7 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
       problems,
     };
   } finally {
-    board.raise(FailoverWord.STOP_PRODUCING);
-    board.raise(FailoverWord.STOP);
-    await settleWithin<unknown>([...consumerTasks, ...(producerTask ? [producerTask] : [])], SETTLE_BOUND_MS);
-    await Promise.allSettled(pools.map((pool) => pool.destroy()));
+    await threads.stop();
     const undone = fault ? (await fault.remove()).problems : [];
     for (const problem of undone) log(`cleanup: ${problem}`);
     await removeNodeProxies(proxies);
@@ -276,14 +177,111 @@ export async function runFailoverScenario(options: FailoverScenarioOptions): Pro
   }
 }
 
-async function threadErrors(
-  consumers: readonly Promise<FailoverThreadReport>[],
-  producer: Promise<FailoverProducerReport>,
-): Promise<string[]> {
-  const settled = await settleWithin<FailoverThreadReport | FailoverProducerReport>([...consumers, producer], 5000);
-  return settled.flatMap((result, index) => {
-    const who = index < consumers.length ? `consumer thread ${index}` : 'producer';
-    if (result.status === 'fulfilled') return result.value.error ? [`${who}: ${result.value.error}`] : [];
-    return result.status === 'rejected' ? [`${who}: ${redactText(String(result.reason))}`] : [];
+/** Finds the node holding the queue and builds the fault on it (every node for a rolling restart). */
+async function placeFault(
+  options: FailoverScenarioOptions,
+  proxies: readonly NodeProxy[],
+  queue: string,
+  log: (line: string) => void,
+): Promise<FaultPlacement> {
+  const { layout } = options;
+  const nodes = layout.nodes;
+  const holderNode = nodes[0]!;
+  // A classic queue lives where it was declared; a quorum queue's leader starts there too, unless the CLI says otherwise.
+  const queueHolder =
+    options.queueType === 'quorum'
+      ? ((await quorumLeader(layout, holderNode, queue).catch(() => undefined)) ?? holderNode.name)
+      : holderNode.name;
+  const target = nodes.find((node) => node.name === queueHolder) ?? holderNode;
+  const actions = nodes.map((node) => nodeActions(layout, node, proxies.find((proxy) => proxy.node.name === node.name)?.target));
+  const fault = createFault({ kind: options.fault }, { node: actions[nodes.indexOf(target)], nodes: actions, log });
+  const hitNode = fault.target.type === 'node' ? fault.target.name : null;
+  const producerHome = options.fault === 'rolling_restart' ? 1 : (target.index + 1) % nodes.length;
+  return { queueHolder, fault, hitNode, producerHome };
+}
+
+/** Lets every thread run for the warm-up. @throws WorkerError when a consumer thread got no message in it. */
+async function warmUp(threads: FailoverThreads, warmupMs: number): Promise<void> {
+  const { board } = threads;
+  board.raise(FailoverWord.GO);
+  await sleep(warmupMs);
+  const silent = Array.from({ length: threads.consumers }, (_, thread) => thread).filter((thread) => board.messages(thread) === 0);
+  if (silent.length > 0)
+    throw new WorkerError(`no message reached consumer threads ${silent.join(', ')} during the ${warmupMs} ms warm-up`);
+}
+
+/** Injects the fault, waits (bounded) until every thread it hit consumes again, undoes it, waits for every thread again. */
+async function injectAndFailOver(
+  options: FailoverScenarioOptions,
+  threads: FailoverThreads,
+  proxies: readonly NodeProxy[],
+  placement: FaultPlacement,
+  problems: string[],
+  log: (line: string) => void,
+): Promise<FaultPhase> {
+  const { board, consumers } = threads;
+  const failoverBoundMs = options.failoverBoundMs ?? 30_000;
+  const portsAtFault = await nodesByClientPort(proxies);
+  board.raise(FailoverWord.INJECTED);
+  const injectedNs = nowNs();
+  log(`${options.fault}: ${placement.hitNode ?? 'every node in turn'} (queue ${options.queueType}, held by ${placement.queueHolder})`);
+  await placement.fault.inject();
+  const hitThreads = threadsOn(board, consumers, portsAtFault, placement.hitNode);
+  // Every thread the fault hit must get an episode and consume again; the rest must keep consuming.
+  const failedOver = await pollUntil(
+    () => unfinishedEpisodes(board, consumers + 1, hitThreads).length === 0 || board.flag(FailoverWord.FAILED) > 0,
+    failoverBoundMs,
+  );
+  if (!failedOver) log(`not every thread consumed again within ${failoverBoundMs} ms; undoing the fault`);
+  const portsAfterFailover = await nodesByClientPort(proxies);
+  const restoreStartedNs = nowNs();
+  problems.push(...(await placement.fault.remove()).problems);
+  const restore: Bracket = { startedNs: restoreStartedNs, completedNs: nowNs() };
+  await pollUntil(() => unfinishedEpisodes(board, consumers + 1, []).length === 0, failoverBoundMs);
+  await sleep(options.afterRestoreMs ?? 3000);
+  return { injectedNs, restore, portsAtFault, portsAfterFailover };
+}
+
+/** Stops the producer and waits (bounded) until every confirmed message was delivered. */
+async function drainConfirmed(threads: FailoverThreads, drainBoundMs: number, problems: string[]): Promise<void> {
+  const { board, ledger } = threads;
+  board.raise(FailoverWord.STOP_PRODUCING);
+  await board.waitFor(FailoverWord.PRODUCER_SETTLED, 1, PRODUCER_SETTLE_BOUND_MS + 10_000);
+  const drained = await pollUntil(
+    () => undeliveredConfirmed(ledger.snapshot(), board.flag(FailoverWord.SEQUENCES)) === 0,
+    drainBoundMs,
+    200,
+  );
+  if (!drained) problems.push(`confirmed messages still undelivered ${drainBoundMs} ms after the producer stopped`);
+}
+
+/** Each consumer thread's episodes, home node and report (a thread that gave none: its error). */
+function consumerRecords(
+  threads: FailoverThreads,
+  reports: SettledFailoverReports,
+  layout: ClusterLayout,
+  portsAtFault: ReadonlyMap<number, string>,
+  problems: string[],
+): ConsumerRecord[] {
+  const nodes = layout.nodes;
+  return reports.consumers.map((settled, threadIndex): ConsumerRecord => {
+    const report =
+      settled.status === 'fulfilled'
+        ? settled.value
+        : {
+            threadIndex,
+            falseAlarms: 0 as const,
+            foreign: 0 as const,
+            error: settled.status === 'rejected' ? redactText(String(settled.reason)) : 'did not stop in time',
+          };
+    if (report.error) problems.push(`consumer thread ${threadIndex}: ${report.error}`);
+    const episodes = threads.board.read(threadIndex);
+    return {
+      threadIndex,
+      homeNode: nodes[threadIndex % nodes.length]!.name,
+      nodeAtFault: portsAtFault.get(episodes.firstPort) ?? null,
+      ...episodes,
+      report,
+    };
   });
 }

@@ -192,6 +192,25 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
    * measured through Toxiproxy says so (e.g. the broker's close can pass a silence there).
    */
   readonly embeddedProxyOnly?: string;
+  /**
+   * The queues it is injected on must survive a node restart: the matrix declares a durable
+   * exchange and quorum queues (which keep every message on disk whatever its delivery mode, so
+   * what was confirmed before the restart can be delivered after it); a load run's classic queues
+   * are declared durable.
+   */
+  readonly durableQueues?: boolean;
+  /**
+   * Settings of RabbitMQ's `rabbit` application the node of the harness's own must start with
+   * (written to its advanced.config), for a fault the broker itself acts out once configured (a
+   * short consumer_timeout): such a node is started apart from the one the other faults share.
+   */
+  readonly nodeSettings?: Readonly<Record<string, number>>;
+  /**
+   * The fault is the client's own consumer holding a delivery unacked: each thread's consumer keeps
+   * the first of its own messages delivered after the injection and never acknowledges it (the
+   * broker's reaction is the fault's moment); a load run's consumers do not, so it is a matrix fault.
+   */
+  readonly holdsDelivery?: boolean;
   /** Its row in the fault matrix (src/scenarios/matrix.ts derives the rows from the registry); absent: not a matrix row. */
   readonly matrix?: MatrixRowSpec;
   /** @throws ConfigError naming what the context lacks */

@@ -123,7 +123,9 @@ export function removalReference(
   faultMoment: { readonly reference: FaultReference; readonly byPort: ReadonlyMap<number, bigint> },
 ): RemovalReference {
   const removedWhen = fault.removedWhen;
-  const removed = removedWhen ? actedConnections(events, { acted: removedWhen }) : [];
+  // No removal reaches a connection before the call that undid the fault started.
+  const sinceRemoval = events?.filter((event) => BigInt(event.at_ns) >= removal.startedNs) ?? null;
+  const removed = removedWhen ? actedConnections(sinceRemoval, { acted: removedWhen }) : [];
   const spread = faultSpread(removed);
   if (spread !== null)
     return {

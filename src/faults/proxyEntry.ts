@@ -36,7 +36,7 @@ export async function ensureProxyEntry(
       if (error instanceof ProxyError && error.status === 409) {
         existing = await client.getProxy(config.proxyName);
       } else if (error instanceof ProxyError && /address already in use/i.test(error.message)) {
-        // 25672 (the seed's default) is also RabbitMQ's inter-node port when a broker runs on
+        // 25672 (the default listen port) is also RabbitMQ's inter-node port when a broker runs on
         // this machine: take a free port instead; the fixtures make clients follow it.
         existing = await create(formatHostPort({ host: config.proxyListen.host, port: 0 }));
         created = true;

@@ -85,23 +85,118 @@ export function startChildProgram(name: string, command: readonly string[], opti
     detached: true,
   });
   LIVE.add(child);
-  let stderr = '';
-  let stdoutTail = '';
-  let spawnError: Error | undefined;
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-KEPT_OUTPUT_CHARS);
-  });
-  // stdin errors (EPIPE after the program died) surface through the exit instead.
-  child.stdin.on('error', () => undefined);
-  child.on('error', (error) => {
-    spawnError = error;
-  });
-  const lines: string[] = [];
-  let waiter: ((line: string | undefined) => void) | undefined;
-  let exited = false;
-  let how = '';
-  child.once('exit', (code, signal) => {
-    how = signal ? `killed by ${signal}` : `exit code ${code ?? '?'}`;
+  return new RunningProgram(name, child, options);
+}
+
+class RunningProgram implements ChildProgram {
+  exited = false;
+  private stderr = '';
+  private stdoutTail = '';
+  private spawnError: Error | undefined;
+  private how = '';
+  private readonly lines: string[] = [];
+  private waiter: ((line: string | undefined) => void) | undefined;
+  private readonly exit: Promise<void>;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly name: string,
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly options: ChildProgramOptions,
+  ) {
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-KEPT_OUTPUT_CHARS);
+    });
+    // stdin errors (EPIPE after the program died) surface through the exit instead.
+    child.stdin.on('error', () => undefined);
+    child.on('error', (error) => {
+      this.spawnError = error;
+    });
+    child.once('exit', (code, signal) => this.onExit(code, signal));
+    this.exit = new Promise<void>((resolve) => {
+      // After 'exit' (or a failed start): every line it wrote has been read by then.
+      child.once('close', () => {
+        this.exited = true;
+        LIVE.delete(child);
+        if (this.spawnError) this.how = `could not start (${this.spawnError.message})`;
+        this.waiter?.(undefined);
+        options.onExit?.(this.how);
+        resolve();
+      });
+    });
+    readline.createInterface({ input: child.stdout, terminal: false }).on('line', (line) => this.onLine(line));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  lastOutput(): string {
+    const text = this.stderr.trim() || this.stdoutTail.trim();
+    const oneLine = redactText(text)
+      .split(/\s*\n\s*/)
+      .slice(-3)
+      .join(' | ');
+    return oneLine.length > 400 ? `…${oneLine.slice(-400)}` : oneLine;
+  }
+
+  died(): BenchError {
+    return new BenchError(
+      'WORKER_FAILED',
+      `${this.name} exited (${this.how || 'still running'}): ${this.lastOutput() || 'it printed nothing'}`,
+    );
+  }
+
+  send(line: string): void {
+    if (!this.exited && this.child.stdin.writable) this.child.stdin.write(`${line}\n`);
+  }
+
+  nextLine(what: string, boundMs: number): Promise<string> {
+    const queued = this.lines.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.exited) return Promise.reject(this.died());
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        reject(
+          new BenchError('TIMEOUT', `${this.name} did not ${what} within ${boundMs} ms (last output: ${this.lastOutput() || 'none'})`),
+        );
+      }, boundMs);
+      this.waiter = (line) => {
+        clearTimeout(timer);
+        this.waiter = undefined;
+        if (line === undefined) reject(this.died());
+        else resolve(line);
+      };
+    });
+  }
+
+  kill(): void {
+    killGroup(this.child, 'SIGKILL');
+  }
+
+  stop(graceMs = 5000): Promise<void> {
+    this.stopping ??= (async () => {
+      this.child.stdin.end();
+      if (await exitedWithin(this.exit, graceMs)) return;
+      killGroup(this.child, 'SIGTERM');
+      if (await exitedWithin(this.exit, 1000)) return;
+      killGroup(this.child, 'SIGKILL');
+      await this.exit;
+    })();
+    return this.stopping;
+  }
+
+  private onLine(line: string): void {
+    this.stdoutTail = (this.stdoutTail + '\n' + line).slice(-KEPT_OUTPUT_CHARS);
+    if (this.options.onLine) this.options.onLine(line);
+    else if (this.waiter) this.waiter(line);
+    else this.lines.push(line);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    const { child } = this;
+    this.how = signal ? `killed by ${signal}` : `exit code ${code ?? '?'}`;
     // Whatever it started and left behind goes with it (and with them, the pipes they hold open).
     killGroup(child, 'SIGKILL');
     // A pipe held by a process outside its group would keep 'close' from coming.
@@ -109,80 +204,7 @@ export function startChildProgram(name: string, command: readonly string[], opti
       child.stdout.destroy();
       child.stderr.destroy();
     }, 1000).unref();
-  });
-  const exit = new Promise<void>((resolve) => {
-    // After 'exit' (or a failed start): every line it wrote has been read by then.
-    child.once('close', () => {
-      exited = true;
-      LIVE.delete(child);
-      if (spawnError) how = `could not start (${spawnError.message})`;
-      waiter?.(undefined);
-      options.onExit?.(how);
-      resolve();
-    });
-  });
-  readline.createInterface({ input: child.stdout, terminal: false }).on('line', (line) => {
-    stdoutTail = (stdoutTail + '\n' + line).slice(-KEPT_OUTPUT_CHARS);
-    if (options.onLine) options.onLine(line);
-    else if (waiter) waiter(line);
-    else lines.push(line);
-  });
-  const lastOutput = (): string => {
-    const text = stderr.trim() || stdoutTail.trim();
-    const oneLine = redactText(text)
-      .split(/\s*\n\s*/)
-      .slice(-3)
-      .join(' | ');
-    return oneLine.length > 400 ? `…${oneLine.slice(-400)}` : oneLine;
-  };
-  const died = (): BenchError =>
-    new BenchError('WORKER_FAILED', `${name} exited (${how || 'still running'}): ${lastOutput() || 'it printed nothing'}`);
-
-  let stopping: Promise<void> | undefined;
-  return {
-    get pid() {
-      return child.pid;
-    },
-    get exited() {
-      return exited;
-    },
-    died,
-    lastOutput,
-    send(line) {
-      if (!exited && child.stdin.writable) child.stdin.write(`${line}\n`);
-    },
-    nextLine(what, boundMs) {
-      const queued = lines.shift();
-      if (queued !== undefined) return Promise.resolve(queued);
-      if (exited) return Promise.reject(died());
-      return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiter = undefined;
-          reject(new BenchError('TIMEOUT', `${name} did not ${what} within ${boundMs} ms (last output: ${lastOutput() || 'none'})`));
-        }, boundMs);
-        waiter = (line) => {
-          clearTimeout(timer);
-          waiter = undefined;
-          if (line === undefined) reject(died());
-          else resolve(line);
-        };
-      });
-    },
-    kill() {
-      killGroup(child, 'SIGKILL');
-    },
-    stop(graceMs = 5000) {
-      stopping ??= (async () => {
-        child.stdin.end();
-        if (await exitedWithin(exit, graceMs)) return;
-        killGroup(child, 'SIGTERM');
-        if (await exitedWithin(exit, 1000)) return;
-        killGroup(child, 'SIGKILL');
-        await exit;
-      })();
-      return stopping;
-    },
-  };
+  }
 }
 
 /** True when `exit` settles within `boundMs`. */

@@ -52,6 +52,14 @@ export function placeFaults(workload: LoadWorkload, viaProxy: boolean): FaultPla
   const needsProxy = workload.faults.some((fault) => faultDefinition(fault.spec.kind).layer === 'network');
   if (needsProxy && !viaProxy)
     throw new ConfigError('--no-proxy', 'left out when a network fault is scheduled (it is injected in the proxy)', 'given');
+  // A fault acted out by the suite's own consumer (a held delivery) needs the matrix's consumers: a load run's ack everything.
+  const held = workload.faults.find((fault) => faultDefinition(fault.spec.kind).holdsDelivery);
+  if (held)
+    throw new ConfigError(
+      '--fault',
+      `not ${held.spec.kind} in a load run (its consumers acknowledge every delivery; the fault matrix runs it: npm run bench:faults)`,
+      held.spec.kind,
+    );
   const onCluster = workload.faults.find((fault) => faultDefinition(fault.spec.kind).broker === 'cluster');
   if (onCluster)
     throw new ConfigError('--fault', `not ${onCluster.spec.kind} in a load run (it needs the benchmark cluster)`, onCluster.spec.kind);

@@ -70,7 +70,8 @@ export async function openLoadSetup(options: LoadSetupOptions): Promise<LoadSetu
     const { url, brokerUrl, proxy } = await openTarget(options, opened);
     opened.admin = await QueueAdmin.open(brokerUrl);
     const { workload } = options;
-    const durable = workload.queueType !== 'classic';
+    // A node restart in the schedule: its queues must outlive it (classic ones declared durable).
+    const durable = workload.queueType !== 'classic' || workload.faults.some((fault) => faultDefinition(fault.spec.kind).durableQueues);
     const spec = { durable, arguments: { 'x-queue-type': workload.queueType } };
     for (const queue of options.queues)
       if (options.queueOwnership === 'fresh') await opened.admin.declareFresh(queue, spec);

@@ -17,25 +17,66 @@ export class CellAdmin {
   probeFailures = 0;
   private probeSeq = 0;
   private probing: NodeJS.Timeout | undefined;
+  private closed = false;
 
   private constructor(
-    private readonly model: ChannelModel,
-    private readonly channel: Channel,
-  ) {}
+    private readonly url: string,
+    private model: ChannelModel,
+    private channel: Channel,
+  ) {
+    this.watch();
+  }
 
   static async open(url: string): Promise<CellAdmin> {
+    const { model, channel } = await CellAdmin.connect(url);
+    return new CellAdmin(url, model, channel);
+  }
+
+  private static async connect(url: string): Promise<{ model: ChannelModel; channel: Channel }> {
     const model = await amqp.connect(url, { timeout: 5000, noDelay: true });
     model.on('error', () => undefined);
     const channel = await model.createChannel();
     channel.on('error', () => undefined);
-    return new CellAdmin(model, channel);
+    return { model, channel };
   }
 
-  /** The exchange and one queue per thread, bound by the queue's name (kept 10 min at most if the harness dies). */
-  async declare(exchange: string, queues: readonly string[]): Promise<void> {
-    await this.channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: false });
+  private watch(): void {
+    this.closed = false;
+    this.model.once('close', () => (this.closed = true));
+    this.channel.once('close', () => (this.closed = true));
+  }
+
+  /**
+   * Opens the admin connection again when it is gone (the node it was on restarted); one attempt,
+   * bounded by the connect timeout. @returns false when it could not
+   */
+  async reopenIfClosed(): Promise<boolean> {
+    if (!this.closed) return true;
+    try {
+      await closeBounded(this.model, socketOf(this.model)).catch(() => undefined);
+      const { model, channel } = await CellAdmin.connect(this.url);
+      this.model = model;
+      this.channel = channel;
+      this.watch();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The exchange and one queue per thread, bound by the queue's name (kept 10 min at most if the
+   * harness dies); `durable`: a durable exchange and quorum queues, which survive a node restart
+   * with their messages.
+   */
+  async declare(exchange: string, queues: readonly string[], durable = false): Promise<void> {
+    await this.channel.assertExchange(exchange, 'direct', { durable, autoDelete: false });
     for (const queue of queues) {
-      await this.channel.assertQueue(queue, { durable: false, autoDelete: false, arguments: { 'x-expires': 600_000 } });
+      await this.channel.assertQueue(queue, {
+        durable,
+        autoDelete: false,
+        arguments: { 'x-expires': 600_000, ...(durable ? { 'x-queue-type': 'quorum' } : {}) },
+      });
       await this.channel.bindQueue(queue, exchange, queue);
     }
   }
@@ -54,6 +95,7 @@ export class CellAdmin {
 
   /** The thread's own messages left in `queue`: sequence number -> copies (probes ignored). */
   async drain(queue: string): Promise<Map<number, number>> {
+    await this.reopenIfClosed();
     const left = new Map<number, number>();
     for (let taken = 0; taken < 200_000; taken += 1) {
       const message = await this.channel.get(queue, { noAck: true }).catch(() => false as const);
@@ -67,6 +109,7 @@ export class CellAdmin {
   /** Deletes the topology and closes (bounded); never throws. */
   async dispose(exchange: string, queues: readonly string[]): Promise<void> {
     this.stopProbes();
+    await this.reopenIfClosed();
     for (const queue of queues) await this.channel.deleteQueue(queue).catch(() => undefined);
     await this.channel.deleteExchange(exchange).catch(() => undefined);
     await closeBounded(this.model, socketOf(this.model));

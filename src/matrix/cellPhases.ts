@@ -5,7 +5,7 @@
  * bound the harness sets itself and misses is a harness problem, never a finding.
  */
 import { describeError } from '../errors';
-import type { FaultEvent } from '../faults';
+import type { FaultEvent, ProxyConnection } from '../faults';
 import type { FaultRemoval, Injection } from '../faults/model';
 import { pollUntil, sleep } from '../measure/clock';
 import { settleWithin } from '../workers/pool';
@@ -26,6 +26,8 @@ export interface CellRun {
   reports: MatrixThreadReport[];
   leftInQueue: Map<number, number>[];
   faultEvents: readonly FaultEvent[] | null;
+  /** Every connection through the proxy entry (null: the proxy keeps no such list). */
+  proxyConnections: readonly ProxyConnection[] | null;
   problems: string[];
 }
 
@@ -58,6 +60,7 @@ export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
       settleMs: options.settleMs,
       phaseBoundMs,
       closeBoundMs: options.closeBoundMs,
+      holdDelivery: cell.fault.definition.holdsDelivery ?? false,
     }),
   );
   for (const task of run.tasks) task.catch(() => undefined);
@@ -107,7 +110,9 @@ export async function removeAndRecover(cell: Cell, run: CellRun): Promise<void> 
   const { options, board } = cell;
   run.removal = await cell.fault.remove();
   board.raise(MatrixControl.REMOVED);
-  // The harness's probes tell a consumer that works from a publisher that does not.
+  // The harness's probes tell a consumer that works from a publisher that does not (its own
+  // connection opened again first when the node it was on restarted).
+  if (!(await cell.admin.reopenIfClosed())) run.problems.push('the harness could not connect to the broker again after the removal');
   cell.admin.startProbes(cell.exchange, cell.queues, PROBE_INTERVAL_MS);
   run.allRecovered = await board.waitFor(MatrixControl.RECOVERED, options.threads, options.recoveryBoundMs);
 }
@@ -123,8 +128,10 @@ export async function settleAndCollect(cell: Cell, run: CellRun): Promise<void> 
       `only ${board.flag(MatrixControl.CLASSED)} of ${options.threads} threads classed their publishes within ${classBoundMs / 1000} s of the settle`,
     );
   cell.admin.stopProbes();
-  if (run.injection)
+  if (run.injection) {
     run.faultEvents = await cell.broker.proxy.client.events(cell.broker.proxy.name, run.injection.bracket.startedNs).catch(() => null);
+    run.proxyConnections = await cell.broker.proxy.client.connections(cell.broker.proxy.name).catch(() => null);
+  }
   await releaseThreads(cell, run);
   run.leftInQueue = await Promise.all(cell.queues.map((queue) => cell.admin.drain(queue)));
 }

@@ -34,7 +34,16 @@ function threadFindings(outcome: MatrixOutcome, thread: MatrixThreadDetail, thro
     findings.push(
       `${who}: told by the broker at ${seconds(thread.detection_ms ?? 0)} (${FAULT_KIND_LABELS[thread.detected_by as FaultKind] ?? thread.detected_by}), not by its own heartbeat check${throughToxiproxy ? ` (${throughToxiproxy})` : ''}`,
     );
-  if (thread.recovered_ms !== null) return findings;
+  // A silence the fault held for the whole bound: only the client's own heartbeat could tell it,
+  // so carrying on once the silence ended is not noticing it (the dead peer's cell says the same
+  // of a client that learned of it only at the removal).
+  if (thread.recovered_ms !== null) {
+    if (thread.detection_ms === null && outcome.fault.definition.expected === 'heartbeat')
+      findings.push(
+        `${who}: not noticed within ${seconds(options.detectionBoundMs)}: the library gave no event during a silence only its own heartbeat could tell; it carried on once the silence ended`,
+      );
+    return findings;
+  }
   if (thread.detection_ms === null)
     findings.push(`${who}: not noticed within ${seconds(options.detectionBoundMs)} and not back (${lastEvent(thread)})`);
   if (thread.consumer_back_after_removal_ms === null)
@@ -66,6 +75,13 @@ export function findingsOf(
     findings.push(
       `${total.hung} publish(es) hung: not settled ${seconds(options.settleMs)} after publishing stopped, classed before anything was closed (awaiting their confirm${oldest ? `; the oldest, #${oldest.seq}, published ${round3(elapsedMs(start, oldest.publishedNs))} ms after the injection` : ''}${byClose > 0 ? `; ${byClose} settled only when close() rejected them` : ''})`,
     );
+  }
+  for (const thread of threads) {
+    const held = thread.held_delivery;
+    if (held && held.deliveries < 2 && held.left_in_queue === 0)
+      findings.push(
+        `thread ${thread.thread}: the delivery it held unacked (#${held.seq}) was neither delivered to it again nor left in its queue`,
+      );
   }
   if (total.confirmedLost > 0) findings.push(`${total.confirmedLost} confirmed message(s) lost: never delivered and not in the queue`);
   for (const thread of threads) {

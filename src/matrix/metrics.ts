@@ -46,6 +46,7 @@ export function matrixMetrics(
     lost_to_fault: count(total.lostToFault),
     rejected_delivered_anyway: count(total.rejectedDeliveredAnyway),
     duplicates: count(total.duplicates),
+    confirmed_before_delivered_after: count(threads.reduce((sum, thread) => sum + (thread.confirmed_before_delivered_after ?? 0), 0)),
     in_flight_at_fault: count(total.inFlightAtFault.total),
     max_settle_ms: ms(total.maxSettleMs, 'none'),
     unhandled_errors: count(

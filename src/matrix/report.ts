@@ -45,6 +45,8 @@ export interface MatrixThreadReport {
   readonly closeMs: number | null;
   /** Its close() returned only because the adapter's own bound cut the library's close short. */
   readonly closeHitBound?: boolean;
+  /** The delivery its consumer held unacked on purpose (a consumer acknowledgement timeout), and when it was delivered again (ns as a decimal string). */
+  readonly held?: { readonly seq: number; readonly redeliveredNs: string | null };
   /** Thread 0 under an alarm: close() of a blocked connection (null: it did not return within `boundMs`). */
   readonly closeCheck?: {
     readonly closeMs: number | null;

@@ -9,6 +9,7 @@
 import { describeProxyServer } from '../faults';
 import { actedConnections, faultMomentsByPort, faultReference, faultSpread, removalReference } from '../faults/moments';
 import { faultRecord } from '../faults/record';
+import { elapsedMs } from '../measure/clock';
 import { round3 } from '../measure/round';
 import type { Metric } from '../results/rawResult';
 import type { FaultProxy, Fault as FaultRecord } from '../schemaTypes';
@@ -77,15 +78,47 @@ function threadsOf(outcome: MatrixOutcome) {
       injectedNs,
       events: outcome.faultEvents,
       heartbeatIntervalMs: outcome.options.heartbeatIntervalMs,
+      leftInQueue: outcome.leftInQueue[thread] ?? new Map(),
     }),
   );
   return { injectedNs, acted, reference, removal, total: sumAccounts(accounts), threads };
 }
 
+/**
+ * Connection attempts the broker side refused while the fault held (the proxy could not reach it),
+ * from the proxy's connection list; absent when the proxy keeps none or there were none.
+ */
+function refusedAttempts(outcome: MatrixOutcome, referenceNs: bigint): Pick<MatrixDetails, 'refused_attempts'> {
+  const fromNs = outcome.injection?.bracket.startedNs;
+  const untilNs = outcome.removal?.completedNs ?? outcome.settleStartedNs;
+  if (!outcome.proxyConnections || fromNs === undefined || untilNs === null) return {};
+  const moments = outcome.proxyConnections
+    .filter((connection) => connection.close_reason === 'upstream_unreachable' && connection.opened_at_ns !== undefined)
+    .map((connection) => BigInt(connection.opened_at_ns!))
+    .filter((openedNs) => openedNs >= fromNs && openedNs <= untilNs)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (moments.length === 0) return {};
+  const at = (ns: bigint) => round3(elapsedMs(referenceNs, ns));
+  return { refused_attempts: { count: moments.length, first_at_ms: at(moments[0]!), last_at_ms: at(moments.at(-1)!) } };
+}
+
+function refusedMetric({ refused_attempts: refused }: Pick<MatrixDetails, 'refused_attempts'>): Record<string, Metric> {
+  return refused ? { refused_attempts: { value: refused.count, unit: 'count', direction: 'none' } } : {};
+}
+
+function refusedNote({ refused_attempts: refused }: Pick<MatrixDetails, 'refused_attempts'>): string[] {
+  return refused
+    ? [
+        `${refused.count} connection attempt(s) refused on the broker side while the fault held, ${refused.first_at_ms} to ${refused.last_at_ms} ms after its moment (the proxy's connection list; counted for the cell, not per thread)`,
+      ]
+    : [];
+}
+
 export function computeMatrixResult(outcome: MatrixOutcome, context: MatrixContext = {}): MatrixResult {
   const definition = outcome.fault.definition;
   const { injectedNs, acted, reference, removal, total, threads } = threadsOf(outcome);
-  const metrics = matrixMetrics(threads, total, outcome.threads[0]?.closeCheck ?? null);
+  const refused = refusedAttempts(outcome, reference.ns);
+  const metrics = { ...matrixMetrics(threads, total, outcome.threads[0]?.closeCheck ?? null), ...refusedMetric(refused) };
   const throughToxiproxy =
     definition.embeddedProxyOnly && outcome.proxyServer.kind !== 'embedded'
       ? `through ${describeProxyServer(outcome.proxyServer)}, which does not do what the embedded proxy does here: ${definition.embeddedProxyOnly}`
@@ -124,19 +157,25 @@ export function computeMatrixResult(outcome: MatrixOutcome, context: MatrixConte
           }
         : null,
       probes: { ...outcome.probes },
+      ...refused,
       threads,
       harness_problems: harnessProblems,
       ...(heartbeat ? { heartbeat } : {}),
     },
-    notes: matrixNotes({
-      outcome,
-      reference,
-      removal,
-      heartbeat,
-      throughToxiproxy,
-      threads,
-      spread: spread ? `fault spread ${round3(spread.spreadMs)} ms over ${spread.connections} connection(s) (the proxy's timeline)` : null,
-    }),
+    notes: [
+      ...matrixNotes({
+        outcome,
+        reference,
+        removal,
+        heartbeat,
+        throughToxiproxy,
+        threads,
+        spread: spread
+          ? `fault spread ${round3(spread.spreadMs)} ms over ${spread.connections} connection(s) (the proxy's timeline)`
+          : null,
+      }),
+      ...refusedNote(refused),
+    ],
     fault: faultRecord({
       fault: outcome.fault,
       injection: outcome.injection ?? { bracket: { startedNs: injectedNs, completedNs: injectedNs }, mode: 'broker_action' },

@@ -17,8 +17,8 @@ import path from 'node:path';
 import type { ClientSpec } from '../client/api';
 import type { ClosableBrokerActions, Topology } from '../broker/actions';
 import { describeError } from '../errors';
-import type { FaultEvent, ProxyServerIdentity, ProxyTarget } from '../faults';
-import { createFault, type FaultSpec } from '../faults/kinds/registry';
+import type { FaultEvent, ProxyConnection, ProxyServerIdentity, ProxyTarget } from '../faults';
+import { createFault, faultDefinition, type FaultSpec } from '../faults/kinds/registry';
 import type { Fault, FaultRemoval, Injection, MatrixCellBounds, NodeActions } from '../faults/model';
 import { nowNs } from '../measure/clock';
 import { startThreadPool, type ThreadPool } from '../workers/pool';
@@ -84,6 +84,8 @@ export interface MatrixOutcome {
   readonly injection: Injection | null;
   readonly removal: FaultRemoval | null;
   readonly faultEvents: readonly FaultEvent[] | null;
+  /** Every connection through the proxy entry, as the proxy listed them at the end (null: it keeps no list). */
+  readonly proxyConnections: readonly ProxyConnection[] | null;
   /** Moments of the phases (ns). */
   readonly startedNs: bigint;
   readonly removedNs: bigint | null;
@@ -171,10 +173,11 @@ export async function runMatrixCell(input: MatrixCellOptions): Promise<MatrixOut
     reports: [],
     leftInQueue: [],
     faultEvents: null,
+    proxyConnections: null,
     problems: [],
   };
   try {
-    await cell.admin.declare(cell.exchange, cell.queues);
+    await cell.admin.declare(cell.exchange, cell.queues, faultDefinition(input.fault.kind).durableQueues ?? false);
     await cell.fault.prepare();
     await startAndWarmUp(cell, run);
     await injectAndHold(cell, run);
@@ -194,6 +197,7 @@ export async function runMatrixCell(input: MatrixCellOptions): Promise<MatrixOut
     injection: run.injection,
     removal: run.removal,
     faultEvents: run.faultEvents,
+    proxyConnections: run.proxyConnections,
     startedNs,
     removedNs: run.removal?.completedNs ?? null,
     settleStartedNs: run.settleStartedNs,

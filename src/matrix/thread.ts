@@ -46,6 +46,8 @@ export interface MatrixTask {
   readonly phaseBoundMs: number;
   /** Bound on close() (a library may hang in it, e.g. while blocked). */
   readonly closeBoundMs: number;
+  /** Its consumer keeps the first of its own messages delivered after the injection, never acked (a consumer acknowledgement timeout). */
+  readonly holdDelivery: boolean;
 }
 
 /** What one thread works with once its client is connected. */
@@ -55,6 +57,8 @@ interface ThreadContext {
   readonly me: number;
   readonly ledger: PublishLedger;
   readonly events: ThreadEvents;
+  /** The delivery its consumer held unacked on purpose, and when that message was delivered again. */
+  held?: { seq: number; redeliveredNs: bigint | null };
 }
 
 export default async function matrixThread(task: MatrixTask): Promise<MatrixThreadReport> {
@@ -106,6 +110,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     closeMs,
     ...(connection?.closeHitBound ? { closeHitBound: true } : {}),
     ...(closeCheck ? { closeCheck } : {}),
+    ...(context.held ? { held: { seq: context.held.seq, redeliveredNs: context.held.redeliveredNs?.toString() ?? null } } : {}),
   };
 }
 
@@ -131,9 +136,14 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   const publisher = await client.publisher({ confirms: true });
   await client.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, (delivery) => {
     const header = decodeHeader(delivery.body);
+    const receivedNs = nowNs();
+    if (header && holdsThis(context, header.round, header.seq, receivedNs)) {
+      ledger.delivered(header.seq, receivedNs);
+      board.addInt(me, MatrixInt.DELIVERED);
+      return;
+    }
     delivery.ack();
     if (!header) return;
-    const receivedNs = nowNs();
     const afterRemoval = board.flag(MatrixControl.REMOVED) !== 0;
     if (afterRemoval) board.setTimeOnce(me, MatrixTime.CONSUMER_BACK, receivedNs);
     if (header.round === PROBE_ROUND) {
@@ -151,6 +161,22 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   board.count(MatrixControl.READY);
   if (!(await board.waitFor(MatrixControl.GO, 1, task.phaseBoundMs))) throw new Error('the start signal never came');
   return publisher;
+}
+
+/**
+ * Whether the consumer holds this delivery unacked (the first of its own messages after the
+ * injection, when the cell asks for it); notes when the held message comes back.
+ */
+function holdsThis(context: ThreadContext, round: number, seq: number, receivedNs: bigint): boolean {
+  const { task, board } = context;
+  if (!task.holdDelivery || round === PROBE_ROUND) return false;
+  if (context.held) {
+    if (seq === context.held.seq && context.held.redeliveredNs === null) context.held.redeliveredNs = receivedNs;
+    return false;
+  }
+  if (board.flag(MatrixControl.INJECTED) === 0) return false;
+  context.held = { seq, redeliveredNs: null };
+  return true;
 }
 
 /** One publish with confirms, its fate booked when it settles. */

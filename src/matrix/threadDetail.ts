@@ -33,6 +33,8 @@ export interface ThreadDetailInput {
   readonly injectedNs: bigint;
   readonly events: readonly FaultEvent[] | null;
   readonly heartbeatIntervalMs: number | null;
+  /** Its own messages left in its queue at the end: sequence number -> copies. */
+  readonly leftInQueue: ReadonlyMap<number, number>;
 }
 
 /** Kinds a thread receives when the broker, not the client, ended a connection. */
@@ -71,6 +73,8 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
     hung: account.hung,
     settled_only_by_close: report.settledOnlyByClose,
     confirmed_lost: account.confirmedLost,
+    ...keptThrough(report, faultNs, removedNs),
+    ...heldDelivery(input),
     duplicates: account.duplicates,
     rejections: report.rejections.map(({ message, count }) => ({ message, count })),
     ...(frames.length > 0 ? { frames_during_fault: frames } : {}),
@@ -83,6 +87,30 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
     unhandled: [...report.unhandled],
     close_ms: round3OrNull(report.closeMs),
     ...(report.error ? { error: report.error } : {}),
+  };
+}
+
+/** Its messages confirmed before the fault's moment and first delivered after the removal (shown only when there are any). */
+function keptThrough(report: MatrixThreadReport, faultNs: bigint, removedNs: bigint | null): { confirmed_before_delivered_after?: number } {
+  if (removedNs === null) return {};
+  let kept = 0;
+  for (let seq = 0; seq < report.state.length; seq += 1)
+    if (report.state[seq] === PublishState.CONFIRMED && report.settledAtNs[seq]! < faultNs && report.deliveredAtNs[seq]! > removedNs)
+      kept += 1;
+  return kept > 0 ? { confirmed_before_delivered_after: kept } : {};
+}
+
+/** What became of the delivery its consumer held unacked on purpose: delivered again to it, left in its queue, or neither. */
+function heldDelivery({ report, leftInQueue, reference }: ThreadDetailInput): Pick<MatrixThreadDetail, 'held_delivery'> {
+  if (!report.held) return {};
+  const { seq, redeliveredNs } = report.held;
+  return {
+    held_delivery: {
+      seq,
+      deliveries: report.deliveries[seq] ?? 0,
+      left_in_queue: leftInQueue.get(seq) ?? 0,
+      redelivered_after_ms: redeliveredNs === null ? null : round3(elapsedMs(reference.ns, BigInt(redeliveredNs))),
+    },
   };
 }
 

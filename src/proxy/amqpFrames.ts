@@ -2,7 +2,8 @@
  * The AMQP 0-9-1 frames that matter to a fault, read as they pass the proxy (an extension
  * Toxiproxy lacks): connection.close, channel.close, basic.cancel, basic.consume (and its -ok) and
  * connection.blocked / unblocked, each recorded on the fault timeline with the moment the proxy read it, so a
- * broker-side fault is timed as exactly as an RST. The scanner only walks frame headers (7 bytes,
+ * broker-side fault is timed as exactly as an RST (and connection.start: the moment a node serves a
+ * connection again after a restart). The scanner only walks frame headers (7 bytes,
  * then skips the payload), so it costs next to nothing on the data path; it never changes a byte.
  *
  * A stream that is not AMQP (or that the scanner loses track of: a frame end that is not 0xCE)
@@ -11,6 +12,8 @@
 
 /** Class and method ids (AMQP 0-9-1) of the frames recorded, and their names. */
 const RECORDED_METHODS: ReadonlyMap<number, string> = new Map([
+  // The broker's first word on a new connection: a node serving again after a restart.
+  [(10 << 16) | 10, 'connection.start'],
   [(10 << 16) | 50, 'connection.close'],
   [(10 << 16) | 51, 'connection.close-ok'],
   [(10 << 16) | 60, 'connection.blocked'],

@@ -2,7 +2,7 @@
  * One consumer thread of a recovery scenario (a worker entry: `startThreadPool` loads this
  * module; one long-lived task per thread), on any client under test (src/client): it consumes
  * its own queue (declared and bound to the traffic's fanout by the harness) through
- * `DrainingConsumer`, the seed's drain_events / ensure_connection.
+ * `DrainingConsumer` (drain events with a deadline, ensure the connection).
  *
  * Phases: connect and report ready -> wait at the barrier -> drain deliveries until a fault
  * (connection error/close, or after the main thread flagged the injection, its own drain

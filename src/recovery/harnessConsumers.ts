@@ -1,7 +1,7 @@
 /**
  * The harness's side of a recovery scenario: one consumer thread (consumerThread.ts) per
  * connection in a piscina pool, the client under test behind the client interface, talking to
- * the main thread through shared memory (board.ts).
+ * the main thread through shared memory (./board.ts, the recovery board).
  *
  * A measurement borrows its threads from the file's shelf of pools (src/workers/shelf.ts), so its
  * later replicates run on threads that have been through a fault before; the harness/bare witness

@@ -28,7 +28,7 @@ import type { RecoveryOutcome } from './scenario';
 
 export { describeReceived } from '../client/faults';
 
-/** Targets from the user's spec. */
+/** The product's recovery targets (src/scenarios/targets.ts). */
 export const RECOVERY_TARGETS_MS = {
   rstDetection: 10,
   partitionDetection: 200,

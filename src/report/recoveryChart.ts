@@ -48,65 +48,6 @@ export function recoveryByScenario(results: readonly RawResult[]): ChartSpec | u
   const scenarios = [...new Set(rows.map((row) => row.scenario))];
   const faults = [...new Set(rows.map((row) => row.fault))];
   const phases = [...new Set([...rows].sort((a, b) => a.order - b.order).map((row) => row.phase))];
-  const panel = (phase: string) => {
-    const { rows: panelRows, domain, drawn, targetLabels, farTargets } = recoveryPanel(rows.filter((row) => row.phase === phase));
-    const y = { field: 'scenario', type: 'nominal', title: null, sort: scenarios, axis: { labelLimit: 0 } } as const;
-    const x = {
-      field: 'latency',
-      type: 'quantitative',
-      title:
-        phase === RECOVERY_FIGURE_NAMES.recovery_after_removal_ms
-          ? 'milliseconds from the removal of the fault'
-          : 'milliseconds from the fault',
-      scale: { domain, nice: false },
-      axis: { format: ',~f' },
-    } as const;
-    const note = farTargets.length > 0 ? ` (target < ${farTargets.map(targetText).join(', ')}: off this scale)` : '';
-    const labelLayer = (side: 'left' | 'right', halo: boolean) => ({
-      data: { values: values(targetLabels.filter((label) => label.side === side)) },
-      mark: {
-        type: 'text',
-        align: side === 'right' ? 'left' : 'right',
-        dx: side === 'right' ? 5 : -5,
-        fontSize: 9,
-        fontWeight: 600,
-        color: halo ? 'white' : TARGET_COLOUR,
-        ...(halo ? { stroke: 'white', strokeWidth: 3 } : {}),
-      },
-      encoding: { y, x: { field: 'target', type: 'quantitative' }, text: { field: 'text' } },
-    });
-    return {
-      title: { text: `${phase.charAt(0).toUpperCase()}${phase.slice(1)}${note}`, fontSize: 12, fontWeight: 500, anchor: 'start' },
-      width: PLOT_WIDTH_PX - 40,
-      height: { step: ROW_STEP_PX },
-      layer: [
-        {
-          data: { values: values(panelRows) },
-          mark: { type: 'bar', cornerRadiusEnd: 2, height: { band: 0.65 } },
-          encoding: { y, x, color: { field: 'fault', type: 'nominal', sort: faults, legend: null } },
-        },
-        // Values in their own column right of the plot: clear of bars and targets alike.
-        {
-          data: { values: values(panelRows) },
-          mark: { type: 'text', align: 'left', x: PLOT_WIDTH_PX - 40 + 8, fontSize: 10, color: '#333333' },
-          encoding: { y, text: { field: 'value_label' } },
-        },
-        ...(drawn.length === 0
-          ? []
-          : [
-              {
-                data: { values: values(drawn) },
-                mark: { type: 'tick', color: TARGET_COLOUR, thickness: 2, bandSize: ROW_STEP_PX - 2 },
-                encoding: { y, x: { field: 'target', type: 'quantitative' } },
-              },
-              labelLayer('right', true),
-              labelLayer('right', false),
-              labelLayer('left', true),
-              labelLayer('left', false),
-            ]),
-      ],
-    };
-  };
   return {
     id: 'recovery-by-scenario',
     title: 'Recovery times by scenario',
@@ -117,9 +58,70 @@ export function recoveryByScenario(results: readonly RawResult[]): ChartSpec | u
         text: 'Recovery times by scenario',
         subtitle: 'milliseconds, lower is better; each panel has its own scale; red tick = target',
       },
-      vconcat: phases.map(panel),
+      vconcat: phases.map((phase) => phasePanel(phase, rows, scenarios, faults)),
       spacing: 16,
       resolve: { scale: { x: 'independent' } },
     } as TopLevelSpec,
+  };
+}
+
+/** One phase's panel: a bar per scenario, its value in a column right of the plot, the targets as red ticks. */
+function phasePanel(phase: string, rows: readonly RecoveryRow[], scenarios: readonly string[], faults: readonly string[]) {
+  const { rows: panelRows, domain, drawn, targetLabels, farTargets } = recoveryPanel(rows.filter((row) => row.phase === phase));
+  const y = { field: 'scenario', type: 'nominal', title: null, sort: scenarios, axis: { labelLimit: 0 } } as const;
+  const x = {
+    field: 'latency',
+    type: 'quantitative',
+    title:
+      phase === RECOVERY_FIGURE_NAMES.recovery_after_removal_ms
+        ? 'milliseconds from the removal of the fault'
+        : 'milliseconds from the fault',
+    scale: { domain, nice: false },
+    axis: { format: ',~f' },
+  } as const;
+  const note = farTargets.length > 0 ? ` (target < ${farTargets.map(targetText).join(', ')}: off this scale)` : '';
+  const labelLayer = (side: 'left' | 'right', halo: boolean) => ({
+    data: { values: values(targetLabels.filter((label) => label.side === side)) },
+    mark: {
+      type: 'text',
+      align: side === 'right' ? 'left' : 'right',
+      dx: side === 'right' ? 5 : -5,
+      fontSize: 9,
+      fontWeight: 600,
+      color: halo ? 'white' : TARGET_COLOUR,
+      ...(halo ? { stroke: 'white', strokeWidth: 3 } : {}),
+    },
+    encoding: { y, x: { field: 'target', type: 'quantitative' }, text: { field: 'text' } },
+  });
+  return {
+    title: { text: `${phase.charAt(0).toUpperCase()}${phase.slice(1)}${note}`, fontSize: 12, fontWeight: 500, anchor: 'start' },
+    width: PLOT_WIDTH_PX - 40,
+    height: { step: ROW_STEP_PX },
+    layer: [
+      {
+        data: { values: values(panelRows) },
+        mark: { type: 'bar', cornerRadiusEnd: 2, height: { band: 0.65 } },
+        encoding: { y, x, color: { field: 'fault', type: 'nominal', sort: faults, legend: null } },
+      },
+      // Values in their own column right of the plot: clear of bars and targets alike.
+      {
+        data: { values: values(panelRows) },
+        mark: { type: 'text', align: 'left', x: PLOT_WIDTH_PX - 40 + 8, fontSize: 10, color: '#333333' },
+        encoding: { y, text: { field: 'value_label' } },
+      },
+      ...(drawn.length === 0
+        ? []
+        : [
+            {
+              data: { values: values(drawn) },
+              mark: { type: 'tick', color: TARGET_COLOUR, thickness: 2, bandSize: ROW_STEP_PX - 2 },
+              encoding: { y, x: { field: 'target', type: 'quantitative' } },
+            },
+            labelLayer('right', true),
+            labelLayer('right', false),
+            labelLayer('left', true),
+            labelLayer('left', false),
+          ]),
+    ],
   };
 }

@@ -110,7 +110,45 @@ export interface ReportView {
 
 export function buildReportView(input: ReportInput): ReportView {
   const { archive } = input;
-  const environment = archive.environment;
+  const glance = buildGlance(archive);
+  return {
+    title: 'AMQP client benchmark report',
+    generated_at: formatDate(input.generatedAt.toISOString()),
+    run: runSection(input),
+    harness_verification: verificationText(input.verification ?? null),
+    environment: environmentSection(archive.environment),
+    summary: summarySection(input, glance),
+    key_metrics: keyMetricsSection(archive),
+    glance,
+    findings: buildFindingsSection(archive.results, archive.tests),
+    fault_matrix: buildFaultMatrix(archive.results),
+    clients: withChart(buildClientsSection(archive.results, archive.tests), input.charts),
+    categories: buildCategorySections(archive.results, archive.tests),
+    comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,
+    comparison_note: input.comparison ? null : input.comparisonNote,
+    charts: input.charts,
+    charts_from_earlier_runs: input.charts.filter((chart) => chart.earlier_run !== undefined && chart.earlier_run !== null),
+    history_runs: input.historyRuns.length,
+  };
+}
+
+function runSection(input: ReportInput): ReportView['run'] {
+  const { archive } = input;
+  return {
+    run_id: archive.run_id,
+    status: archive.status,
+    status_label: statusLabel(archive.status),
+    started_at: formatDate(archive.started_at),
+    finished_at: formatDate(archive.finished_at),
+    duration: formatDuration(archive.duration_ms),
+    marker_expression: archive.marker_expression ?? 'all benchmarks',
+    test_name_filter: archive.test_name_filter ?? 'none',
+    invoked_by: archive.invoked_by === 'cli' ? 'run script' : 'Jest reporter',
+    archive_file: input.archiveFile,
+  };
+}
+
+function environmentSection(environment: ReportInput['archive']['environment']): ReportView['environment'] {
   const environmentRows = [
     { field: 'Fingerprint', value: `\`${environment.fingerprint}\`` },
     { field: 'Git commit', value: `\`${environment.git_commit.slice(0, 12)}\`${environment.git_dirty ? ' (uncommitted changes)' : ''}` },
@@ -133,6 +171,54 @@ export function buildReportView(input: ReportInput): ReportView {
     { field: 'Broker', value: environment.broker_url ? `\`${environment.broker_url}\`` : '—' },
     { field: 'Captured', value: formatDate(environment.captured_at) },
   ];
+  return {
+    fingerprint: environment.fingerprint,
+    rows: environmentRows,
+    table: markdownTable(
+      ['Field', 'Value'],
+      environmentRows.map((row) => [row.field, row.value]),
+    ),
+  };
+}
+
+function summarySection(input: ReportInput, glance: Glance): ReportView['summary'] {
+  const { archive } = input;
+  const counts = archive.counts;
+  const failures = [
+    ...archive.tests
+      .filter((test) => test.status === 'failed')
+      .map((test) => ({ name: test.full_name, message: firstLine(test.failure_message) })),
+    ...archive.suite_errors.map((error) => ({ name: `${error.file} (could not run)`, message: firstLine(error.message) })),
+  ];
+  return {
+    ...counts,
+    results_count: archive.results.length,
+    targets_met: glance.targets_met,
+    targets_total: glance.targets_total,
+    table: markdownTable(
+      ['Status', 'Passed', 'Failed', 'Skipped', 'Total', 'Results', 'Duration'],
+      [
+        [
+          statusLabel(archive.status),
+          String(counts.passed),
+          String(counts.failed + counts.failed_suites),
+          String(counts.skipped + counts.todo),
+          String(counts.total),
+          String(archive.results.length),
+          formatDuration(archive.duration_ms),
+        ],
+      ],
+    ),
+    failures: failures.map((failure) => ({ name: escapeCell(failure.name), message: escapeCell(failure.message) })),
+    warnings: [
+      ...archive.warnings,
+      ...archive.invalid_result_files.map((file) => `raw result ${file.file} was skipped: ${file.error}`),
+      ...input.warnings,
+    ],
+  };
+}
+
+function keyMetricsSection(archive: ReportInput['archive']): ReportView['key_metrics'] {
   const keyRows: KeyMetricRow[] = archive.key_metrics.map((metric) => ({
     label: keyMetricLabel(metric),
     scenario: Object.keys(metric.parameters).length > 0 ? shortParameters(metric.parameters) : '—',
@@ -149,84 +235,15 @@ export function buildReportView(input: ReportInput): ReportView {
               ? 'not scored (upper bound)'
               : '⚠️ no value',
   }));
-  const glance = buildGlance(archive);
-  const counts = archive.counts;
-  const failures = [
-    ...archive.tests
-      .filter((test) => test.status === 'failed')
-      .map((test) => ({ name: test.full_name, message: firstLine(test.failure_message) })),
-    ...archive.suite_errors.map((error) => ({ name: `${error.file} (could not run)`, message: firstLine(error.message) })),
-  ];
   return {
-    title: 'AMQP client benchmark report',
-    generated_at: formatDate(input.generatedAt.toISOString()),
-    run: {
-      run_id: archive.run_id,
-      status: archive.status,
-      status_label: statusLabel(archive.status),
-      started_at: formatDate(archive.started_at),
-      finished_at: formatDate(archive.finished_at),
-      duration: formatDuration(archive.duration_ms),
-      marker_expression: archive.marker_expression ?? 'all benchmarks',
-      test_name_filter: archive.test_name_filter ?? 'none',
-      invoked_by: archive.invoked_by === 'cli' ? 'run script' : 'Jest reporter',
-      archive_file: input.archiveFile,
-    },
-    harness_verification: verificationText(input.verification ?? null),
-    environment: {
-      fingerprint: environment.fingerprint,
-      rows: environmentRows,
-      table: markdownTable(
-        ['Field', 'Value'],
-        environmentRows.map((row) => [row.field, row.value]),
-      ),
-    },
-    summary: {
-      ...counts,
-      results_count: archive.results.length,
-      targets_met: glance.targets_met,
-      targets_total: glance.targets_total,
-      table: markdownTable(
-        ['Status', 'Passed', 'Failed', 'Skipped', 'Total', 'Results', 'Duration'],
-        [
-          [
-            statusLabel(archive.status),
-            String(counts.passed),
-            String(counts.failed + counts.failed_suites),
-            String(counts.skipped + counts.todo),
-            String(counts.total),
-            String(archive.results.length),
-            formatDuration(archive.duration_ms),
-          ],
-        ],
-      ),
-      failures: failures.map((failure) => ({ name: escapeCell(failure.name), message: escapeCell(failure.message) })),
-      warnings: [
-        ...archive.warnings,
-        ...archive.invalid_result_files.map((file) => `raw result ${file.file} was skipped: ${file.error}`),
-        ...input.warnings,
-      ],
-    },
-    key_metrics: {
-      rows: keyRows,
-      table:
-        keyRows.length === 0
-          ? ''
-          : markdownTable(
-              ['Metric', 'Scenario', 'Value', 'Target', 'Status'],
-              keyRows.map((row) => [row.label, row.scenario, row.value, row.target, row.status]),
-            ),
-    },
-    glance,
-    findings: buildFindingsSection(archive.results, archive.tests),
-    fault_matrix: buildFaultMatrix(archive.results),
-    clients: withChart(buildClientsSection(archive.results, archive.tests), input.charts),
-    categories: buildCategorySections(archive.results, archive.tests),
-    comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,
-    comparison_note: input.comparison ? null : input.comparisonNote,
-    charts: input.charts,
-    charts_from_earlier_runs: input.charts.filter((chart) => chart.earlier_run !== undefined && chart.earlier_run !== null),
-    history_runs: input.historyRuns.length,
+    rows: keyRows,
+    table:
+      keyRows.length === 0
+        ? ''
+        : markdownTable(
+            ['Metric', 'Scenario', 'Value', 'Target', 'Status'],
+            keyRows.map((row) => [row.label, row.scenario, row.value, row.target, row.status]),
+          ),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The few figures a reader looks for first (peak throughput, detection and propagation after a TCP
  * reset and a partition, full recovery), picked out of the raw results by family and metric name,
- * each checked against the seed's targets. Pure: results in, key metrics out. Labels use the
+ * each checked against the product's recovery targets (src/scenarios/targets.ts). Pure: results in, key metrics out. Labels use the
  * report's one name for each recovery figure (src/report/metricNames.ts).
  *
  * A recovery figure says which proxy produced it and whether it is exact or an upper bound (timed
@@ -35,7 +35,7 @@ interface KeyMetricDefinition {
   readonly otherwise?: { readonly id: string; readonly label: string };
 }
 
-/** Targets from the user's spec (limits section): RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
+/** The product's recovery targets: RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
 export { SEED_TARGETS } from '../scenarios/targets';
 
 /** The key figures the scenario descriptors declare (src/scenarios/), in rank order. */
@@ -90,7 +90,7 @@ export function extractKeyMetrics(
 
 function keyMetricOf(definition: KeyMetricDefinition, result: RawResult): KeyMetric {
   const metric = result.metrics[definition.metric]!;
-  // A target the benchmark itself declared (e.g. a stricter goal) wins over the seed's default.
+  // A target the benchmark itself declared (e.g. a stricter goal) wins over the product's default.
   const declared = result.targets?.find((target) => target.metric === definition.metric);
   const target: KeyMetricTarget | null = declared
     ? { comparator: declared.comparator, threshold: declared.threshold, unit: declared.unit }

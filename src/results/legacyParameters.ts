@@ -4,7 +4,7 @@
  * (raw results, run archives, the history); writers only ever write today's names.
  *
  * - `mode` → `publish_mode` in publish results: `mode` used to mean the publish mode in
- *   throughput results and the client mode in recovery results (issue 13). Recovery results
+ *   throughput results and the client mode in recovery results. Recovery results
  *   keep their old `mode` (manual/recovery): it named something that `client` and
  *   `client_profile` now say, and is not renamed into them.
  */

@@ -1,7 +1,7 @@
 /**
  * The raw result: one JSON file per measurement in reports/.test-output/, written by the
  * benchmarks and read by the reporter, the archive, the comparison and the report.
- * JSON fields are snake_case (they are a data format, named as in the user's spec);
+ * JSON fields are snake_case (they are a data format, read by tools in other languages);
  * every metric carries its unit and the direction that counts as better.
  */
 import { randomBytes } from 'node:crypto';

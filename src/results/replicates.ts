@@ -6,8 +6,8 @@
  * Why: the comparison asks "did this build get slower?", a question about repetitions of the
  * scenario, not about the threads or messages inside one repetition. Per-thread and per-round
  * samples share one session's conditions (its connections, its moment on the machine); tested as
- * if independent they call run-to-run drift a change (issue 12: 31% of metrics "significant" on
- * identical code). Samples stay in the result to show the spread; only replicates are tested.
+ * if independent they call run-to-run drift a change (31% of metrics came out "significant" between
+ * two runs of identical code). Samples stay in the result to show the spread; only replicates are tested.
  *
  * @example
  * const drafts = await runReplicates(6, async () => publishThroughputResult(await measure(workload)));

@@ -3,7 +3,7 @@
  * rates, per-thread latencies) and `histograms` (every message's latency, HDR-encoded). They are
  * kept and shown, and never taken for replicates of a run: the threads, rounds and messages of
  * one run share its connections, its worker pool and its moment on the machine, so a test over
- * them calls ordinary run-to-run drift a change (issue 12: 24 of 78 metrics "significant" between
+ * them calls ordinary run-to-run drift a change (24 of 78 metrics came out "significant" between
  * two runs of the same commit). The comparison tests `replicates` only (see replicates.ts).
  */
 import type { EncodedHistogram } from './rawResult';

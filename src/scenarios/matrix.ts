@@ -14,11 +14,22 @@ export interface MatrixRow extends MatrixRowSpec {
   readonly fault: string;
   /** `shared`: the broker on 5672 through the proxy; `own_node`: a node the harness starts for it (the fault's own `broker`). */
   readonly broker: FaultDefinition['broker'];
+  /** The settings its node of the harness's own starts with (the fault's own `nodeSettings`); absent: RabbitMQ's defaults. */
+  readonly nodeSettings?: FaultDefinition['nodeSettings'];
 }
 
 /** Every matrix row, in the order the report shows them. */
 export const MATRIX_ROWS: readonly MatrixRow[] = [...FAULTS.values()].flatMap((definition) =>
-  definition.matrix ? [{ ...definition.matrix, fault: definition.kind, broker: definition.broker }] : [],
+  definition.matrix
+    ? [
+        {
+          ...definition.matrix,
+          fault: definition.kind,
+          broker: definition.broker,
+          ...(definition.nodeSettings ? { nodeSettings: definition.nodeSettings } : {}),
+        },
+      ]
+    : [],
 );
 
 /** The faults of the matrix, in the order its rows show them. */

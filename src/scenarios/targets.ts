@@ -1,4 +1,4 @@
-/** The user's specification's targets (its limits section): RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
+/** The product's recovery targets: RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
 import type { FigureTarget } from './types';
 
 export const SEED_TARGETS = {

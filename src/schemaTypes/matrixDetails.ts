@@ -113,6 +113,20 @@ export interface MatrixDetails {
     sent: number;
     failed: number;
   };
+  /**
+   * Connection attempts made through the proxy entry while the fault held (from the injection to the end of the removal) that the broker side refused (the proxy could not reach it: a node down), as the proxy's connection list saw them; each client port is the proxy's, so they are counted for the cell, not per thread.
+   */
+  refused_attempts?: {
+    count: number;
+    /**
+     * The first attempt, ms from the fault's reference moment.
+     */
+    first_at_ms: number | null;
+    /**
+     * The last attempt, ms from the fault's reference moment.
+     */
+    last_at_ms: number | null;
+  };
 }
 export interface MatrixVerdict {
   ok: boolean;
@@ -210,4 +224,20 @@ export interface MatrixThread {
     reply_code?: number;
     reply_text?: string;
   }[];
+  /**
+   * Its messages confirmed before the fault's moment and first delivered after the removal (what the broker kept through the fault, a node restart's durable queue).
+   */
+  confirmed_before_delivered_after?: number;
+  /**
+   * The delivery its consumer held unacked on purpose (a consumer acknowledgement timeout): which message, how often it was delivered to its own consumer in all (2: redelivered to it), and how many copies were left in its queue at the end.
+   */
+  held_delivery?: {
+    seq: number;
+    deliveries: number;
+    left_in_queue: number;
+    /**
+     * When it was delivered again to its consumer, ms from the fault's reference moment; null: not redelivered to it.
+     */
+    redelivered_after_ms?: number | null;
+  };
 }

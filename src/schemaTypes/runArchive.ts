@@ -210,7 +210,7 @@ export interface KeyMetric {
   reference?: 'exact' | 'upper_bound' | null;
 }
 /**
- * What a key metric is checked against: the seed's target for it, or one the benchmark declared.
+ * What a key metric is checked against: the product's default target for it, or one the benchmark declared.
  */
 export interface KeyMetricTarget {
   comparator: '<' | '>';

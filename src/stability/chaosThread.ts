@@ -56,117 +56,138 @@ function prng(seed: number): () => number {
 }
 
 export default async function chaosThread(task: ChaosTask): Promise<ChaosReport> {
-  const trap = trapUnhandled();
-  const unhandled = trap.trapped;
-  const random = prng(task.seed);
-  let client: DrainingConsumer | undefined;
+  return new ChaosWorker(task).run();
+}
+
+class ChaosWorker {
+  private readonly random: () => number;
+  private readonly operations: Record<string, number> = { drain: 0, publish: 0, round_trip: 0, kill: 0 };
+  private readonly unexpectedErrors: string[] = [];
+  private readonly cycles = createLatencyHistogram();
+  private client: DrainingConsumer | undefined;
+  private publisher: Publisher | undefined;
+  private faultsObserved = 0;
+  private recoveries = 0;
+
+  constructor(private readonly task: ChaosTask) {
+    this.random = prng(task.seed);
+  }
+
+  async run(): Promise<ChaosReport> {
+    const { task, unexpectedErrors } = this;
+    const trap = trapUnhandled();
+    try {
+      // The proxy's resets begin while the workers start: a thread reset as it connects (slow on a
+      // loaded machine) connects again, like any other recovery, instead of stopping.
+      const chaos = await startWithinBound(task, () => {
+        this.faultsObserved += 1;
+      });
+      this.client = chaos;
+      for (let i = 0; i < task.iterations; i += 1) {
+        try {
+          if (task.kind === 'cycles') await this.cycle(chaos);
+          else await this.randomOperation(chaos, i);
+        } catch (error) {
+          unexpectedErrors.push(redactText(describeError(error)));
+          // Get back to a known state before going on; if that fails too the worker stops.
+          await this.recover();
+        }
+      }
+    } catch (error) {
+      unexpectedErrors.push(`worker stopped: ${redactText(describeError(error))}`);
+    } finally {
+      this.client?.stopWaiting();
+      await this.client?.connection.close().catch((error: unknown) => unexpectedErrors.push(`close: ${describeError(error)}`));
+      // Let late socket events surface before the handlers go.
+      await trap.release(50);
+    }
+    return {
+      workerIndex: task.workerIndex,
+      operations: this.operations,
+      faultsObserved: this.faultsObserved,
+      recoveries: this.recoveries,
+      unexpectedErrors,
+      unhandled: trap.trapped,
+      ...(task.kind === 'cycles' ? { cycleHistogram: encodeHistogram(this.cycles) } : {}),
+    };
+  }
+
+  /** One kill -> ensureConnection -> round trip cycle, timed. */
+  private async cycle(chaos: DrainingConsumer): Promise<void> {
+    const killedNs = nowNs();
+    chaos.destroyConnection('kill/recover cycle');
+    await chaos.drainEvents(1000).catch((error: unknown) => {
+      if (error instanceof ClientFaultError) this.faultsObserved += 1;
+    });
+    await this.recover();
+    recordLatencyNs(this.cycles, nowNs() - killedNs);
+    this.operations.kill! += 1;
+  }
+
+  /** A drain, a publish, a round trip or a kill, at random. */
+  private async randomOperation(chaos: DrainingConsumer, iteration: number): Promise<void> {
+    const { task, operations } = this;
+    const dice = this.random();
+    if (dice < 0.4) {
+      operations.drain! += 1;
+      await this.guarded(() => chaos.drainEvents(5 + Math.floor(this.random() * 20)));
+    } else if (dice < 0.7) {
+      operations.publish! += 1;
+      this.publisher ??= await chaos.connection.publisher({ confirms: false });
+      const publishing = this.publisher;
+      // Bounded: a client that queues publishes while disconnected resolves this only once it is back.
+      await this.guarded(() =>
+        bounded(
+          publishing.publish('', task.queue, Buffer.from(`chaos-${task.workerIndex}-${iteration}`)),
+          2000,
+          'publish not handed over within 2000 ms',
+        ),
+      );
+    } else if (dice < 0.88) {
+      operations.round_trip! += 1;
+      await this.guarded(() => chaos.roundTrip(2000));
+    } else {
+      operations.kill! += 1;
+      chaos.destroyConnection('chaos kill');
+      await this.guarded(() => chaos.drainEvents(1000));
+    }
+  }
+
   /** A connection fault, or its aftermath while the connection is down: expected chaos, not a finding. */
-  const isExpectedFault = (error: unknown): boolean => error instanceof ClientFaultError || client?.connection.state !== 'up';
-  const operations: Record<string, number> = { drain: 0, publish: 0, round_trip: 0, kill: 0 };
-  const unexpectedErrors: string[] = [];
-  let faultsObserved = 0;
-  let recoveries = 0;
-  const cycles = createLatencyHistogram();
-  let publisher: Publisher | undefined;
+  private isExpectedFault(error: unknown): boolean {
+    return error instanceof ClientFaultError || this.client?.connection.state !== 'up';
+  }
 
   /** Reconnects and proves it; a fault during recovery (the proxy keeps resetting) means try again, within the bound. */
-  const recover = async () => {
-    const deadline = Date.now() + task.recoverBoundMs;
+  private async recover(): Promise<void> {
+    const deadline = Date.now() + this.task.recoverBoundMs;
     for (;;) {
       try {
-        await client!.ensureConnection(Math.max(1, deadline - Date.now()));
-        await client!.roundTrip(Math.min(5000, Math.max(1, deadline - Date.now())));
-        recoveries += 1;
+        await this.client!.ensureConnection(Math.max(1, deadline - Date.now()));
+        await this.client!.roundTrip(Math.min(5000, Math.max(1, deadline - Date.now())));
+        this.recoveries += 1;
         return;
       } catch (error) {
-        if (Date.now() >= deadline || !isExpectedFault(error)) throw error;
-        faultsObserved += 1;
+        if (Date.now() >= deadline || !this.isExpectedFault(error)) throw error;
+        this.faultsObserved += 1;
       }
     }
-  };
+  }
+
   /** Runs one operation; a connection fault is expected chaos, anything else is a finding. */
-  const guarded = async (operation: () => Promise<unknown>) => {
+  private async guarded(operation: () => Promise<unknown>): Promise<void> {
     try {
       await operation();
     } catch (error) {
       if (error instanceof DrainTimeoutError) return;
-      if (isExpectedFault(error)) {
-        faultsObserved += 1;
-        await recover();
+      if (this.isExpectedFault(error)) {
+        this.faultsObserved += 1;
+        await this.recover();
         return;
       }
       throw error;
     }
-  };
-
-  try {
-    // The proxy's resets begin while the workers start: a thread reset as it connects (slow on a
-    // loaded machine) connects again, like any other recovery, instead of stopping.
-    client = await startWithinBound(task, () => {
-      faultsObserved += 1;
-    });
-    const chaos = client;
-    const connection = chaos.connection;
-    for (let i = 0; i < task.iterations; i += 1) {
-      try {
-        if (task.kind === 'cycles') {
-          const killedNs = nowNs();
-          chaos.destroyConnection('kill/recover cycle');
-          await chaos.drainEvents(1000).catch((error: unknown) => {
-            if (error instanceof ClientFaultError) faultsObserved += 1;
-          });
-          await recover();
-          recordLatencyNs(cycles, nowNs() - killedNs);
-          operations.kill! += 1;
-          continue;
-        }
-        const dice = random();
-        if (dice < 0.4) {
-          operations.drain! += 1;
-          await guarded(() => chaos.drainEvents(5 + Math.floor(random() * 20)));
-        } else if (dice < 0.7) {
-          operations.publish! += 1;
-          publisher ??= await connection.publisher({ confirms: false });
-          const publishing = publisher;
-          // Bounded: a client that queues publishes while disconnected resolves this only once it is back.
-          await guarded(() =>
-            bounded(
-              publishing.publish('', task.queue, Buffer.from(`chaos-${task.workerIndex}-${i}`)),
-              2000,
-              'publish not handed over within 2000 ms',
-            ),
-          );
-        } else if (dice < 0.88) {
-          operations.round_trip! += 1;
-          await guarded(() => chaos.roundTrip(2000));
-        } else {
-          operations.kill! += 1;
-          chaos.destroyConnection('chaos kill');
-          await guarded(() => chaos.drainEvents(1000));
-        }
-      } catch (error) {
-        unexpectedErrors.push(redactText(describeError(error)));
-        // Get back to a known state before going on; if that fails too the worker stops.
-        await recover();
-      }
-    }
-  } catch (error) {
-    unexpectedErrors.push(`worker stopped: ${redactText(describeError(error))}`);
-  } finally {
-    client?.stopWaiting();
-    await client?.connection.close().catch((error: unknown) => unexpectedErrors.push(`close: ${describeError(error)}`));
-    // Let late socket events surface before the handlers go.
-    await trap.release(50);
   }
-  return {
-    workerIndex: task.workerIndex,
-    operations,
-    faultsObserved,
-    recoveries,
-    unexpectedErrors,
-    unhandled,
-    ...(task.kind === 'cycles' ? { cycleHistogram: encodeHistogram(cycles) } : {}),
-  };
 }
 
 /** Connects and starts consuming; a network fault on the way (classified, not an error of ours) means try again, within the recovery bound. */

@@ -1,5 +1,5 @@
 /**
- * The seed's two operations on top of any client under test: `drainEvents` (wait for
+ * Two operations on top of any client under test: `drainEvents` (wait for
  * deliveries; throw the fault if the connection failed) and `ensureConnection` (get back to
  * consuming), plus a round trip that proves the connection works. Harness code, the same for
  * every library: the client consumes its queue (declared by the harness) into an inbox, and its
@@ -28,7 +28,7 @@ export class DrainingConsumer {
    * One deadline timer for every wait, left armed between waits and checked when it fires (then
    * re-armed for what is left of the current wait): a timer set and cleared per delivery cost the
    * consumer thread about as much CPU as the delivery itself, which on a small machine slows
-   * every other thread (issue 16).
+   * every other thread.
    */
   private deadline: NodeJS.Timeout | undefined;
   private probes: Publisher | undefined;
@@ -103,7 +103,7 @@ export class DrainingConsumer {
    * after recovery), `ensureConnection` while up, and a made-up fault through the drain path (it
    * never reaches the connection). V8 compiles a function on its first call: without this, every
    * thread compiles the same code at the fault moment, and on two cores 50 threads doing that at
-   * once delay each other's detection and recovery (issue 16). The bare floor (scripts/bare-recovery.js) makes the same
+   * once delay each other's detection and recovery. The bare floor (scripts/bare-recovery.js) makes the same
    * round trip before its fault, so neither side compiles its probe path at the fault.
    */
   async rehearse(roundTripTimeoutMs: number): Promise<void> {

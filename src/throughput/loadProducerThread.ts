@@ -60,91 +60,118 @@ const MARK_EVERY_BYTES = 4 * 1024 * 1024;
 /** Always-present exchange: a passive check of it is a cheap round trip through the channel, behind its publishes. */
 const ALWAYS_THERE = 'amq.direct';
 
+/** The producer's connection; `lost` says why it went, once it has. */
+interface ProducerLink {
+  model?: ChannelModel;
+  channel?: Channel;
+  lost?: string;
+}
+
+/** What the report counts, updated as the producer goes. */
+interface ProducerCounts {
+  published: number;
+  pauses: number;
+  flushed: boolean;
+}
+
 export default async function runLoadProducer(task: LoadProducerTask): Promise<LoadProducerReport> {
   const board = new ConsumeBoard(task.layout, task.buffer);
   const deadline = Date.now() + task.lifetimeBoundMs;
-  let model: ChannelModel | undefined;
-  let lost: string | undefined;
-  let published = 0;
-  let pauses = 0;
-  let flushed = false;
+  const counts: ProducerCounts = { published: 0, pauses: 0, flushed: false };
   const report = (error?: string): LoadProducerReport => ({
     producer: task.producer,
-    published,
-    flushed,
-    pauses,
+    published: counts.published,
+    flushed: counts.flushed,
+    pauses: counts.pauses,
     ...(error === undefined ? {} : { error }),
   });
-
-  let channel: Channel;
+  const link: ProducerLink = {};
   try {
-    model = await amqp.connect(task.url, {
-      noDelay: true,
-      timeout: task.connectTimeoutMs,
-      clientProperties: { connection_name: task.connectionName },
-    });
-    model.on('error', (error: Error) => {
-      lost ??= `connection error: ${error.message}`;
-    });
-    model.on('close', () => {
-      lost ??= 'connection closed';
-    });
-    channel = await model.createChannel();
-    channel.on('error', (error: Error) => {
-      lost ??= `channel error: ${error.message}`;
-    });
+    await connectProducer(task, link);
   } catch (error) {
     board.count(ConsumeControl.PRODUCERS_FAILED);
-    await closeBounded(model, socketOf(model));
+    await closeBounded(link.model, socketOf(link.model));
     return report(`could not connect: ${redactText(describeError(error))}`);
   } finally {
     // Counted even on failure, so the main thread never waits for a producer that cannot come.
     board.count(ConsumeControl.PRODUCERS_READY);
   }
-
   try {
-    const payload = Buffer.alloc(task.messageSizeBytes, 0x61);
-    const stopping = () => board.flag(ConsumeControl.PRODUCE_STOP) !== 0 || board.flag(ConsumeControl.STOP) !== 0;
-    const inFlight = new InFlightBound(
-      channel,
-      Math.max(50, Math.min(1000, Math.floor(MARK_EVERY_BYTES / Math.max(1, task.messageSizeBytes)))),
-    );
-    let state: ProducerState = 'filling';
-    while (!stopping()) {
-      if (lost !== undefined) throw new Error(lost);
-      if (Date.now() > deadline) throw new Error(`no stop signal within the producer's lifetime bound (${task.lifetimeBoundMs} ms)`);
-      const next = nextProducerState(state, board.estimatedDepth(), task.watermarks);
-      if (next === 'paused' && state === 'filling') pauses += 1;
-      state = next;
-      if (state === 'paused') {
-        await sleep(PAUSED_POLL_MS);
-        continue;
-      }
-      // Never more than the high mark allows: with small watermarks a whole batch would overshoot them.
-      const batch = Math.min(BATCH_MESSAGES, Math.max(1, task.watermarks.highMessages - board.estimatedDepth()));
-      for (let sent = 0; sent < batch; sent += 1) {
-        const accepted = channel.sendToQueue(task.queue, payload);
-        published += 1;
-        board.countPublished(task.producer);
-        if (!accepted) await whenDrained(channel, Math.max(1, deadline - Date.now()));
-        const behind = inFlight.published();
-        if (behind) await behind;
-      }
-      // Let the socket write and the connection's events run between batches.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    // The account (PRODUCE_STOP alone) needs the broker to have everything; a session closing (STOP) does not wait for it.
-    if (board.flag(ConsumeControl.STOP) === 0) {
-      await inFlight.flush();
-      flushed = true;
-    }
+    await produceUntilStopped(task, board, link, counts, deadline);
     board.count(ConsumeControl.PRODUCERS_DONE);
     return report();
   } catch (error) {
     board.count(ConsumeControl.PRODUCERS_FAILED);
     return report(redactText(describeError(error)));
   } finally {
-    await closeBounded(model, socketOf(model), 2000);
+    await closeBounded(link.model, socketOf(link.model), 2000);
+  }
+}
+
+async function connectProducer(task: LoadProducerTask, link: ProducerLink): Promise<void> {
+  const model = await amqp.connect(task.url, {
+    noDelay: true,
+    timeout: task.connectTimeoutMs,
+    clientProperties: { connection_name: task.connectionName },
+  });
+  link.model = model;
+  model.on('error', (error: Error) => {
+    link.lost ??= `connection error: ${error.message}`;
+  });
+  model.on('close', () => {
+    link.lost ??= 'connection closed';
+  });
+  const channel = await model.createChannel();
+  link.channel = channel;
+  channel.on('error', (error: Error) => {
+    link.lost ??= `channel error: ${error.message}`;
+  });
+}
+
+/** Keeps the queue between the watermarks until PRODUCE_STOP or STOP; on PRODUCE_STOP alone, flushes. */
+async function produceUntilStopped(
+  task: LoadProducerTask,
+  board: ConsumeBoard,
+  link: ProducerLink,
+  counts: ProducerCounts,
+  deadline: number,
+): Promise<void> {
+  const channel = link.channel;
+  if (!channel) throw new Error('the producer has no channel');
+  const payload = Buffer.alloc(task.messageSizeBytes, 0x61);
+  const stopping = () => board.flag(ConsumeControl.PRODUCE_STOP) !== 0 || board.flag(ConsumeControl.STOP) !== 0;
+  const inFlight = new InFlightBound(
+    channel,
+    Math.max(50, Math.min(1000, Math.floor(MARK_EVERY_BYTES / Math.max(1, task.messageSizeBytes)))),
+  );
+  let state: ProducerState = 'filling';
+  while (!stopping()) {
+    if (link.lost !== undefined) throw new Error(link.lost);
+    if (Date.now() > deadline) throw new Error(`no stop signal within the producer's lifetime bound (${task.lifetimeBoundMs} ms)`);
+    const next = nextProducerState(state, board.estimatedDepth(), task.watermarks);
+    if (next === 'paused' && state === 'filling') counts.pauses += 1;
+    state = next;
+    if (state === 'paused') {
+      await sleep(PAUSED_POLL_MS);
+      continue;
+    }
+    // Never more than the high mark allows: with small watermarks a whole batch would overshoot them.
+    const batch = Math.min(BATCH_MESSAGES, Math.max(1, task.watermarks.highMessages - board.estimatedDepth()));
+    for (let sent = 0; sent < batch; sent += 1) {
+      const accepted = channel.sendToQueue(task.queue, payload);
+      counts.published += 1;
+      board.countPublished(task.producer);
+      if (!accepted) await whenDrained(channel, Math.max(1, deadline - Date.now()));
+      const behind = inFlight.published();
+      if (behind) await behind;
+    }
+    // Let the socket write and the connection's events run between batches.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  // The account (PRODUCE_STOP alone) needs the broker to have everything; a session closing (STOP) does not wait for it.
+  if (board.flag(ConsumeControl.STOP) === 0) {
+    await inFlight.flush();
+    counts.flushed = true;
   }
 }
 

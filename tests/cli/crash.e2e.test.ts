@@ -1,5 +1,5 @@
 /**
- * Issue 26: a run killed at any moment costs nothing. A short `bench run` (the crash fixture: five
+ * A run killed at any moment costs nothing. A short `bench run` (the crash fixture: five
  * tiny benchmarks, no broker, no proxy) is killed with SIGKILL to its whole process group at a
  * seeded random moment within a phase chosen in turn (start-up, Jest starting, benchmarks
  * writing results, Jest's end and the archive, the history, the report, and the next run's own
@@ -23,7 +23,7 @@ const KILLS = Number(process.env.BENCH_CRASH_KILLS ?? '8');
 const SEED = Number(process.env.BENCH_CRASH_SEED ?? '26');
 const CHAINS = Number(process.env.BENCH_CRASH_CHAINS ?? '2');
 
-describe('a run killed at any moment costs nothing (issue 26)', () => {
+describe('a run killed at any moment costs nothing', () => {
   let root: string;
   beforeAll(() => {
     root = tempDir('crash');

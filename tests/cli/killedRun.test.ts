@@ -1,5 +1,5 @@
 /**
- * Crash recovery (issue 26), one state per phase a killed run can leave, built on disk as the run
+ * Crash recovery, one state per phase a killed run can leave, built on disk as the run
  * leaves it: what it finished is archived as `killed` (or named in a folder when it cannot be),
  * the run before's set-aside results come back, nothing is deleted that no archive holds, and a
  * recovery cut short is finished by the next one. Real files in temp folders.

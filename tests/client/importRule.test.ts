@@ -45,7 +45,7 @@ const SCANNED = ['src', 'fixtures', 'benchmarks', 'reporters', 'scripts', 'bin',
 const HARNESS_SIDE: Readonly<Record<string, string>> = {
   'src/broker/queueAdmin.ts': 'queue admin: declares, purges and deletes the queues every client then uses',
   'src/recovery/traffic.ts': 'the fanout pulse the recovery threads consume (harness traffic)',
-  'src/throughput/session.ts': "the publish session's admin connection: the queue, its depth check and purge",
+  'src/throughput/publishSessionRuntime.ts': "the publish session's admin connection: the queue, its depth check and purge",
   'src/throughput/loadProducerThread.ts': 'harness producers that keep the sustained-consume queue between its watermarks',
   'src/cluster/queues.ts': 'cluster benchmark queue admin (declare, delete on the nodes)',
   'src/faults/brokerCheck.ts': 'the broker check of globalSetup and the preflight',

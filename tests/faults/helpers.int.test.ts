@@ -38,7 +38,7 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
     await server?.close();
   });
 
-  it('injects each fault under the names and attributes the seed uses, and removes it', async () => {
+  it('injects each fault under the Toxiproxy names and attributes the helpers document, and removes it', async () => {
     const reset = await toxicResetPeer(proxy);
     const partition = await toxicTimeout(proxy);
     const latency = await toxicLatency(proxy);

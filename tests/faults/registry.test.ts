@@ -40,7 +40,16 @@ describe('the fault registry', () => {
   it('derives the fault matrix from the registry: one row per fault with a `matrix` field, in its order', () => {
     const withRows = [...FAULTS.values()].filter((definition) => definition.matrix !== undefined).map((definition) => definition.kind);
     expect(MATRIX_ROWS.map((row) => row.fault)).toEqual(withRows);
-    expect(withRows).toEqual(['dead_peer', 'broker_close', 'channel_error', 'consumer_cancel', 'alarm', 'node_pause']);
+    expect(withRows).toEqual([
+      'dead_peer',
+      'broker_close',
+      'channel_error',
+      'consumer_cancel',
+      'ack_timeout',
+      'alarm',
+      'node_pause',
+      'broker_restart',
+    ]);
     for (const row of MATRIX_ROWS)
       for (const profile of ['defaults', 'normalised'] as const) {
         const bounds = row.bounds(profile);
@@ -60,6 +69,8 @@ describe('the fault registry', () => {
     expect(parseFaultArgument('reset_peer')).toEqual({ kind: 'reset_peer', options: { timeout_ms: 0, armed: true } });
     expect(parseFaultArgument('partition:0')).toEqual({ kind: 'partition', options: { timeout_ms: 0 } });
     expect(parseFaultArgument('broker_close')).toEqual({ kind: 'broker_close', options: {} });
+    expect(parseFaultArgument('broker_restart')).toEqual({ kind: 'broker_restart', options: { down_ms: 3000 } });
+    expect(parseFaultArgument('broker_restart:10s')).toEqual({ kind: 'broker_restart', options: { down_ms: 10_000 } });
   });
 
   it('says what is wrong with a kind or an argument, and what it takes', () => {

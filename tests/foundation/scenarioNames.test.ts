@@ -1,5 +1,5 @@
 /**
- * The report and the results never name a scenario or a fault themselves (issue 21): they read
+ * The report and the results never name a scenario or a fault themselves: they read
  * the scenario descriptors (src/scenarios/) and the fault registry (src/faults/kinds/), so a new
  * scenario is a row and a new fault a file. A scan of every string in src/report and src/results
  * (TypeScript's scanner: string and template literals, not comments) for a result family or a fault

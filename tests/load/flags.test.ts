@@ -1,5 +1,6 @@
 /** `bench load` flags: the same resolution as a file, errors naming the flag; `--fault KIND[:ARG]@START+LENGTH`. */
 import { flagsToInput, workloadOf } from '../../src/cli/loadCommand';
+import { placeFaults } from '../../src/load/checks';
 import { parseFaultFlag } from '../../src/load/faultSchedule';
 
 const base = { fault: [] as string[], interval: '1s', proxy: true, catchUp: '10s' };
@@ -40,5 +41,22 @@ describe('bench load flags', () => {
   test('--fault splits at the last @ and +', () => {
     expect(parseFaultFlag('latency:200ms~50ms@10s+5s')).toEqual({ fault: 'latency:200ms~50ms', at: '10s', length: '5s' });
     expect(typeof parseFaultFlag('reset_peer')).toBe('string');
+  });
+});
+
+describe('bench load: where a node fault goes', () => {
+  const withFaults = (fault: string[]) =>
+    workloadOf(undefined, { ...base, rate: '100', producers: '1', consumers: '1', duration: '30s', fault });
+
+  test('a broker restart runs on a node of its own, its length the schedule’s and its down time its argument', () => {
+    const workload = withFaults(['broker_restart:5s@10s+8s']);
+    expect(workload.faults.map((fault) => [fault.spec.kind, fault.spec.options, fault.atMs, fault.lengthMs])).toEqual([
+      ['broker_restart', { down_ms: 5000 }, 10_000, 8000],
+    ]);
+    expect(placeFaults(workload, true)).toEqual({ needsProxy: false, ownNode: true });
+  });
+
+  test('an acknowledgement timeout is refused: a load run’s consumers hold no delivery', () => {
+    expect(() => placeFaults(withFaults(['ack_timeout@10s+8s']), true)).toThrow(/not ack_timeout in a load run.*bench:faults/);
   });
 });

@@ -66,6 +66,7 @@ function outcomeOf(
     injection: { bracket: { startedNs: at(-1), completedNs: at(1) }, mode: 'broker_action' },
     removal: { startedNs: at(removedMs), completedNs: at(removedMs + 5), method: 'undone', problems: [] },
     faultEvents: events,
+    proxyConnections: null,
     startedNs: at(-5000),
     removedNs: at(removedMs + 5),
     settleStartedNs: at(removedMs + 1000),
@@ -137,6 +138,23 @@ describe('what told a thread, and the verdict', () => {
       /^thread 0: told by the broker at 12 s \(FIN \(connection closed\)\), not by its own heartbeat check$/,
     );
     expect(result.details.heartbeat).toMatchObject({ judgement: 'not_by_itself', within: false });
+  });
+
+  it('makes a silence nobody noticed a finding even when the client carried on after it (a paused node resumed)', () => {
+    const paused = outcomeOf('node_pause', 'heartbeat', 12_000, [], 25_000);
+    // The library gave no event at all: the thread's board has its port, no detection.
+    const board = new MatrixBoard(1);
+    board.setInt(0, MatrixInt.LOCAL_PORT, PORT);
+    const result = computeMatrixResult({ ...paused, board, allDetected: false }, { heartbeatSeconds: 5 });
+    expect(result.details.threads[0]).toMatchObject({ detection_ms: null });
+    expect(result.details.threads[0]?.recovered_ms).not.toBeNull();
+    expect(result.verdict).toMatchObject({ ok: false, class: 'finding', cell: '❌ not noticed within 5 s' });
+    expect(result.verdict.findings[0]).toMatch(/^thread 0: not noticed within 5 s: the library gave no event during a silence/);
+    expect(result.details.heartbeat).toMatchObject({ judgement: 'not_by_itself', within: false });
+    // A fault that is not a silence: carrying on without an event stays ✅ `not told`.
+    const reset = outcomeOf('broker_close', 'broker_closed', 2, []);
+    const quiet = computeMatrixResult({ ...reset, board, allDetected: false });
+    expect(quiet.verdict.cell).toMatch(/^✅ not told \/ /);
   });
 
   it("says, through real Toxiproxy, that the broker's close can pass a silence there", () => {

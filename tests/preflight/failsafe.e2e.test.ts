@@ -1,5 +1,5 @@
 /**
- * The three mistakes of issue 15 (a broker that is not there, a 404 or wedged server where the
+ * Three mistakes a user makes before a run (a broker that is not there, a 404 or wedged server where the
  * fault proxy should be, a bad marker expression) and a folder that cannot be written, as a user makes them,
  * through `bench run` and through a plain `npx jest --selectProjects benchmark`: each exits
  * non-zero within 10 s with one clear line (no stack trace), starts no embedded proxy where

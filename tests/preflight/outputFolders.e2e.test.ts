@@ -1,5 +1,5 @@
 /**
- * Issue 26: an output folder the run could not write to the end is refused by `bench run`'s
+ * An output folder the run could not write to the end is refused by `bench run`'s
  * preflight, before anything runs or is touched, within 2 s, in one line naming the folder and
  * the setting that chose it: a read-only mount, a full disk, a file system with too little room,
  * a read-only history file, a folder that cannot be created although its parent looks writable.

@@ -90,13 +90,13 @@ describe('key metrics', () => {
     expect(byId('full_recovery')).toHaveLength(4);
   });
 
-  it('uses the target a result declares over the seed default, and misses show', () => {
+  it('uses the target a result declares over the default target, and misses show', () => {
     const strict = { ...recoveryResult('recovery_after_reset_peer', 10, 'manual', 12, 400) };
     const declared = {
       ...strict,
       targets: [{ metric: 'error_detection_latency_ms', comparator: '<' as const, threshold: 15, unit: 'ms', met: true }],
     };
-    // One measurement beyond the seed's target is inconclusive: a miss needs an interval of repetitions beyond it.
+    // One measurement beyond the default target is inconclusive: a miss needs an interval of repetitions beyond it.
     expect(extractKeyMetrics([strict]).find((metric) => metric.id === 'rst_detection')).toMatchObject({
       met: null,
       met_reason: expect.stringMatching(/^inconclusive: 12 ms \(one measurement\)/),

@@ -230,7 +230,7 @@ describe('compareRuns: matching', () => {
       resultKey({ name: 'recovery_after_reset_peer', parameters: { threads: 10, mode: 'manual' } }),
       'detection_latency_p50_ms',
     );
-    // Per-thread samples only: shown with the change, not judged (issue 12).
+    // Per-thread samples only: shown with the change, not judged (they share one run's conditions).
     expect(p50).toMatchObject({ verdict: 'unknown', previous: 2.8, current: 5.6 });
     expect(p50.delta_percent).toBeCloseTo(100, 10);
   });

@@ -1,5 +1,5 @@
 /**
- * The lock's holders, as a run meets them (issue 26): a stale one (its pid gone from this host,
+ * The lock's holders, as a run meets them: a stale one (its pid gone from this host,
  * or not refreshed within its bound) is taken over at once and named; a live one is respected and
  * described in full; a holder on another host is judged by age alone. Real files in a temp folder.
  */

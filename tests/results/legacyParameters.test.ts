@@ -1,5 +1,5 @@
 /**
- * Results recorded before `mode` became `publish_mode` (issue 13) read back in today's names, so
+ * Results recorded before `mode` became `publish_mode` read back in today's names, so
  * a new run still compares with the runs before the rename; recovery results keep their old `mode`.
  */
 import fs from 'node:fs';

@@ -27,6 +27,8 @@ export interface ClusterNode {
   readonly configFile: string;
   readonly envFile: string;
   readonly advancedConfigFile: string;
+  /** The advanced.config's content when the node needs settings of its own (`[{rabbit,[...]}].`). @default `[].` */
+  readonly advancedConfig?: string;
   readonly enabledPluginsFile: string;
   readonly pidFile: string;
   readonly mnesiaBase: string;
@@ -129,12 +131,21 @@ export function nodeFiles(node: ClusterNode): Readonly<Record<string, string>> {
     [node.configFile]: nodeConfigText(node),
     [node.envFile]:
       '# Intentionally empty: the system rabbitmq-env.conf names rabbit@localhost; amqp-bench sets everything in the environment.\n',
-    [node.advancedConfigFile]: '[].\n',
+    [node.advancedConfigFile]: node.advancedConfig ?? '[].\n',
     [node.enabledPluginsFile]: '[].\n',
   };
 }
 
 /** `amqp://user:password@127.0.0.1:5681` for a node (direct, not through the fault proxy). */
+/** `[{rabbit,[{consumer_timeout,3000}]}].` for `{ consumer_timeout: 3000 }` (the rabbit application's settings). */
+export function rabbitAdvancedConfig(settings: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(settings).map(([name, value]) => {
+    if (!/^[a-z_]+$/.test(name) || !Number.isInteger(value)) throw new Error(`not a rabbit setting: ${name} = ${value}`);
+    return `{${name},${value}}`;
+  });
+  return `[{rabbit,[${entries.join(',')}]}].\n`;
+}
+
 export function nodeAmqpUrl(node: Pick<ClusterNode, 'amqpPort'>, settings: Pick<ClusterSettings, 'user' | 'password'>): string {
   return `amqp://${encodeURIComponent(settings.user)}:${encodeURIComponent(settings.password)}@127.0.0.1:${node.amqpPort}`;
 }

@@ -137,7 +137,7 @@ export async function clusterStatus(settings: ClusterSettings, log: Log): Promis
   return true;
 }
 
-/** Running members as the seed node sees them (`rabbitmqctl cluster_status`). */
+/** Running members as the given node sees them (`rabbitmqctl cluster_status`). */
 export async function runningMembers(layout: ClusterLayout, node: ClusterNode): Promise<string[]> {
   const { stdout } = await runCli(layout, node, 'rabbitmqctl', ['cluster_status', '--formatter', 'json'], 60_000);
   const parsed = JSON.parse(stdout) as { running_nodes?: unknown };

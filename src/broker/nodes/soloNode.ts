@@ -12,7 +12,7 @@ import type { BrokerActions, NodeActions } from '../../faults/model';
 import type { ProxyTarget } from '../../faults/toxics';
 import type { ToxiproxyClient } from '../../faults/toxiproxyClient';
 import { brokerActions, type ClosableBrokerActions, type Topology } from '../actions';
-import { nodeAmqpUrl, type ClusterLayout, type ClusterNode } from './layout';
+import { nodeAmqpUrl, rabbitAdvancedConfig, type ClusterLayout, type ClusterNode } from './layout';
 import { ensureCookie } from './lifecycle';
 import { nodeActions } from './nodeActions';
 import { startNode, stopNode, waitForNode } from './nodeControl';
@@ -31,10 +31,19 @@ export interface SoloIdentity {
   readonly folder: string;
   readonly amqpPort: number;
   readonly distPort: number;
+  /** Settings of the rabbit application it starts with (its advanced.config); none: RabbitMQ's defaults. */
+  readonly rabbitSettings?: Readonly<Record<string, number>>;
 }
 
 /** The fault matrix's node (alarm and pause scenarios). */
 export const SOLO_NODE: SoloIdentity = { short: 'bench-solo', folder: 'solo', amqpPort: 5690, distPort: 25690 };
+/**
+ * The fault matrix's node for a fault that needs the broker configured (a short consumer_timeout):
+ * apart from SOLO_NODE, whose faults must meet RabbitMQ's defaults.
+ */
+export function configuredSoloNode(rabbitSettings: Readonly<Record<string, number>>): SoloIdentity {
+  return { short: 'bench-solo-conf', folder: 'solo-conf', amqpPort: 5693, distPort: 25693, rabbitSettings };
+}
 /** bench load's node, for a resource alarm or a node fault in its schedule. */
 export const LOAD_NODE: SoloIdentity = { short: 'bench-load', folder: 'load', amqpPort: 5692, distPort: 25692 };
 /** check-adapter's node (--alarm-node). */
@@ -57,6 +66,7 @@ export function soloLayout(settings: ClusterSettings, identity: SoloIdentity = S
     configFile: path.join(nodeDir, 'rabbitmq.conf'),
     envFile: path.join(nodeDir, 'rabbitmq-env.conf'),
     advancedConfigFile: path.join(nodeDir, 'advanced.config'),
+    ...(identity.rabbitSettings ? { advancedConfig: rabbitAdvancedConfig(identity.rabbitSettings) } : {}),
     enabledPluginsFile: path.join(nodeDir, 'enabled_plugins'),
     pidFile: path.join(nodeDir, `${short}.pid`),
     mnesiaBase: path.join(nodeDir, 'data'),

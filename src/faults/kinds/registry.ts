@@ -5,8 +5,10 @@
  */
 import { ConfigError } from '../../errors';
 import type { Fault, FaultContext, FaultDefinition, FaultOptions } from '../model';
+import { ackTimeout } from './ackTimeout';
 import { alarm } from './alarm';
 import { brokerClose } from './brokerClose';
+import { brokerRestart } from './brokerRestart';
 import { channelError } from './channelError';
 import { consumerCancel } from './consumerCancel';
 import { deadPeer } from './deadPeer';
@@ -26,10 +28,12 @@ const DEFINITIONS: readonly FaultDefinition<never>[] = [
   brokerClose,
   channelError,
   consumerCancel,
+  ackTimeout,
   alarm,
   nodeKill,
   nodePartition,
   nodePause,
+  brokerRestart,
   rollingRestart,
 ] as unknown as FaultDefinition<never>[];
 

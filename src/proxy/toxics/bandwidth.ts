@@ -8,7 +8,7 @@
  * A rate of 0 (or less) lets nothing through until the rate is raised or the toxic removed, as
  * on Toxiproxy 2.12, whose 100 ms slicing loop never advances at rate 0 (checked against it).
  */
-import type { Chunk, TimerHandle, ToxicDefinition } from './types';
+import type { Chunk, StageContext, TimerHandle, ToxicDefinition, ToxicStage } from './types';
 
 export type BandwidthAttributes = {
   /** KB/s (1 KB = 1000 bytes); 0 or less lets nothing through (Toxiproxy's behaviour). @default 0 */
@@ -24,92 +24,100 @@ export const bandwidthToxic: ToxicDefinition<BandwidthAttributes> = {
   type: 'bandwidth',
   goStructName: 'BandwidthToxic',
   attributes: { rate: 'int64' },
-  createStage(context, initial) {
-    // 1 KB/s = 1000 bytes/s = 1 byte/ms.
-    let rateBytesPerMs = initial.rate;
-    const queue: Chunk[] = [];
-    let heldBytes = 0;
-    let ended = false;
-    let creditBytes = 0;
-    let lastRefillMs = 0;
-    let timer: TimerHandle | undefined;
-
-    const deliver = (chunk: Chunk): void => {
-      heldBytes -= chunk.data.length;
-      context.push(chunk);
-    };
-    const releaseAll = (): void => {
-      for (const chunk of queue.splice(0)) deliver(chunk);
-      if (ended) context.end();
-    };
-    const schedule = (): void => {
-      const neededBytes = Math.min(queue[0]!.data.length, rateBytesPerMs * SLICE_MS);
-      timer = context.setTimer(tick, Math.max(1, Math.ceil((neededBytes - creditBytes) / rateBytesPerMs)));
-    };
-    const tick = (): void => {
-      timer = undefined;
-      const nowMs = context.nowMs();
-      creditBytes += (nowMs - lastRefillMs) * rateBytesPerMs;
-      lastRefillMs = nowMs;
-      while (queue.length > 0) {
-        const head = queue[0]!;
-        const sliceBytes = Math.min(head.data.length, rateBytesPerMs * SLICE_MS);
-        if (creditBytes < sliceBytes) break;
-        creditBytes -= sliceBytes;
-        if (sliceBytes === head.data.length) {
-          deliver(queue.shift()!);
-        } else {
-          queue[0] = { data: head.data.subarray(sliceBytes), receivedAtMs: head.receivedAtMs };
-          heldBytes -= sliceBytes;
-          context.push({ data: head.data.subarray(0, sliceBytes), receivedAtMs: head.receivedAtMs });
-        }
-      }
-      if (queue.length > 0) return schedule();
-      creditBytes = 0;
-      if (ended) context.end();
-    };
-
-    return {
-      get heldBytes() {
-        return heldBytes;
-      },
-      get holdLimitBytes() {
-        return Math.max(MIN_HOLD_BYTES, rateBytesPerMs * SLICE_MS);
-      },
-      onData(chunk) {
-        queue.push(chunk);
-        heldBytes += chunk.data.length;
-        if (rateBytesPerMs <= 0) return; // stalled until the rate is raised or the toxic removed
-        if (timer === undefined && queue.length === 1) {
-          lastRefillMs = context.nowMs();
-          creditBytes = 0;
-          schedule();
-        }
-      },
-      onEnd() {
-        ended = true;
-        if (queue.length === 0) context.end();
-      },
-      update(attributes) {
-        context.clearTimer(timer);
-        timer = undefined;
-        if (queue.length > 0 && rateBytesPerMs > 0) tick(); // settle the credit earned at the old rate
-        context.clearTimer(timer);
-        timer = undefined;
-        const wasStalled = rateBytesPerMs <= 0;
-        rateBytesPerMs = attributes.rate;
-        if (queue.length === 0 || rateBytesPerMs <= 0) return;
-        if (wasStalled) {
-          lastRefillMs = context.nowMs();
-          creditBytes = 0;
-        }
-        schedule();
-      },
-      flush() {
-        context.clearTimer(timer);
-        timer = undefined;
-        releaseAll();
-      },
-    };
-  },
+  createStage: (context, initial) => new BandwidthStage(context, initial.rate),
 };
+
+/** One connection's paced link: chunks queued, released from a credit that grows with elapsed time. */
+class BandwidthStage implements ToxicStage<BandwidthAttributes> {
+  heldBytes = 0;
+  private readonly queue: Chunk[] = [];
+  private ended = false;
+  private creditBytes = 0;
+  private lastRefillMs = 0;
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly context: StageContext,
+    /** 1 KB/s = 1000 bytes/s = 1 byte/ms. */
+    private rateBytesPerMs: number,
+  ) {}
+
+  get holdLimitBytes(): number {
+    return Math.max(MIN_HOLD_BYTES, this.rateBytesPerMs * SLICE_MS);
+  }
+
+  onData(chunk: Chunk): void {
+    this.queue.push(chunk);
+    this.heldBytes += chunk.data.length;
+    if (this.rateBytesPerMs <= 0) return; // stalled until the rate is raised or the toxic removed
+    if (this.timer === undefined && this.queue.length === 1) {
+      this.lastRefillMs = this.context.nowMs();
+      this.creditBytes = 0;
+      this.schedule();
+    }
+  }
+
+  onEnd(): void {
+    this.ended = true;
+    if (this.queue.length === 0) this.context.end();
+  }
+
+  update(attributes: BandwidthAttributes): void {
+    this.stopTimer();
+    if (this.queue.length > 0 && this.rateBytesPerMs > 0) this.tick(); // settle the credit earned at the old rate
+    this.stopTimer();
+    const wasStalled = this.rateBytesPerMs <= 0;
+    this.rateBytesPerMs = attributes.rate;
+    if (this.queue.length === 0 || this.rateBytesPerMs <= 0) return;
+    if (wasStalled) {
+      this.lastRefillMs = this.context.nowMs();
+      this.creditBytes = 0;
+    }
+    this.schedule();
+  }
+
+  flush(): void {
+    this.stopTimer();
+    for (const chunk of this.queue.splice(0)) this.deliver(chunk);
+    if (this.ended) this.context.end();
+  }
+
+  private stopTimer(): void {
+    this.context.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private deliver(chunk: Chunk): void {
+    this.heldBytes -= chunk.data.length;
+    this.context.push(chunk);
+  }
+
+  private schedule(): void {
+    const neededBytes = Math.min(this.queue[0]!.data.length, this.rateBytesPerMs * SLICE_MS);
+    this.timer = this.context.setTimer(() => this.tick(), Math.max(1, Math.ceil((neededBytes - this.creditBytes) / this.rateBytesPerMs)));
+  }
+
+  private tick(): void {
+    const { queue, context } = this;
+    this.timer = undefined;
+    const nowMs = context.nowMs();
+    this.creditBytes += (nowMs - this.lastRefillMs) * this.rateBytesPerMs;
+    this.lastRefillMs = nowMs;
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      const sliceBytes = Math.min(head.data.length, this.rateBytesPerMs * SLICE_MS);
+      if (this.creditBytes < sliceBytes) break;
+      this.creditBytes -= sliceBytes;
+      if (sliceBytes === head.data.length) {
+        this.deliver(queue.shift()!);
+      } else {
+        queue[0] = { data: head.data.subarray(sliceBytes), receivedAtMs: head.receivedAtMs };
+        this.heldBytes -= sliceBytes;
+        context.push({ data: head.data.subarray(0, sliceBytes), receivedAtMs: head.receivedAtMs });
+      }
+    }
+    if (queue.length > 0) return this.schedule();
+    this.creditBytes = 0;
+    if (this.ended) context.end();
+  }
+}

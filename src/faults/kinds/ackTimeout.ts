@@ -1,0 +1,56 @@
+/**
+ * `ack_timeout`: a consumer holds a delivery unacked longer than the broker's consumer_timeout,
+ * and the broker closes that consumer's channel with 406 PRECONDITION_FAILED ("delivery
+ * acknowledgement on channel N timed out"), requeueing what it held. Libraries differ in whether
+ * that channel and its consumer come back, and whether a publisher on the same connection survives.
+ *
+ * RabbitMQ 3.10 checks the timeout on each channel's tick (channel_tick_interval, 60 s by default;
+ * the timeout itself 30 min), so the node the harness starts for it is configured with a 3 s
+ * timeout and a 1 s tick: the channel is closed 3-4 s after the held delivery. The consumer's hold
+ * is the injection (the suite's consumer does it); its moment is the broker's channel.close 406 as
+ * the proxy saw it; there is nothing to undo (the held message goes back to the queue by itself).
+ */
+import type { FaultDefinition } from '../model';
+import { noArgument, required } from './arguments';
+import { brokerActionFault } from './brokerAction';
+import type { FaultEvent } from '../toxiproxyClient';
+
+/** The node's consumer_timeout (ms), and how often each channel checks it (channel_tick_interval, ms). */
+export const ACK_TIMEOUT_SETTINGS = { consumer_timeout: 3000, channel_tick_interval: 1000 } as const;
+
+function channelClosed406(event: FaultEvent): boolean {
+  return (
+    event.kind === 'amqp_frame' &&
+    event.stream === 'downstream' &&
+    event.detail?.method === 'channel.close' &&
+    event.detail.reply_code === 406
+  );
+}
+
+export const ackTimeout: FaultDefinition<Record<string, never>> = {
+  kind: 'ack_timeout',
+  label: 'Consumer acknowledgement timeout',
+  layer: 'broker',
+  broker: 'own_node',
+  description: `a consumer holds a delivery unacked past the broker's consumer_timeout (${ACK_TIMEOUT_SETTINGS.consumer_timeout / 1000} s on the node started for it): its channel is closed with 406 PRECONDITION_FAILED`,
+  argument: null,
+  defaults: {},
+  parse: (argument) => noArgument('ack_timeout', argument, {}),
+  acted: channelClosed406,
+  actedWords: 'channel.close 406 from the broker',
+  expected: 'channel_closed',
+  actsOnData: false,
+  nodeSettings: ACK_TIMEOUT_SETTINGS,
+  holdsDelivery: true,
+  // The broker acts 3-4 s after the hold; a library may take its own time to open the channel again.
+  matrix: { bounds: () => ({ detectionBoundMs: 15_000, recoveryBoundMs: 20_000 }) },
+  create(context, options) {
+    const broker = required(context.broker, this.kind, 'actions on a broker node of the harness’s own');
+    return brokerActionFault(this, options, {
+      target: { type: 'node', name: broker.node },
+      action: 'hold_delivery',
+      // The consumers hold their next delivery from the injection on: nothing to call on the broker.
+      act: async () => undefined,
+    });
+  },
+};

@@ -1,0 +1,41 @@
+/**
+ * Code, tests, benchmarks and docs stand alone: they cite nothing a reader of the repository does
+ * not have (numbered tracker entries, the documents the project started from, files outside it).
+ * The patterns are assembled from parts so that this file does not match itself.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+const FOLDERS = ['src', 'tests', 'benchmarks', 'docs'];
+const EXTENSIONS = ['.ts', '.js', '.md', '.json', '.hbs', '.py', '.go'];
+const POINTS_NOWHERE = new RegExp(['issue [0-9]+', 'the ' + 'seed', "user's " + 'spec', 'ARCHITECTURE' + '\\.md'].join('|'), 'i');
+
+function files(folder: string): string[] {
+  if (!fs.existsSync(folder)) return [];
+  return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : files(full);
+    return EXTENSIONS.some((extension) => entry.name.endsWith(extension)) ? [full] : [];
+  });
+}
+
+function pointers(text: string): number[] {
+  return text.split('\n').flatMap((line, index) => (POINTS_NOWHERE.test(line) ? [index + 1] : []));
+}
+
+describe('comments and docs that stand alone', () => {
+  it('cite no tracker numbers and no documents outside the repository', () => {
+    const found = FOLDERS.flatMap((folder) =>
+      files(path.join(ROOT, folder)).flatMap((file) =>
+        pointers(fs.readFileSync(file, 'utf8')).map((line) => `${path.relative(ROOT, file)}:${line}`),
+      ),
+    );
+    expect(found).toEqual([]);
+  }, 30_000);
+
+  it('would find one', () => {
+    expect(pointers(['fine', 'as in iss' + 'ue 12', 'from the user' + "'s spec"].join('\n'))).toEqual([2, 3]);
+    expect(pointers('a board.ts that exists')).toEqual([]);
+  });
+});
