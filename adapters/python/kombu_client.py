@@ -17,6 +17,7 @@ import os
 import select
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,6 +35,9 @@ except ImportError as missing:  # the harness shows this line and how to install
     sys.stderr.write(f'kombu is not installed for {sys.executable}: {missing} '
                      '(Debian: apt-get install python3-kombu python3-amqp; or BENCH_PYTHON=<an interpreter that has it>)\n')
     sys.exit(4)
+
+# How long one turn of the connection thread drains the socket before it flushes the outbox and reads commands.
+DRAIN_SLICE_S = 0.05
 
 PROFILES = {
     'defaults': {'heartbeat': 0, 'connect_timeout': 5, 'interval_start': 2.0, 'interval_step': 2.0, 'interval_max': 30.0},
@@ -273,7 +277,11 @@ class KombuThread(ConnectionThread):
         self.drain_wakeups()
         try:
             if sock in readable:
-                while True:
+                # Bounded: under a steady flow drain_events never times out, and the outbox (deliveries,
+                # counts) and the harness's commands wait for this loop. py-amqp reads exactly a frame's
+                # bytes, so what is left stays in the socket and select sees it next time.
+                until = time.monotonic() + DRAIN_SLICE_S
+                while time.monotonic() < until:
                     try:
                         self.conn.drain_events(timeout=0.001)
                     except socket.timeout:

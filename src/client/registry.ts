@@ -24,6 +24,7 @@ import { golevelupLibrary } from './golevelup/library';
 import { libraryVersion, loadAdapterModule } from './external';
 import { classifyFault, type FaultKind } from './faults';
 import { rabbitmqClientLibrary } from './rabbitmqClient/library';
+import { rascalLibrary } from './rascal/library';
 import { amqp091GoLibrary } from './amqp091Go/library';
 import { kombuLibrary } from './kombu/library';
 import { pikaLibrary } from './pika/library';
@@ -39,6 +40,7 @@ export const CLIENT_LIBRARIES = [
   rabbitmqClientLibrary,
   cloudamqpLibrary,
   golevelupLibrary,
+  rascalLibrary,
   kombuLibrary,
   pikaLibrary,
   amqp091GoLibrary,

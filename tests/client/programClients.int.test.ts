@@ -2,10 +2,13 @@
  * The clients in other languages (kombu, pika, amqp091-go: programs of adapters/<language>/)
  * against the real broker and the embedded fault proxy: a reset through the proxy reaches each
  * library and comes back as a typed fault timed in the program's own process, and a program that
- * dies (killed with its group, as a misbehaving one is) leaves no connection on the broker.
+ * dies (killed with its group, as a misbehaving one is) leaves no connection on the broker; and
+ * consumers that hand over counts (the consume throughput suite's) keep handing them over while a
+ * backlog flows, not only once it is gone.
  * Skipped, saying how to install them, where scripts/setup-clients.sh has not run.
  */
 import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
 import { adapterOf, unavailableClients } from '../../src/client/registry';
 import type { ClientConnection } from '../../src/client/api';
 import { ContractFaultProxy } from '../../src/client/contract/faultProxy';
@@ -79,5 +82,59 @@ describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded pro
       await expect(connection.ensureConnected(1000)).rejects.toThrow(/exited \(killed by SIGKILL\)/);
     },
     60_000,
+  );
+
+  run(
+    "hands over its consumers' counts while a backlog flows, not only when it runs dry",
+    async () => {
+      // Ten programs, each on a backlog of its own: on two cores each one's socket always has data
+      // waiting, which is when a drain loop that ends only on a quiet socket holds every count back.
+      const consumers = 10;
+      const backlogEach = 3_000;
+      const queues = Array.from({ length: consumers }, () => `amqp-bench.test.counts.${randomUUID()}`);
+      const admin = await amqp.connect(url);
+      try {
+        const channel = await admin.createConfirmChannel();
+        const body = Buffer.alloc(256, 'a');
+        for (const queue of queues) {
+          await channel.assertQueue(queue, { durable: false, autoDelete: false });
+          for (let i = 0; i < backlogEach; i += 1) channel.sendToQueue(queue, body);
+        }
+        await channel.waitForConfirms();
+        const connections: ClientConnection[] = [];
+        for (let index = 0; index < consumers; index += 1) {
+          const connection = await adapterOf(name).connect('defaults', { urls: [url], connectionName: `amqp-bench.test.${randomUUID()}` });
+          opened.push(connection);
+          connections.push(connection);
+        }
+        // Per consumer: how many separate hand-overs (one `delivered` line calls back once per message, in one turn).
+        const handOvers = Array.from({ length: consumers }, () => new Set<number>());
+        let turn = 0;
+        const ticker = setInterval(() => (turn += 1), 1);
+        let delivered = 0;
+        try {
+          await Promise.all(
+            connections.map((connection, index) =>
+              connection.consume(queues[index]!, { ack: 'manual', prefetch: 100, bodies: false }, (delivery) => {
+                delivery.ack();
+                delivered += 1;
+                handOvers[index]!.add(turn);
+              }),
+            ),
+          );
+          expect(await waitUntil(() => delivered >= consumers * backlogEach, 90_000)).toBe(true);
+        } finally {
+          clearInterval(ticker);
+        }
+        const fewest = Math.min(...handOvers.map((turns) => turns.size));
+        expect(fewest).toBeGreaterThanOrEqual(5);
+      } finally {
+        await Promise.allSettled(opened.splice(0).map((connection) => connection.close()));
+        const cleanup = await admin.createChannel();
+        for (const queue of queues) await cleanup.deleteQueue(queue).catch(() => undefined);
+        await admin.close().catch(() => undefined);
+      }
+    },
+    150_000,
   );
 });

@@ -15,6 +15,7 @@ const LIBRARIES = [
   'rabbitmq-client',
   '@cloudamqp/amqp-client',
   '@golevelup/nestjs-rabbitmq',
+  'rascal',
 ] as const;
 /** Where a package's cited paths start (amqp-connection-manager's are cited without `dist/cjs/`). */
 const ROOTS = LIBRARIES.flatMap((library) => ['', 'dist/cjs/'].map((prefix) => path.join(PROJECT_ROOT, 'node_modules', library, prefix)));
