@@ -20,6 +20,7 @@ import {
 import { amqplibLibrary } from './amqplib/library';
 import { amqpConnectionManagerLibrary } from './amqpConnectionManager/library';
 import { cloudamqpLibrary } from './cloudamqp/library';
+import { golevelupLibrary } from './golevelup/library';
 import { libraryVersion, loadAdapterModule } from './external';
 import { classifyFault, type FaultKind } from './faults';
 import { rabbitmqClientLibrary } from './rabbitmqClient/library';
@@ -38,6 +39,7 @@ export const CLIENT_LIBRARIES = [
   amqpConnectionManagerLibrary,
   rabbitmqClientLibrary,
   cloudamqpLibrary,
+  golevelupLibrary,
   rascalLibrary,
   kombuLibrary,
   pikaLibrary,
@@ -58,15 +60,16 @@ function libraryOf(name: ClientName): ClientLibrary {
 
 /** Why `library`'s clients cannot run here, with what to install; undefined when they can. */
 function whyUnavailable(library: ClientLibrary): string | undefined {
-  const missing = missingPackage(library);
-  if (missing !== undefined) return `it needs the npm package ${missing}: npm install ${missing}`;
+  const missing = missingPackages(library);
+  if (missing.length === 1) return `it needs the npm package ${missing[0]}: npm install ${missing[0]}`;
+  if (missing.length > 1) return `it needs the npm packages ${missing.join(', ')}: npm install ${missing.join(' ')}`;
   return library.missing?.();
 }
 
-/** The first of `library`'s packages that cannot be loaded here, or undefined when all can. */
-function missingPackage(library: ClientLibrary): string | undefined {
+/** Those of `library`'s packages that cannot be loaded here (none when all can). */
+function missingPackages(library: ClientLibrary): string[] {
   const resolve = createRequire(__filename).resolve;
-  return library.packages.find((name) => {
+  return library.packages.filter((name) => {
     try {
       resolve(name);
       return false;

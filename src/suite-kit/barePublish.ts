@@ -193,5 +193,7 @@ export function runBarePublishOnce(
 
 /** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
 export function bareClientOf(client: { readonly name: string }): string {
-  return adapterOf({ name: client.name }).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
+  return adapterOf({ name: client.name })
+    .library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp')
+    .replace(/^@golevelup\/nestjs-rabbitmq$/, 'golevelup');
 }

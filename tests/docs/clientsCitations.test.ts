@@ -9,7 +9,14 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config';
 
 const PAGE = path.join(PROJECT_ROOT, 'docs', 'guide', 'clients.md');
-const LIBRARIES = ['amqplib', 'amqp-connection-manager', 'rabbitmq-client', '@cloudamqp/amqp-client', 'rascal'] as const;
+const LIBRARIES = [
+  'amqplib',
+  'amqp-connection-manager',
+  'rabbitmq-client',
+  '@cloudamqp/amqp-client',
+  '@golevelup/nestjs-rabbitmq',
+  'rascal',
+] as const;
 /** Where a package's cited paths start (amqp-connection-manager's are cited without `dist/cjs/`). */
 const ROOTS = LIBRARIES.flatMap((library) => ['', 'dist/cjs/'].map((prefix) => path.join(PROJECT_ROOT, 'node_modules', library, prefix)));
 

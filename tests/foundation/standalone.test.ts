@@ -11,8 +11,27 @@ const FOLDERS = ['src', 'tests', 'benchmarks', 'docs'];
 const EXTENSIONS = ['.ts', '.js', '.md', '.json', '.hbs', '.py', '.go'];
 const POINTS_NOWHERE = new RegExp(['issue [0-9]+', 'the ' + 'seed', "user's " + 'spec', 'ARCHITECTURE' + '\\.md'].join('|'), 'i');
 
+/**
+ * Folders the docs build writes (docs/.gitignore): rebuilt from the sources checked here, so left
+ * out. As in git, an entry with a slash inside is relative to docs/, one without names a folder at
+ * any depth.
+ */
+const GENERATED = fs
+  .readFileSync(path.join(ROOT, 'docs', '.gitignore'), 'utf8')
+  .split('\n')
+  .filter((line) => line.endsWith('/') && !line.startsWith('#'))
+  .map((line) => line.slice(0, -1));
+
+function generated(folder: string): boolean {
+  return GENERATED.some((entry) =>
+    entry.includes('/')
+      ? folder === path.join(ROOT, 'docs', entry)
+      : path.basename(folder) === entry && folder.startsWith(path.join(ROOT, 'docs')),
+  );
+}
+
 function files(folder: string): string[] {
-  if (!fs.existsSync(folder)) return [];
+  if (!fs.existsSync(folder) || generated(folder)) return [];
   return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : files(full);
