@@ -74,3 +74,21 @@ export function clockAnchor(): ClockAnchor {
 export function epochSecondsOf(anchor: ClockAnchor, monotonicNs: bigint): number {
   return anchor.epochMs / 1000 + Number(monotonicNs - anchor.monotonicNs) / 1e9;
 }
+
+/** True once `promise` settles (either way), false if `boundMs` passes first; the timer is cleared either way. */
+export async function withinMs(promise: Promise<unknown>, boundMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), boundMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

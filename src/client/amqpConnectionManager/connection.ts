@@ -15,6 +15,8 @@ import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
 import { classifyFault, type FaultKind } from '../faults';
 import { AcmConsumer, AcmPublisher, type WrapperBinding, type WrapperOwner } from './channels';
+import { withinMs } from '../../measure/clock';
+import { unwrapUnhandled } from '../unhandledError';
 
 /** Bound on the library's polite close (it waits for a connect attempt in flight, then for CloseOk; a dead peer never answers). */
 const CLOSE_BOUND_MS = 1000;
@@ -174,35 +176,6 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
     const cause = binding.lastError === undefined ? '' : `: ${describeError(binding.lastError)}`;
     throw new TimeoutError(`amqp-connection-manager: the ${what}'s channel was not open within ${CHANNEL_OPEN_BOUND_MS} ms${cause}`);
   }
-}
-
-/** True once `promise` settles, false if `boundMs` passes first (the timer is cleared either way). */
-async function withinMs(promise: Promise<unknown>, boundMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), boundMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The library's error inside Node's ERR_UNHANDLED_ERROR. A channel 'error' nobody listens to (the
- * ChannelWrapper never does) is re-thrown by Node's EventEmitter, and amqplib turns that throw
- * into the connection's 'error': as is, or, when the Error comes from another realm than Node's
- * own (Jest's sandbox), wrapped as "Unhandled error. (...)" with the original as `context`.
- */
-function unwrapUnhandled(error: Error): unknown {
-  const wrapped = error as Error & { code?: unknown; context?: unknown };
-  return wrapped.code === 'ERR_UNHANDLED_ERROR' && wrapped.context instanceof Object ? wrapped.context : error;
 }
 
 function destroyWithError(model: ChannelModel | undefined, reason: string): void {

@@ -25,6 +25,8 @@ import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
 import { classifyFault, type FaultKind } from '../faults';
 import { GolevelupConsumer, GolevelupPublisher, type ModuleOwner } from './bindings';
+import { withinMs } from '../../measure/clock';
+import { unwrapUnhandled } from '../unhandledError';
 
 /** Bound on the module's own close (it waits for outstanding handlers, then for CloseOk; a dead peer never answers). */
 const CLOSE_BOUND_MS = 2000;
@@ -230,28 +232,4 @@ export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
     this.channelUp = false;
     this.reportFault(error ? unwrapUnhandled(error) : new Error('connection closed'), error ? undefined : 'closed');
   }
-}
-
-/** True once `promise` settles, false if `boundMs` passes first (the timer is cleared either way). */
-async function withinMs(promise: Promise<unknown>, boundMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), boundMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The library's error inside Node's ERR_UNHANDLED_ERROR (a channel 'error' nobody listens to, re-thrown; see the amqp-connection-manager adapter). */
-function unwrapUnhandled(error: Error): unknown {
-  const wrapped = error as Error & { code?: unknown; context?: unknown };
-  return wrapped.code === 'ERR_UNHANDLED_ERROR' && wrapped.context instanceof Object ? wrapped.context : error;
 }

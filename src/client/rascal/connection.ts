@@ -17,6 +17,7 @@ import { SocketWitness } from '../socketWitness';
 import { RascalConsumer, RascalPublisher, type RascalOwner } from './channels';
 import { rascalModule, type RascalBroker } from './rascalApi';
 import { rascalConfigOf } from './settings';
+import { withinMs } from '../../measure/clock';
 
 /** Bound on rascal's shutdown (it cancels every subscription, drains the pools, closes the connection; a dead peer never answers). */
 const CLOSE_BOUND_MS = 2000;
@@ -157,22 +158,4 @@ async function shutdownPartial(error: unknown): Promise<void> {
   if (typeof key !== 'symbol') return;
   const partial = (error as Record<symbol, RascalBroker | undefined>)[key];
   if (partial !== undefined) await withinMs(partial.shutdown(), CLOSE_BOUND_MS);
-}
-
-/** True once `promise` settles, false if `boundMs` passes first (the timer is cleared either way). */
-async function withinMs(promise: Promise<unknown>, boundMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), boundMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
