@@ -192,8 +192,8 @@ export function runBarePublishOnce(
 }
 
 /** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
-export function bareClientOf(client: { readonly name: string }): string {
-  return adapterOf({ name: client.name })
+export function bareClientOf(client: Pick<ClientSpec, 'name' | 'module'>): string {
+  return adapterOf(client)
     .library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp')
     .replace(/^@golevelup\/nestjs-rabbitmq$/, 'golevelup');
 }

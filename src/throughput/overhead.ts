@@ -10,7 +10,7 @@
 import { resolvePublishWorkload } from './plan';
 import { DEFAULT_CLIENT, type ClientSpec } from '../client/api';
 import { adapterOf } from '../client/registry';
-import { bareProgramOf, startBarePublisher, type BarePublisher } from '../suite-kit/barePublish';
+import { bareClientOf, bareProgramOf, startBarePublisher, type BarePublisher } from '../suite-kit/barePublish';
 import type { OverheadPair } from './result';
 import { openPublishSession, type RoundOutcome } from './session';
 
@@ -70,7 +70,7 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     harnessRounds.push(await session.runRound());
     bare = await startBarePublisher({
       url: options.url,
-      library: bareLibraryOf(client),
+      library: bareClientOf(client),
       program: bareProgramOf(client),
       // The same library settings as the configuration measured: the ratio is the harness's cost, not Nagle's or a heartbeat's.
       libraryOptions: adapterOf(client).bareOptions?.(client.profile) ?? {},
@@ -117,9 +117,4 @@ export async function measureHarnessOverhead(options: OverheadOptions): Promise<
     bareRuns,
     errors: harnessRounds.reduce((sum, round) => sum + round.errors, 0),
   };
-}
-
-/** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
-export function bareLibraryOf(client: ClientSpec): string {
-  return adapterOf(client).library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp');
 }

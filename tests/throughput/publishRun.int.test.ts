@@ -18,7 +18,8 @@ import { summarizeMs } from '../../src/measure/histogram';
 import { WorkerError } from '../../src/errors';
 import { BARE_PUBLISH_SCRIPT, bareProgramOf, parseBareRecord, startBarePublisher } from '../../src/suite-kit/barePublish';
 import { measurePublishThroughput, measuredRounds } from '../../src/throughput/measure';
-import { bareLibraryOf, measureHarnessOverhead } from '../../src/throughput/overhead';
+import { measureHarnessOverhead } from '../../src/throughput/overhead';
+import { bareClientOf } from '../../src/suite-kit/barePublish';
 import { clientLabel } from '../../src/client/api';
 import { adapterOf, allClientSpecs } from '../../src/client/registry';
 import { resolvePublishWorkload } from '../../src/throughput/plan';
@@ -240,7 +241,7 @@ describe('the bare publish script', () => {
         const bare = await startBarePublisher({
           url,
           queue,
-          library: bareLibraryOf(spec),
+          library: bareClientOf(spec),
           program: bareProgramOf(spec),
           libraryOptions: adapter.bareOptions!(spec.profile),
           messages: 200,
