@@ -8,7 +8,6 @@
  * basic.ack, a `Nack`: basic.nack).
  */
 import { randomUUID } from 'node:crypto';
-import { Nack, type AmqpConnection } from '@golevelup/nestjs-rabbitmq';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { TimeoutError } from '../../errors';
 import { nowNs } from '../../measure/clock';
@@ -17,11 +16,12 @@ import { bounded } from '../bounded';
 import { amqplibFaultWords } from '../amqplib/library';
 import { classifyFault } from '../faults';
 import { ClientFaultError, PublishNackedError } from '../types';
+import { golevelupModules, type GolevelupAmqpConnection, type GolevelupNack } from './golevelupApi';
 import { GOLEVELUP_DEFAULT_PREFETCH } from './settings';
 
 /** What a publisher or consumer needs from its connection. */
 export interface ModuleOwner {
-  readonly amqp: AmqpConnection;
+  readonly amqp: GolevelupAmqpConnection;
   /** The fault of the current outage, or undefined when up. */
   readonly currentFault: ClientFault | undefined;
   readonly state: 'up' | 'down' | 'closed';
@@ -94,7 +94,7 @@ export class GolevelupPublisher implements Publisher {
 export class GolevelupConsumer implements Consumer {
   private readonly tag = `amqp-bench-${randomUUID()}`;
   /** Handlers waiting for the harness's ack or nack, each with how to settle it. */
-  private readonly waiting = new Set<(response: Nack | undefined) => void>();
+  private readonly waiting = new Set<(response: GolevelupNack | undefined) => void>();
 
   constructor(
     private readonly queue: string,
@@ -134,10 +134,10 @@ export class GolevelupConsumer implements Consumer {
 
   /** Hands every handler still waiting back to the module as a requeueing `Nack` (its close waits for them). */
   release(): void {
-    for (const settle of [...this.waiting]) settle(new Nack(true));
+    for (const settle of [...this.waiting]) settle(new (golevelupModules().Nack)(true));
   }
 
-  private handle(raw: ConsumeMessage | undefined): Promise<Nack | undefined> {
+  private handle(raw: ConsumeMessage | undefined): Promise<GolevelupNack | undefined> {
     if (raw === undefined) return Promise.resolve(undefined);
     const delivery = { body: raw.content, redelivered: raw.fields.redelivered };
     if (this.options.ack === 'auto') {
@@ -145,11 +145,11 @@ export class GolevelupConsumer implements Consumer {
       return Promise.resolve(undefined);
     }
     return new Promise((resolve) => {
-      const settle = (response: Nack | undefined) => {
+      const settle = (response: GolevelupNack | undefined) => {
         if (this.waiting.delete(settle)) resolve(response);
       };
       this.waiting.add(settle);
-      this.onDelivery({ ...delivery, ack: () => settle(undefined), nack: (requeue) => settle(new Nack(requeue)) });
+      this.onDelivery({ ...delivery, ack: () => settle(undefined), nack: (requeue) => settle(new (golevelupModules().Nack)(requeue)) });
     });
   }
 }

@@ -8,14 +8,6 @@
  * only listens: the fault from the earliest event, "back" once the manager and the default
  * channel are connected again.
  */
-import { NestFactory } from '@nestjs/core';
-import {
-  type AmqpConnection,
-  AmqpConnectionManager as ModuleRegistry,
-  RabbitMQModule,
-  type RabbitMQConfig,
-} from '@golevelup/nestjs-rabbitmq';
-import type { INestApplicationContext } from '@nestjs/common';
 import type { ChannelModel } from 'amqplib';
 import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
@@ -25,6 +17,7 @@ import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
 import { classifyFault, type FaultKind } from '../faults';
 import { GolevelupConsumer, GolevelupPublisher, type ModuleOwner } from './bindings';
+import { golevelupModules, type GolevelupAmqpConnection, type GolevelupConfig, type NestContext } from './golevelupApi';
 import { withinMs } from '../../measure/clock';
 import { unwrapUnhandled } from '../unhandledError';
 
@@ -54,8 +47,8 @@ export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
 
   private constructor(
     info: ClientInfo,
-    readonly amqp: AmqpConnection,
-    private readonly context: INestApplicationContext,
+    readonly amqp: GolevelupAmqpConnection,
+    private readonly context: NestContext,
     private readonly moduleName: string,
   ) {
     super();
@@ -91,10 +84,15 @@ export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
    * @throws BrokerError at once when the broker refuses the credentials (the module would retry them forever)
    * @throws TimeoutError naming the last failed attempt
    */
-  static async open(info: ClientInfo, config: Omit<RabbitMQConfig, 'name' | 'logger'>, startBoundMs: number): Promise<GolevelupConnection> {
+  static async open(
+    info: ClientInfo,
+    config: Omit<GolevelupConfig, 'name' | 'logger'>,
+    startBoundMs: number,
+  ): Promise<GolevelupConnection> {
     contexts += 1;
     // A name of its own: the module keeps every connection of the process in one static registry, by name.
     const moduleName = `amqp-bench-${process.pid}-${contexts}`;
+    const { NestFactory, RabbitMQModule, ModuleRegistry } = golevelupModules();
     const context = await NestFactory.createApplicationContext(
       RabbitMQModule.forRoot({ ...config, name: moduleName, logger: SILENT_LOGGER }),
       {
@@ -198,7 +196,7 @@ export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
 
   private forgetInRegistry(): void {
     try {
-      const registry = this.context.get(ModuleRegistry);
+      const registry = this.context.get(golevelupModules().ModuleRegistry);
       const others = registry.getConnections().filter((each) => each.configuration.name !== this.moduleName);
       registry.clearConnections();
       for (const other of others) registry.addConnection(other);
