@@ -1,6 +1,6 @@
 // The program's main: `--describe`, or the protocol on stdin / stdout until the end of stdin.
 // Built by scripts/setup-clients.sh against Debian's golang-github-rabbitmq-amqp091-go-dev (GOPATH
-// /usr/share/gocode, no module proxy); GOPATH_AMQP091 points it at another copy of the library.
+// /usr/share/gocode, nothing downloaded); GOPATH_AMQP091 points it at another copy of the library.
 package main
 
 import (

@@ -1,7 +1,7 @@
 // Bare publish (`amqp091-client --bare-publish ...`): the library alone, no protocol and no
 // harness code in the timed path - the other side of the harness-overhead check of amqp091-go,
 // with the command line and records of scripts/bare-publish.js: one connection with the profile's
-// settings (the table in client.go), one channel, plain publishes, then one round trip.
+// settings (the table in amqp091_client.go), one channel, plain publishes, then one round trip.
 package main
 
 import (
