@@ -19,17 +19,10 @@ import { ToxiproxyClient } from '../../src/faults';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { freePort } from '../support/ports';
+import { eventually } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
 const CLIENT = 'golevelup';
-
-async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe('@golevelup/nestjs-rabbitmq adapter (real broker, embedded proxy)', () => {
   let admin: ChannelModel;

@@ -9,14 +9,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import type { ClientConnection, ClientFault, ClientProfile, ClientSignal, Delivery } from '../../src/client/api';
+import type { ClientConnection, ClientProfile, Delivery } from '../../src/client/api';
 import { clientInfo, connectClient } from '../../src/client/registry';
 import { getConfig, proxiedAmqpUrl } from '../../src/config';
 import { ToxiproxyClient } from '../../src/faults';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { freePort } from '../support/ports';
-import { eventually } from './support/signals';
+import { eventually, recordOf } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
 const CLIENT = 'rascal';
@@ -36,13 +36,6 @@ describe('rascal adapter (real broker, embedded proxy)', () => {
     );
     connections.push(connection);
     return connection;
-  };
-  const recordOf = (connection: ClientConnection) => {
-    const faults: ClientFault[] = [];
-    const signals: ClientSignal[] = [];
-    connection.onFault((fault) => faults.push(fault));
-    connection.onSignal((signal) => signals.push(signal));
-    return { faults, signals };
   };
 
   beforeAll(async () => {
