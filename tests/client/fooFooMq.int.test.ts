@@ -6,8 +6,8 @@
  * broker cannot be reached (held, more than its limit of 100, sent after the reconnection); a
  * close after a reconnection that hangs in foo-foo-mq; a deleted queue taking the whole connection
  * down, then its channel opened again and again until the queue is back; an ack of a delivery
- * from the lost channel acking another message on the new one; and one consumer per queue per
- * connection.
+ * from the lost channel acking another message on the new one; a channel error on a consumer's
+ * channel (told; the consumer then stays stopped); and one consumer per queue per connection.
  */
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
@@ -225,6 +225,36 @@ describe('foo-foo-mq adapter (real broker, embedded proxy)', () => {
     // Tag 2 acked "multiple" on the new channel took 'held' and 'meets the reset' with it.
     expect(left).toEqual(['new']);
   }, 40_000);
+
+  it("a channel error on a consumer's channel is told (channel_closed), and leaves the consumer stopped with the connection up", async () => {
+    const connection = await connect('defaults', [directUrl]);
+    const { faults, signals } = recordOf(connection);
+    const received: string[] = [];
+    await connection.consume(queue, { ack: 'manual' }, (delivery) => {
+      received.push(delivery.body.toString());
+      delivery.ack();
+    });
+    channel.sendToQueue(queue, Buffer.from('before'));
+    await eventually(() => received.includes('before'), 5000, 'the first delivery');
+    // The broker closes the channel for an ack of a tag it never delivered (406), sent on foo-foo-mq's own channel of the queue.
+    const name = (connection as unknown as { readonly name: string }).name;
+    const queueChannel = await fooFooMqBroker().connections[name]!.connection.getChannel(`queue:${queue}`, false, 'test');
+    (queueChannel as unknown as { ack(message: unknown, allUpTo: boolean): void }).ack({ fields: { deliveryTag: 999 } }, false);
+    await eventually(() => signals.some((signal) => signal.kind === 'channel_closed'), 5000, 'the channel_closed signal');
+    expect(signals[0]!.message).toMatch(/406 \(PRECONDITION-FAILED\).*unknown delivery tag 999/);
+    // Its channel is opened again and the queue checked on it (src/queueFsm.js:121-124, :40-56), but nothing consumes.
+    let consumers = (await channel.checkQueue(queue)).consumerCount;
+    for (let waited = 0; waited < 3000 && consumers > 0; waited += 100) {
+      await sleep(100);
+      consumers = (await channel.checkQueue(queue)).consumerCount;
+    }
+    expect(consumers).toBe(0);
+    channel.sendToQueue(queue, Buffer.from('after'));
+    await sleep(1000);
+    expect(received).toEqual(['before']);
+    expect(faults).toEqual([]);
+    expect(connection.state).toBe('up');
+  }, 30_000);
 
   it('has one consumer per queue per connection, and none again once it stopped: foo-foo-mq would wait for ever', async () => {
     const connection = await connect('defaults', [directUrl]);

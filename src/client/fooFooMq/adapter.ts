@@ -29,7 +29,7 @@ const SIGNALS: SignalSupport = Object.freeze({
   channel_closed:
     "a channel's own 'failed' event with amqplib's channel error (src/amqp/iomonad.js:91-96), on a channel the adapter publishes or consumes on, or an exchange check the broker refused (404: addExchange rejects, src/topology.js:214-219); foo-foo-mq then opens that channel again at once (src/amqp/iomonad.js:281-289)",
   consumer_cancelled:
-    "none: its consume callback throws on the broker's basic.cancel (src/amqp/queue.js:346-351), and its amqplib 0.8 turns the throw into a failure of the whole connection (lib/connection.js:476-482, :340-346): a connection fault of kind consumer_cancelled, then its reconnection",
+    "none: its consume callback throws on the broker's basic.cancel (src/amqp/queue.js:346-351), and its amqplib 0.8 turns the throw into a failure of the whole connection (lib/connection.js:473-486, :273, :348-357 of its amqplib): a connection fault of kind consumer_cancelled, then its reconnection",
   blocked:
     "the connection's 'blocked' event (src/amqp/iomonad.js:103-107), without amqplib's reason; while blocked foo-foo-mq holds every operation on the connection, not the publishes of open channels (src/amqp/iomonad.js:235-256)",
   unblocked: "the connection's 'unblocked' event (src/amqp/iomonad.js:97-102)",
@@ -51,7 +51,7 @@ function infoOf(profile: ClientProfile): ClientInfo {
 export const fooFooMqAdapter: ClientAdapter = {
   name: 'foo-foo-mq',
   library: LIBRARY,
-  // Its host and port lists, tried in order from an index chosen per process (src/amqp/connection.js:412-424, :536-592).
+  // Its host and port lists, tried in order from an index chosen per process (src/amqp/connection.js:28-40, :152-208).
   multipleHosts: true,
   recovery: 'library',
   signals: SIGNALS,

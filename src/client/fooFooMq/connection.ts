@@ -59,7 +59,7 @@ export class FooFooMqConnection extends ConnectionBase implements FooFooMqOwner 
 
   /**
    * Adds the connection, bounded. foo-foo-mq's promise rejects at the first failed attempt (with
-   * only the words "No endpoints could be reached", src/amqp/connection.js:547-556) while its state
+   * only the words "No endpoints could be reached", src/amqp/connection.js:163-180) while its state
    * machine goes on retrying: the caller closes it.
    * @throws BrokerError when the first attempt failed; TimeoutError when not connected within `boundMs`
    */

@@ -6,7 +6,7 @@
  */
 import { NORMALISED_SETTINGS, type ClientProfile } from '../api';
 
-/** src/amqp/connection.js:493, :497: heartbeat 30 s, a 2 s socket timeout (TCP connect and the AMQP handshake). */
+/** src/amqp/connection.js:109, :113: heartbeat 30 s, a 2 s socket timeout (TCP connect and the AMQP handshake). */
 export const FFMQ_DEFAULT_HEARTBEAT_SECONDS = 30;
 export const FFMQ_DEFAULT_TIMEOUT_MS = 2000;
 /** src/index.js:79-83: it gives up after 3 consecutive failures, or after 60 s of trying. */
@@ -41,7 +41,7 @@ export interface FooFooMqProfileOptions {
  * - maxRetryDelayMs → `waitMax` (approximate: the wait grows by `waitIncrement`, 100 ms, only
  *   while it stays below `waitMax`, so 100, 200 … 900 ms);
  * - connectTimeoutMs → `timeout` (exact; 2000 is also its default);
- * - TCP_NODELAY: nothing to set, foo-foo-mq always sets it (src/amqp/connection.js:507);
+ * - TCP_NODELAY: nothing to set, foo-foo-mq always sets it (src/amqp/connection.js:123);
  * - and `retryLimit` / `failAfter` lifted (see FFMQ_NO_RETRY_LIMIT): the one setting beyond
  *   NORMALISED_SETTINGS, since every other client keeps trying.
  */
@@ -59,8 +59,8 @@ export function fooFooMqOptionsOf(profile: ClientProfile): FooFooMqProfileOption
 
 /**
  * `addConnection`'s options for `profile`: the address of every URL as foo-foo-mq's host and port
- * lists (it tries them in order from an index chosen per process, src/amqp/connection.js:412-424,
- * :536-592), user, password and vhost from the first URL (foo-foo-mq has one of each per
+ * lists (it tries them in order from an index chosen per process, src/amqp/connection.js:28-40,
+ * :152-208), user, password and vhost from the first URL (foo-foo-mq has one of each per
  * connection), `replyQueue: false` in both profiles, and `connection_name` when given.
  */
 export function connectionOptionsOf(
@@ -84,7 +84,7 @@ export function connectionOptionsOf(
     port: parsed.map((url) => Number(url.port || (tls ? 5671 : 5672))),
     user: decodeURIComponent(first.username || 'guest'),
     pass: decodeURIComponent(first.password || 'guest'),
-    // foo-foo-mq writes the vhost into its URI as it is (src/amqp/connection.js:434-438): the URL's encoded path.
+    // foo-foo-mq writes the vhost into its URI as it is (src/amqp/connection.js:50-54): the URL's encoded path.
     vhost: first.pathname.length > 1 ? first.pathname.slice(1) : '%2f',
     replyQueue: false,
     ...(connectionName ? { clientProperties: { connection_name: connectionName } } : {}),
@@ -101,7 +101,7 @@ export function fooFooMqSettingsOf(profile: ClientProfile): Readonly<Record<stri
       'foo-foo-mq (reconnects after waitMin, each failed attempt waiting waitIncrement more; gives up after retryLimit consecutive failures or failAfter s; checks and subscribes its queues again)',
     heartbeat: orDefault(options.heartbeat, String(FFMQ_DEFAULT_HEARTBEAT_SECONDS)),
     timeout: orDefault(options.timeout, `${FFMQ_DEFAULT_TIMEOUT_MS}: socket timeout over TCP connect and the AMQP handshake`),
-    noDelay: 'always on (src/amqp/connection.js:507; no option)',
+    noDelay: 'always on (src/amqp/connection.js:123; no option)',
     waitMin: orDefault(options.waitMin, String(FFMQ_DEFAULT_WAIT.waitMin)),
     waitMax: orDefault(options.waitMax, String(FFMQ_DEFAULT_WAIT.waitMax)),
     waitIncrement: `default (${FFMQ_DEFAULT_WAIT.waitIncrement}; the wait grows only while below waitMax)`,
@@ -110,14 +110,14 @@ export function fooFooMqSettingsOf(profile: ClientProfile): Readonly<Record<stri
     replyQueue:
       'false (both profiles; default: an auto-delete queue <host>.<process>.<pid>.response.queue, declared and consumed per connection, src/topology.js:61, :90-91, :238-258)',
     channel_retry:
-      'not settable: a channel is acquired again at once after an error, then 100 ms more per failure up to 5 s, back to 0 at every open (src/amqp/channel.js:390, src/amqp/iomonad.js:50-53, :80)',
+      'not settable: a channel is acquired again at once after an error, then 100 ms more per failure up to 5 s, back to 0 at every open (src/amqp/channel.js:31, src/amqp/iomonad.js:50-53, :80)',
     acks: 'default (batched: each queue sends its acks on a process-wide 500 ms tick, src/index.js:95, :159-161, src/ackBatch.js:253-259)',
     publish:
-      "broker.publish on the exchange's own channel, a confirm channel (src/amqp/exchange.js:490-509): every publish waits for its confirm, plain publishers too",
+      "broker.publish on the exchange's own channel, a confirm channel (src/amqp/exchange.js:131-150): every publish waits for its confirm, plain publishers too",
     subscribe:
       'addQueue passive (checkQueue, nothing declared) and startSubscription: one subscription per queue per connection, prefetch as the queue `limit`',
     publish_while_disconnected:
-      'held by the exchange until it is ready again (src/exchangeFsm.js:219-231, :252-277), rejected when the connection gives up; its limit of 100 counts only publishes written and not yet confirmed (src/exchangeFsm.js:157, src/amqp/exchange.js:454-456)',
+      'held by the exchange until it is ready again (src/exchangeFsm.js:219-231, :252-277), rejected when the connection gives up; its limit of 100 counts only publishes written and not yet confirmed (src/exchangeFsm.js:157, src/amqp/exchange.js:95-97)',
   };
 }
 
