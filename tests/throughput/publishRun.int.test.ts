@@ -160,12 +160,14 @@ describe('the publish worker', () => {
       url: 'amqp://guest:guest@127.0.0.1:1',
       queue: 'unused',
       publishers: 3,
+      firstPublisher: 0,
       messagesPerThread: 1,
       messageSizeBytes: 8,
       mode: 'plain',
       warmupRounds: 0,
       client: { name: 'amqplib', profile: 'defaults' },
       phaseBoundMs: 2000,
+      publishBoundMs: 1000,
     });
     expect(report.fatal).toMatch(/could not connect and open 3 publishers: .*ECONNREFUSED/);
     expect(report.fatal).not.toContain('guest:guest');

@@ -9,10 +9,10 @@ import type { RoundOutcome } from '../../src/throughput/session';
 describe('round rates', () => {
   it('takes a round from the earliest start to the latest completion, counts summed', () => {
     const combined = combineWorkerRounds([
-      { startedNs: 1_000_000n, completedNs: 51_000_000n, published: 100, errors: 0 },
-      { startedNs: 2_000_000n, completedNs: 101_000_000n, published: 150, errors: 2 },
+      { startedNs: 1_000_000n, completedNs: 51_000_000n, published: 100, errors: 0, unsettled: 1 },
+      { startedNs: 2_000_000n, completedNs: 101_000_000n, published: 150, errors: 2, unsettled: 0 },
     ]);
-    expect(combined).toEqual({ startedNs: 1_000_000n, completedNs: 101_000_000n, durationMs: 100, published: 250, errors: 2 });
+    expect(combined).toEqual({ startedNs: 1_000_000n, completedNs: 101_000_000n, durationMs: 100, published: 250, errors: 2, unsettled: 1 });
   });
 
   it('computes messages and megabytes (10^6 bytes) per second', () => {
@@ -46,9 +46,11 @@ describe('PublishBoard', () => {
   it("hands a worker's round figures to the main thread through shared memory", () => {
     const main = new PublishBoard(3);
     const worker = new PublishBoard(3, main.buffer);
-    worker.writeRound(2, { startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1 });
-    expect(main.readRound(2)).toEqual({ startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1 });
-    expect(main.readRound(0)).toEqual({ startedNs: 0n, completedNs: 0n, published: 0, errors: 0 });
+    worker.writeRound(2, { startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1, unsettled: 3 });
+    worker.writeRound(1, { startedNs: 1n, completedNs: 2n, published: 7, errors: 0, unsettled: 0 });
+    expect(main.readRound(2)).toEqual({ startedNs: 123_456_789_012n, completedNs: 123_999_999_999n, published: 2500, errors: 1, unsettled: 3 });
+    expect(main.readRound(1)).toEqual({ startedNs: 1n, completedNs: 2n, published: 7, errors: 0, unsettled: 0 });
+    expect(main.readRound(0)).toEqual({ startedNs: 0n, completedNs: 0n, published: 0, errors: 0, unsettled: 0 });
   });
 
   it('waits for a counter, gives up at the bound, and stops waiting when the abort word is raised', async () => {
@@ -76,6 +78,7 @@ function round(n: number, msgsPerSec: number, warmup = false): RoundOutcome {
     durationMs: (1000 / msgsPerSec) * 40,
     published: 40,
     errors: 0,
+    unsettled: 0,
     expected: 40,
     received: 40,
     msgsPerSec,
@@ -134,7 +137,14 @@ describe('publishThroughputResult', () => {
       ],
       report: {
         workers: [
-          { worker: 0, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], fatal: 'connection closed' },
+          {
+            worker: 0,
+            rounds: [],
+            histogram: { encoded: '', unit: 'us', count: 0 },
+            errorSamples: [],
+            unsettled: [],
+            fatal: 'connection closed',
+          },
         ],
         histogram,
         errorSamples: [],
