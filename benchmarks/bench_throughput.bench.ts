@@ -118,13 +118,14 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
     findings,
   };
   const replicateRates = draft.replicates?.throughput_msgs_per_sec ?? [];
-  const spread = replicateRates.length > 0 ? `${Math.round(Math.min(...replicateRates))}-${Math.round(Math.max(...replicateRates))}` : 'no rate';
+  const spread =
+    replicateRates.length > 0 ? `${Math.round(Math.min(...replicateRates))}-${Math.round(Math.max(...replicateRates))}` : 'no rate';
   const merged = mergeHistograms(outcomes.map((outcome) => outcome.report.histogram));
   const summary = summarizeMs(merged);
   const errors = outcomes.reduce((sum, outcome) => sum + countErrors(outcome), 0);
   recordResult(
     draft,
-    `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value} MB/s; median of ${outcomes.length} replicates, ${spread}), ` +
+    `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value ?? 'n/a'} MB/s; median of ${outcomes.length} replicates, ${spread}), ` +
       `${workload.mode === 'confirm' ? 'publish->confirm' : 'publish call'} p50 ${latency(summary.p50)}, p95 ${latency(summary.p95)}, p99 ${latency(summary.p99)}, max ${latency(summary.max)} (all replicates); ` +
       `${workload.workerThreads} worker thread(s), errors ${errors}${findingsProgress(findings)}`,
   );

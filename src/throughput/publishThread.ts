@@ -138,15 +138,7 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
       const outcomes = await Promise.all(publishers.map((publisher) => publishMessages(publisher, live, task, payload, record, noteError)));
       const flushErrors = task.mode === 'plain' ? await flush(publishers, task.phaseBoundMs, noteError) : 0;
       const completedNs = nowNs();
-      outcomes.forEach((outcome, index) => {
-        if (outcome.unsettledPublish !== undefined)
-          unsettled.push({
-            round,
-            warmup: record === undefined,
-            publisher: task.firstPublisher + index + 1,
-            publish: outcome.unsettledPublish,
-          });
-      });
+      unsettled.push(...unsettledOf(outcomes, task.firstPublisher, round, record === undefined));
       const finished: WorkerRound = {
         round,
         startedNs,
@@ -177,6 +169,15 @@ interface PublisherOutcome {
   errors: number;
   /** The publish (1-based) not settled within the publish bound, where the publisher stopped. */
   unsettledPublish?: number;
+}
+
+/** The publishes of a round's publishers (this worker's, from `firstPublisher`) that never settled. */
+function unsettledOf(outcomes: readonly PublisherOutcome[], firstPublisher: number, round: number, warmup: boolean): UnsettledPublish[] {
+  return outcomes.flatMap((outcome, index) =>
+    outcome.unsettledPublish === undefined
+      ? []
+      : [{ round, warmup, publisher: firstPublisher + index + 1, publish: outcome.unsettledPublish }],
+  );
 }
 
 /** One logical publisher's round: `messagesPerThread` publishes on its own channel. */

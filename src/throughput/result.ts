@@ -111,15 +111,7 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       throughput_mb_per_sec: mbRates.map(roundFigure),
     },
     histograms: { publish_latency: encodeHistogram(outcome.report.histogram) },
-    notes: [
-      `throughput: the median of ${settled.length} measured rounds (after ${outcome.rounds.length - measured.length} warm-up round(s), discarded: more on threads new to the mode); every round's rate is in samples`,
-      ...(unsettled.length > 0 ? [unsettledNote(outcome, settled.length)] : []),
-      ROUND_NOTES[workload.mode],
-      LATENCY_NOTES[workload.mode],
-      `${workload.threads} logical publishers (one channel each) over ${workload.workerThreads} worker thread(s), one connection per worker, straight to the broker (no proxy), default exchange into a dedicated queue purged after every round`,
-      'MB/s counts message bodies only, 1 MB = 10^6 bytes',
-      'messages_total: messages published in the measured rounds; errors: every round, warm-up included',
-    ],
+    notes: publishNotes(outcome, settled.length, unsettled.length > 0),
     details: {
       rounds: outcome.rounds.map((round) => ({
         round: round.round,
@@ -149,6 +141,25 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       error_samples: outcome.report.errorSamples,
     },
   };
+}
+
+/** What a reader needs to read the result's figures: how the rate was formed, what the latency and the round mean. */
+function publishNotes(outcome: PublishThroughputOutcome, settledRounds: number, anyUnsettled: boolean): string[] {
+  const { workload } = outcome;
+  const warmupRounds = outcome.rounds.length - measuredRounds(outcome).length;
+  return [
+    ...(settledRounds > 0
+      ? [
+          `throughput: the median of ${settledRounds} measured rounds (after ${warmupRounds} warm-up round(s), discarded: more on threads new to the mode); every round's rate is in samples`,
+        ]
+      : []),
+    ...(anyUnsettled ? [unsettledNote(outcome, settledRounds)] : []),
+    ROUND_NOTES[workload.mode],
+    LATENCY_NOTES[workload.mode],
+    `${workload.threads} logical publishers (one channel each) over ${workload.workerThreads} worker thread(s), one connection per worker, straight to the broker (no proxy), default exchange into a dedicated queue purged after every round`,
+    'MB/s counts message bodies only, 1 MB = 10^6 bytes',
+    'messages_total: messages published in the measured rounds; errors: every round, warm-up included',
+  ];
 }
 
 /** Why the rates stop where they do: the round in which publishes never settled, and what is left to measure by. */

@@ -66,7 +66,9 @@ describe('resolvePublishWorkload', () => {
 
   it('bounds one publish below the round: 10 s, or half a shorter round', () => {
     expect(resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000 }).publishBoundMs).toBe(4000);
-    expect(resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000, publishBoundMs: 7000 }).publishBoundMs).toBe(7000);
+    expect(resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000, publishBoundMs: 7000 }).publishBoundMs).toBe(
+      7000,
+    );
     expect(() => resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000, publishBoundMs: 8000 })).toThrow(
       'publishBoundMs must be less than the round bound (8000 ms); got "8000"',
     );
