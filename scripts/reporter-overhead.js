@@ -45,7 +45,8 @@ function parseArgs(argv) {
     else if (arg === '--at') options.at = value.split(',').map(Number);
     else throw new Error(`unknown option ${arg}`);
   }
-  if (options.repeats < 1 || options.results < 1 || options.perFile < 1) throw new Error('--results, --per-file and --repeats must be at least 1');
+  if (options.repeats < 1 || options.results < 1 || options.perFile < 1)
+    throw new Error('--results, --per-file and --repeats must be at least 1');
   options.at = options.at.filter((at) => at >= 1 && at <= options.results);
   return options;
 }
@@ -122,7 +123,11 @@ async function oneRun(options) {
         fileMs[index] = timed(() => reporter.onTestFileResult(test, { testResults: cases, failureMessage: null }));
     }
     const endStartMs = performance.now();
-    await reporter.onRunComplete(new Set(), { testResults: [{ displayName: { name: 'benchmark' } }], startTime: Date.now(), wasInterrupted: false });
+    await reporter.onRunComplete(new Set(), {
+      testResults: [{ displayName: { name: 'benchmark' } }],
+      startTime: Date.now(),
+      wasInterrupted: false,
+    });
     const endMs = performance.now() - endStartMs;
     return { caseMs, fileMs, endMs, progressLines: lines.filter((line) => line.includes('publish_throughput: ')).length };
   } finally {
@@ -145,15 +150,24 @@ async function main() {
     test_case_ms: medianOf(runs.map((run) => run.caseMs[at])),
     test_file_ms: medianOf(runs.map((run) => run.fileMs[at])),
   }));
-  const summary = { results: options.results, per_file: options.perFile, repeats: options.repeats, rows, run_complete_ms: median(runs.map((run) => run.endMs)) };
+  const summary = {
+    results: options.results,
+    per_file: options.perFile,
+    repeats: options.repeats,
+    rows,
+    run_complete_ms: median(runs.map((run) => run.endMs)),
+  };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
   const ms = (value) => (value === null ? '-' : value.toFixed(3));
-  process.stdout.write(`reporter work, median of ${options.repeats} synthetic runs of ${options.results} results (${options.perFile} per file), ms\n`);
+  process.stdout.write(
+    `reporter work, median of ${options.repeats} synthetic runs of ${options.results} results (${options.perFile} per file), ms\n`,
+  );
   process.stdout.write('result  onTestCaseResult  onTestFileResult\n');
-  for (const row of rows) process.stdout.write(`${String(row.result).padStart(6)}  ${ms(row.test_case_ms).padStart(16)}  ${ms(row.test_file_ms).padStart(16)}\n`);
+  for (const row of rows)
+    process.stdout.write(`${String(row.result).padStart(6)}  ${ms(row.test_case_ms).padStart(16)}  ${ms(row.test_file_ms).padStart(16)}\n`);
   process.stdout.write(`end of run (onRunComplete, no junit.xml, no pipeline): ${ms(summary.run_complete_ms)} ms\n`);
 }
 
