@@ -6,7 +6,8 @@
  *   `.jsonl` in the raw-results folder, src/results/outcome.ts), so an interrupted run still
  *   knows what passed. What a finished test costs does not grow with the run: the outcome gets
  *   one line, and only the raw results written since the last test are read (their names come
- *   from an index the results' writer appends to, src/results/writtenResults.ts);
+ *   from an index `recordResult` appends to, src/results/writtenResults.ts; a test that ran and
+ *   announced none has the folder listed, for results written some other way);
  * - at the end: the whole outcome written once, the run's raw results collected once for all
  *   that follows, junit.xml through jest-junit (benchmark tests only, key metrics as testcase
  *   properties, passwords masked, written atomically), then, on a plain `jest` run, the whole
@@ -52,7 +53,7 @@ export default class BenchmarkReporter implements Reporter {
     input: BenchmarkReporterInput = {},
   ) {
     this.options = resolveBenchmarkReporterOptions(input);
-    this.written = new WrittenResults(this.options.rawResultsDir);
+    this.written = new WrittenResults(this.options.rawResultsDir, this.startedAt.getTime() - 1000);
   }
 
   onTestFileStart(test: Test): void {
@@ -183,7 +184,9 @@ export default class BenchmarkReporter implements Reporter {
     const mark = outcome.status === 'passed' ? '✓' : outcome.status === 'failed' ? '✗' : '○';
     const parts = [`[bench] ${mark} ${outcome.full_name}`];
     if (outcome.duration_ms !== null) parts.push(`${(outcome.duration_ms / 1000).toFixed(1)} s`);
-    for (const result of this.written.takeNew()) {
+    // A test that ran and announced no result may have written one some other way: then the folder is listed.
+    const ran = outcome.status === 'passed' || outcome.status === 'failed';
+    for (const result of this.written.takeNew(ran)) {
       const [metricName, metric] = Object.entries(result.metrics)[0] ?? [];
       parts.push(metric ? `${result.name}: ${humanizeMetricName(metricName!)} ${formatValue(metric.value, metric.unit)}` : result.name);
     }

@@ -4,7 +4,7 @@
  * each file's name to it (one line; nothing when there is no index: no reporter is listening),
  * and the reporter reads only the lines added since it last looked. A look then costs the same at
  * the 200th result as at the 10th, where listing the folder and reading every file again grew
- * with the run. The index is a hint for progress lines, never data: the results are the files,
+ * with the run (listing alone still does: one name per result already there). The index is a hint for progress lines, never data: the results are the files,
  * which the end of the run (and the recovery of a killed run) collect by listing the folder.
  */
 import fs from 'node:fs';
@@ -48,27 +48,46 @@ export function announceRawResult(rawResultsDir: string, fileName: string): void
   }
 }
 
-/** The raw results announced in a folder's index, read as they come: each file once. */
+/**
+ * The raw results written into a folder, read as they come: each file once. Names come from the
+ * index; when it announced nothing and the caller expected results (a test that ran), the folder
+ * is listed instead, for results written some other way than `writeRawResult` (a benchmark that
+ * writes its JSON itself): that look costs a listing, and still reads only the files not seen yet.
+ */
 export class WrittenResults {
   private offsetBytes = 0;
-  /** Raw result files read so far (one per announced name, never again). */
+  private readonly seen = new Set<string>();
+  /** Raw result files read so far (each once). */
   filesRead = 0;
+  /** Looks that listed the folder (nothing announced). */
+  listings = 0;
 
-  constructor(private readonly rawResultsDir: string) {}
+  constructor(
+    private readonly rawResultsDir: string,
+    /** Files older than this are an earlier run's (folders a plain `jest` run does not clear). */
+    private readonly modifiedSinceMs: number,
+  ) {}
 
   /**
-   * The raw results announced since the last call, in the order written. A file that is not a
-   * raw result is skipped here: the end of the run reports it.
+   * The raw results written since the last call, oldest first. A file that is not a raw result is
+   * skipped here: the end of the run reports it.
    */
-  takeNew(): RawResult[] {
-    const results: RawResult[] = [];
-    for (const name of this.newNames()) {
-      if (!isRawResultFileName(name)) continue;
-      this.filesRead += 1;
-      const read = readRawResultFile(this.rawResultsDir, name);
-      if (read.kind === 'result') results.push(read.result);
+  takeNew(listIfNoneAnnounced: boolean): RawResult[] {
+    let names = this.newNames();
+    if (names.length === 0 && listIfNoneAnnounced) {
+      this.listings += 1;
+      names = listFiles(this.rawResultsDir);
     }
-    return results;
+    const found: { result: RawResult; name: string }[] = [];
+    for (const name of names) {
+      if (this.seen.has(name) || !isRawResultFileName(name)) continue;
+      this.seen.add(name);
+      const read = readRawResultFile(this.rawResultsDir, name, this.modifiedSinceMs);
+      if (read.kind !== 'stale') this.filesRead += 1;
+      if (read.kind === 'result') found.push({ result: read.result, name });
+    }
+    found.sort((a, b) => a.result.timestamp.localeCompare(b.result.timestamp) || a.name.localeCompare(b.name));
+    return found.map((entry) => entry.result);
   }
 
   /** Whole lines added to the index since the last call (a line being written waits for the next). */
@@ -95,5 +114,13 @@ export class WrittenResults {
     } finally {
       fs.closeSync(fd);
     }
+  }
+}
+
+function listFiles(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
   }
 }
