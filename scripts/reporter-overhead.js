@@ -6,7 +6,11 @@
  * called as Jest calls them (a test's raw result is on disk before its onTestCaseResult).
  *
  * Usage:
- *   node scripts/reporter-overhead.js [--results 200] [--per-file 10] [--repeats 5] [--at 10,50,100,200] [--json]
+ *   node scripts/reporter-overhead.js [--results 200] [--per-file 10] [--repeats 5] [--at 10,50,100,200] [--own-writer] [--json]
+ *
+ * Results are written through writeRawResult, as recordResult() writes them; --own-writer writes
+ * the JSON files directly instead (as a benchmark that bypasses recordResult does, which the
+ * reporter finds by listing the folder).
  *
  * Output: for each result number in --at, the median over the repeats (each a fresh folder and a
  * fresh reporter, after one run not counted, which warms the code up) of onTestCaseResult's time at that result, and of onTestFileResult's time for
@@ -30,11 +34,11 @@ const { writeRawResult } = require('../src/results/rawResult.ts');
 const { median } = require('../src/measure/statistics.ts');
 
 function parseArgs(argv) {
-  const options = { results: 200, perFile: 10, repeats: 5, at: [10, 50, 100, 150, 200], json: false };
+  const options = { results: 200, perFile: 10, repeats: 5, at: [10, 50, 100, 150, 200], json: false, ownWriter: false };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
-    if (arg === '--json') {
-      options.json = true;
+    if (arg === '--json' || arg === '--own-writer') {
+      options[arg === '--json' ? 'json' : 'ownWriter'] = true;
       continue;
     }
     const value = argv[(i += 1)];
@@ -107,7 +111,9 @@ async function oneRun(options) {
         reporter.onTestFileStart(test);
       }
       const title = `test_publish_throughput[${index}]`;
-      writeRawResult(syntheticResult(`benchmarks/bench_synthetic_${fileNumber}.bench.ts::TestSynthetic::${title}`, index), rawDir);
+      const result = syntheticResult(`benchmarks/bench_synthetic_${fileNumber}.bench.ts::TestSynthetic::${title}`, index);
+      if (options.ownWriter) fs.writeFileSync(path.join(rawDir, `publish_throughput_own_${index}.json`), JSON.stringify(result));
+      else writeRawResult(result, rawDir);
       const testCase = {
         ancestorTitles: ['TestSynthetic'],
         title,
@@ -151,6 +157,7 @@ async function main() {
     test_file_ms: medianOf(runs.map((run) => run.fileMs[at])),
   }));
   const summary = {
+    writer: options.ownWriter ? 'own' : 'writeRawResult',
     results: options.results,
     per_file: options.perFile,
     repeats: options.repeats,
@@ -163,7 +170,7 @@ async function main() {
   }
   const ms = (value) => (value === null ? '-' : value.toFixed(3));
   process.stdout.write(
-    `reporter work, median of ${options.repeats} synthetic runs of ${options.results} results (${options.perFile} per file), ms\n`,
+    `reporter work, median of ${options.repeats} synthetic runs of ${options.results} results (${options.perFile} per file, written by ${summary.writer}), ms\n`,
   );
   process.stdout.write('result  onTestCaseResult  onTestFileResult\n');
   for (const row of rows)
