@@ -22,6 +22,7 @@ import { redactUrl, secretsOf } from '../redact';
 import { runJest, type JestRunOutcome } from './jestProcess';
 import { finishRun } from './runFinish';
 import { openRunSession, type RunSession } from './runSession';
+import { shownPath as shown } from './shownPath';
 import { finishShardRun, shardArguments } from './shard';
 import { formatShard } from '../results/shardManifest';
 import { CLIENTS_MARKERS, FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
@@ -230,9 +231,4 @@ async function runBenchmarkJest(options: RunOptions, environment: EnvironmentRec
 export function clientSelectionText(clients: readonly ClientSpec[]): string {
   // An adapter from outside travels as its module's absolute path: Jest's processes load it from there.
   return clients.map((client) => `${client.module ?? client.name}:${client.profile}`).join(',');
-}
-
-function shown(filePath: string): string {
-  const relative = path.relative(process.cwd(), filePath);
-  return relative.startsWith('..') ? filePath : relative;
 }

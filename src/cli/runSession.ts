@@ -15,6 +15,7 @@ import { BenchError, describeError } from '../errors';
 import { acquireFileLock, holderName } from '../results/fileLock';
 import { removeOutcome } from '../results/outcome';
 import { removeRunManifest, setRunPhase, writeRunManifest, type RunManifest, type RunManifestInput } from '../results/runManifest';
+import { shownPath as shown } from './shownPath';
 import { isRawResultFileName } from '../results/collect';
 import { recoverKilledRun, type Recovery } from './killedRun';
 import { discardSetAside, restoreSetAside, setAsidePreviousResults } from './previousResults';
@@ -106,9 +107,4 @@ export function openRunSession(options: RunSessionOptions): RunSession {
     },
     close: () => release(),
   };
-}
-
-function shown(filePath: string): string {
-  const relative = path.relative(process.cwd(), filePath);
-  return relative.startsWith('..') ? filePath : relative;
 }
