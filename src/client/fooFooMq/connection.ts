@@ -13,7 +13,7 @@ import { withinMs } from '../../measure/clock';
 import { redactText } from '../../redact';
 import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
 import { ConnectionBase } from '../connectionBase';
-import { classifyFault, faultMessage, type FaultKind } from '../faults';
+import { faultMessage, type FaultKind } from '../faults';
 import { SocketWitness } from '../socketWitness';
 import { FooFooMqConsumer, FooFooMqPublisher, type FooFooMqOwner } from './channels';
 import { fooFooMqBroker, type FooFooMqConnectionFsm, type FooFooMqMonad, type Listening } from './fooFooMqApi';
@@ -32,6 +32,7 @@ const consumedQueues = new Map<string, FooFooMqConnection>();
 export class FooFooMqConnection extends ConnectionBase implements FooFooMqOwner {
   readonly info: ClientInfo;
   readonly broker = fooFooMqBroker();
+  protected override readonly faultWords = fooFooMqFaultWords;
   readonly name = `amqp-bench-${process.pid}-${(created += 1)}`;
   private fsm: FooFooMqConnectionFsm | undefined;
   private connectionMonad: FooFooMqMonad | undefined;
@@ -109,7 +110,7 @@ export class FooFooMqConnection extends ConnectionBase implements FooFooMqOwner 
     };
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+  override ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     if (this.gaveUp && this.current === 'down')
       return Promise.reject(
         new TimeoutError(
@@ -194,10 +195,6 @@ export class FooFooMqConnection extends ConnectionBase implements FooFooMqOwner 
 
   outside<T>(callback: () => T): T {
     return SocketWitness.outside(callback);
-  }
-
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, fooFooMqFaultWords);
   }
 
   /** A channel's `failed` with an error is amqplib's channel `error` (the broker's channel.close) while the connection stays; one without is a failed re-acquisition. */
