@@ -276,6 +276,10 @@ export interface Description {
     nack: boolean;
   };
   /**
+   * How the library notices a silent peer, in words citing its source, when that is not the protocol's heartbeat check (a peer silent for two intervals or longer): the fault matrix's heartbeat judgement says it beside the figures (ClientAdapter.silenceCheck). Absent: it is.
+   */
+  silenceCheck?: string;
+  /**
    * @minItems 1
    */
   profiles: [Profile, ...Profile[]];

@@ -68,6 +68,9 @@ export function programAdapter(name: string, resolve: ProgramCommand): ProgramAd
     get acks() {
       return description().acks;
     },
+    get silenceCheck() {
+      return description().silenceCheck;
+    },
     settings: settingsOf,
     // Its bare script (adapters/<language>/) reads the profile in the same table of settings as the program.
     bareOptions: (profile: ClientProfile) => ({ profile }),
