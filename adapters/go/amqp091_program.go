@@ -56,6 +56,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "--bare-recovery" {
+		if err := bareRecovery(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "bare-recovery: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	for _, arg := range os.Args[1:] {
 		if arg == "--describe" {
 			line, _ := json.Marshal(describe())
