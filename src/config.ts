@@ -89,14 +89,19 @@ export const DEFAULTS = {
   clients: 'amqplib:defaults',
 } as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads and validates every setting. @throws ConfigError naming the first bad variable. */
-export function resolveConfig(env: Env = process.env): BenchConfig {
-  const value = (name: string): string | undefined => {
+/** Reads a variable of `env`, trimmed; undefined when unset or blank (blank means "use the default"). */
+export function envReader(env: Env): (name: string) => string | undefined {
+  return (name) => {
     const raw = env[name];
     return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
   };
+}
+
+/** Reads and validates every setting. @throws ConfigError naming the first bad variable. */
+export function resolveConfig(env: Env = process.env): BenchConfig {
+  const value = envReader(env);
   return Object.freeze({
     amqpUrl: parseUrl(
       'AMQP_URL',

@@ -109,21 +109,25 @@ export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWork
   });
 }
 
+/** A message size in a test id: `256B`, `4KiB` (whole KiB only). */
+export function sizeLabel(bytes: number): string {
+  return bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024}KiB` : `${bytes}B`;
+}
+
 /** `10x100-256B-plain`: the label in a test id. */
 export function workloadLabel(workload: Pick<PublishWorkload, 'threads' | 'messagesPerThread' | 'messageSizeBytes' | 'mode'>): string {
-  const size =
-    workload.messageSizeBytes >= 1024 && workload.messageSizeBytes % 1024 === 0
-      ? `${workload.messageSizeBytes / 1024}KiB`
-      : `${workload.messageSizeBytes}B`;
+  const size = sizeLabel(workload.messageSizeBytes);
   return `${workload.threads}x${workload.messagesPerThread}-${size}-${workload.mode}`;
 }
 
-function positiveInteger(field: string, value: number): number {
+/** @throws ConfigError naming `field` unless `value` is a whole number of at least 1 */
+export function positiveInteger(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new ConfigError(field, 'a whole number of at least 1', String(value));
   return value;
 }
 
-function nonNegativeInteger(field: string, value: number): number {
+/** @throws ConfigError naming `field` unless `value` is a whole number of at least 0 */
+export function nonNegativeInteger(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) throw new ConfigError(field, 'a whole number of at least 0', String(value));
   return value;
 }

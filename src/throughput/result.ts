@@ -37,11 +37,13 @@ export function harnessOverheadReplicatesResult(inputs: NonEmptyArray<OverheadIn
 /** The harness must reach at least this share of a bare amqplib script's publish rate. */
 export const HARNESS_OVERHEAD_TARGET_PERCENT = 90;
 
-const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
+/** A throughput figure as a metric, rounded as every throughput figure is (`roundFigure`: 4 significant digits). */
+export const throughputMetric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
   value: value === null ? null : roundFigure(value),
   unit,
   direction,
 });
+const metric = throughputMetric;
 
 const LATENCY_NOTES = {
   plain:

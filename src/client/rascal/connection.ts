@@ -9,10 +9,9 @@
  */
 import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
-import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
+import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, Publisher } from '../api';
 import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
-import { classifyFault, type FaultKind } from '../faults';
 import { SocketWitness } from '../socketWitness';
 import { RascalConsumer, RascalPublisher, type RascalOwner } from './channels';
 import { rascalModule, type RascalBroker } from './rascalApi';
@@ -23,6 +22,7 @@ import { withinMs } from '../../measure/clock';
 const CLOSE_BOUND_MS = 2000;
 
 export class RascalConnection extends ConnectionBase implements RascalOwner {
+  protected override readonly faultWords = amqplibFaultWords;
   readonly info: ClientInfo;
   private created: RascalBroker | undefined;
   private readonly witness = new SocketWitness();
@@ -87,10 +87,6 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
     return consumer;
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    return this.waitForLibraryRecovery(deadlineMs);
-  }
-
   destroy(reason: string): void {
     const error = new Error(`connection destroyed by the client: ${reason}`);
     this.reportFault(error, 'deadline');
@@ -124,10 +120,6 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
 
   outside<T>(callback: () => T): T {
     return SocketWitness.outside(callback);
-  }
-
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, amqplibFaultWords);
   }
 
   private listen(broker: RascalBroker): void {
