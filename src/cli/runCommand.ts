@@ -8,7 +8,6 @@
  * regression beyond --threshold; 2 bad option; 130 interrupted (what was produced is archived
  * all the same).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { getConfig, PROJECT_ROOT } from '../config';
@@ -16,7 +15,7 @@ import { clientLabel, type ClientSpec } from '../client/api';
 import { CLIENT_NAMES } from '../client/registry';
 import { captureEnvironment, type EnvironmentRecord } from '../environment';
 import { runPreflight } from '../preflight';
-import { outcomePath } from '../results/outcome';
+import { removeOutcome } from '../results/outcome';
 import { HISTORY_FILE_NAME } from '../results/history';
 import { REPORT_FILE_NAME } from '../report/render';
 import { redactUrl, secretsOf } from '../redact';
@@ -176,7 +175,7 @@ function setOldResultsAside(
   log: (line: string) => void,
 ): void {
   // Old results may be kept, an old test outcome never: it would be taken for this run's.
-  if (options.keepResults) fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
+  if (options.keepResults) removeOutcome(options.rawResultsDir);
   const setAside = session.begin({
     started_at: startedAt.toISOString(),
     environment,

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BenchError, describeError } from '../errors';
 import { acquireFileLock, holderName } from '../results/fileLock';
-import { outcomePath } from '../results/outcome';
+import { removeOutcome } from '../results/outcome';
 import { removeRunManifest, setRunPhase, writeRunManifest, type RunManifest, type RunManifestInput } from '../results/runManifest';
 import { shownPath as shown } from './shownPath';
 import { isRawResultFileName } from '../results/collect';
@@ -102,7 +102,7 @@ export function openRunSession(options: RunSessionOptions): RunSession {
     finish: () => void settle('finished', () => discardSetAside(raw)),
     putBack: () => {
       // The only file a run that ran nothing writes; the old one (if any) comes back over it.
-      if (manifest) fs.rmSync(outcomePath(raw), { force: true });
+      if (manifest) removeOutcome(raw);
       return settle('restoring', () => restoreSetAside(raw));
     },
     close: () => release(),

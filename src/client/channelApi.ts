@@ -71,9 +71,18 @@ export interface Publisher {
    * Publishes `count` messages of `sizeBytes` bytes (0x61) one after the other, each awaited as
    * `publish` is, timed inside the client: present where each `publish` would cross a process
    * boundary (a client in another language), so that a throughput figure is the client's and not
-   * the pipe's. Absent for in-process adapters (the caller then loops over `publish`).
+   * the pipe's. Absent for in-process adapters (the caller then loops over `publish`). `boundMs`
+   * bounds the whole run; `publishBoundMs` each publish: one not settled within it ends the run
+   * (`unsettledPublish`).
    */
-  publishRun?(exchange: string, routingKey: string, count: number, sizeBytes: number, boundMs: number): Promise<PublishRunOutcome>;
+  publishRun?(
+    exchange: string,
+    routingKey: string,
+    count: number,
+    sizeBytes: number,
+    boundMs: number,
+    publishBoundMs?: number,
+  ): Promise<PublishRunOutcome>;
   /**
    * True while the library says its writes are held back (amqplib: the last publish returned
    * false and the channel's 'drain' has not come yet): the library's own back-pressure signal.
@@ -93,4 +102,6 @@ export interface PublishRunOutcome {
   readonly latencyUs: { readonly valuesUs: readonly number[]; readonly counts: readonly number[] };
   /** Up to five distinct error descriptions. */
   readonly errorSamples: readonly string[];
+  /** The publish (1-based) that did not settle within the publish bound, where the run stopped; absent: every one settled. */
+  readonly unsettledPublish?: number;
 }

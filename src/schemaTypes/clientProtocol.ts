@@ -77,7 +77,14 @@ export type Command =
       routingKey: string;
       count: number;
       sizeBytes: number;
+      /**
+       * The harness's bound on the whole run: no reply within it (and a grace), and the program is ended as hung.
+       */
       boundMs: number;
+      /**
+       * Bound on each publish of the run (with confirms, until its confirm); absent: `boundMs`.
+       */
+      publishBoundMs?: number;
     }
   | {
       op: 'flush';
@@ -276,6 +283,10 @@ export interface Description {
     nack: boolean;
   };
   /**
+   * How the library notices a silent peer, in words citing its source, when that is not the protocol's heartbeat check (a peer silent for two intervals or longer): the fault matrix's heartbeat judgement says it beside the figures (ClientAdapter.silenceCheck). Absent: it is.
+   */
+  silenceCheck?: string;
+  /**
    * @minItems 1
    */
   profiles: [Profile, ...Profile[]];
@@ -350,6 +361,10 @@ export interface Run {
     | [string, string, string]
     | [string, string, string, string]
     | [string, string, string, string, string];
+  /**
+   * The publish of the run (1-based) that did not settle within `publishBoundMs`, where the run stopped; absent: every publish settled (confirmed, nacked or failed).
+   */
+  unsettledPublish?: number;
 }
 /**
  * A command that failed.

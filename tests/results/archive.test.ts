@@ -3,7 +3,7 @@ import path from 'node:path';
 import { listRunArchives, readRunArchive, writeRunArchive, buildRunArchive } from '../../src/results/archive';
 import { clearRawResults, collectRawResults } from '../../src/results/collect';
 import { extractKeyMetrics } from '../../src/results/keyMetrics';
-import { OUTCOME_FILE_NAME, writeOutcome, type JestOutcome } from '../../src/results/outcome';
+import { appendOutcome, OUTCOME_FILE_NAME, writeOutcome, type JestOutcome } from '../../src/results/outcome';
 import { finalizeRun } from '../../src/run/pipeline';
 import { writeRawResult } from '../../src/results/rawResult';
 import { expectValid } from './schemaValidator';
@@ -65,11 +65,12 @@ describe('collecting raw results', () => {
     ]);
   });
 
-  it('deletes old results and our outcome file, nothing else', () => {
+  it('deletes old results and our outcome files, nothing else', () => {
     writeRawResult(publishResult(10, 'plain', 50_000), dir);
-    writeOutcome(dir, failedOutcome);
+    writeOutcome(dir, { ...failedOutcome, complete: false });
+    appendOutcome(dir, { ...failedOutcome, complete: false });
     fs.writeFileSync(path.join(dir, 'keep.txt'), 'x');
-    expect(clearRawResults(dir)).toBe(2);
+    expect(clearRawResults(dir)).toBe(3);
     expect(fs.readdirSync(dir)).toEqual(['keep.txt']);
     expect(clearRawResults(path.join(dir, 'missing'))).toBe(0);
   });
