@@ -39,9 +39,10 @@ func describe() map[string]interface{} {
 			"blocked":            "Connection.NotifyBlocked (Active: true, with the reason); PublishWithContext blocks while blocked (rabbitmq/amqp091-go#111)",
 			"unblocked":          "Connection.NotifyBlocked (Active: false)",
 		},
-		"acks":     map[string]bool{"multiple": true, "nack": true},
-		"profiles": []string{"defaults", "normalised"},
-		"settings": map[string]interface{}{"defaults": settings(profiles["defaults"]), "normalised": settings(profiles["normalised"])},
+		"silenceCheck": "no heartbeat check on a timer: a read deadline. With a heartbeat of H it sends a heartbeat every H/2 while it writes nothing (connection.go:615-645, started with H/2 at :867), and after every frame it reads sets the socket's read deadline to 3 x H/2 = 1.5 H (connection.go:601-609, 616, 647-658); the first read past it fails (i/o timeout) and closes the connection. So it gives up 1.5 intervals after the last frame it read, whatever the phase: earlier than the protocol's two",
+		"acks":         map[string]bool{"multiple": true, "nack": true},
+		"profiles":     []string{"defaults", "normalised"},
+		"settings":     map[string]interface{}{"defaults": settings(profiles["defaults"]), "normalised": settings(profiles["normalised"])},
 	}
 	if libraryLocation != "" {
 		description["location"] = libraryLocation
@@ -80,6 +81,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "--bare-publish" {
 		if err := barePublish(os.Args[2:]); err != nil {
 			fmt.Fprintf(os.Stderr, "bare-publish: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "--bare-recovery" {
+		if err := bareRecovery(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "bare-recovery: %v\n", err)
 			os.Exit(1)
 		}
 		return

@@ -142,7 +142,7 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   const publisher = await client.publisher({ confirms: true });
   await client.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, (delivery) => {
     const header = decodeHeader(delivery.body);
-    const receivedNs = nowNs();
+    const receivedNs = delivery.receivedNs ?? nowNs();
     if (header && holdsThis(context, header.round, header.seq, receivedNs)) {
       ledger.delivered(header.seq, receivedNs);
       board.addInt(me, MatrixInt.DELIVERED);

@@ -92,6 +92,7 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   if (counted(/told by the broker at/) > 0) parts.push('told by the broker, not its heartbeat');
   if (counted(/stopped consuming/) > 0) parts.push('stopped consuming');
   if (counted(/publisher never came back/) > 0) parts.push('publisher not back');
+  if (counted(/: not back within/) > 0) parts.push('not back');
   if (counted(/no back-pressure signal/) > 0) parts.push('no back-pressure signal');
   const hung = /^(\d+) publish\(es\) hung/.exec(findings.find((finding) => /publish\(es\) hung/.test(finding)) ?? '');
   if (hung) parts.push(`${hung[1]} publishes hung`);
@@ -102,5 +103,22 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   else if (counted(/close\(\) of a blocked connection hung in the library/) > 0) parts.push('close() hangs while blocked');
   else if (counted(/close\(\) did not end by itself/) > 0) parts.push('close() cut short');
   if (counted(/thread failed|could not|never came|did not finish/) > 0 && parts.length === 0) parts.push('thread failed');
-  return parts.length > 0 ? parts.join(', ') : findings[0]!.slice(0, 60);
+  return parts.length > 0 ? parts.join(', ') : leadingClause(findings[0]!);
 }
+
+/**
+ * A finding the gist has no words for, cut to its first clause (`thread 0: ` and what follows its
+ * first colon or parenthesis left to the findings list): whole words, never a word cut in two.
+ */
+export function leadingClause(finding: string): string {
+  const clause = finding
+    .replace(/^thread \d+: /, '')
+    .split(/: | \(/)[0]!
+    .trim();
+  if (clause.length <= GIST_MAX_CHARS) return clause;
+  const cut = clause.slice(0, GIST_MAX_CHARS + 1);
+  return `${cut.slice(0, cut.lastIndexOf(' ')).trim()} …`;
+}
+
+/** The longest a cell's words run before the findings list takes over. */
+const GIST_MAX_CHARS = 60;

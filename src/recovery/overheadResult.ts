@@ -106,7 +106,7 @@ export function recoveryOverheadResult(outcome: RecoveryOverheadOutcome): Result
     metrics,
     samples,
     targets,
-    notes: notesOf(pairs.length),
+    notes: notesOf(pairs.length, outcome.bareFloor),
     details: { pairs: pairs.map(pairDetail) },
   };
 }
@@ -160,14 +160,14 @@ function sidesInWords(metrics: Readonly<Record<string, Metric>>, stem: Stem): st
   return `per-connection ${what}: ${side('harness')}; ${side('bare')}`;
 }
 
-function notesOf(pairCount: number): string[] {
+function notesOf(pairCount: number, bareFloor: string): string[] {
   return [
     `the reset_peer scenario (armed RST, traffic every max(5, threads/2) ms, one pulse after the injection) run by the harness and by the bare floor, ${pairCount} pair(s) back to back, the side that goes first alternating; every run is fresh threads, connections and queues on both sides (the harness's pool is started for the run, never taken from the shelf)`,
-    'bare floor: scripts/bare-recovery.js, plain amqplib consumers in worker threads of their own process, nothing else in their path; same proxy, same fault, same traffic, same removal (the scenario that drives the harness drives it)',
+    `bare floor: ${bareFloor}; same proxy, same fault, same traffic, same removal (the scenario that drives the harness drives it)`,
     "per connection: detection from the RST on that connection (the proxy's timeline, by its client port) to the thread's detection; recovery from the moment that thread heard the fault was removed to its round trip on the new connection. harness_*/bare_*: each run's quantile over its connections, the median over the pairs",
     `*_ratio_percent: the median of the pairs' harness / bare x 100 of the per-connection median (p95 shown, not judged); 100 = no overhead. Target: below ${RECOVERY_OVERHEAD_TARGET_PERCENT}% (recorded, not asserted); a ratio outside ${SIDE_BY_SIDE_BAND.lowPercent}–${SIDE_BY_SIDE_BAND.highPercent}% says the two sides did different work and is reported as such, never met`,
     "propagation, recovery after removal and the fault spread are each side's scenario figures, shown and never divided: propagation is timed from the first RST, so it carries the proxy's spread of the RSTs, which depends on how the two cores were shared at that moment and is not the same on both sides",
-    'removal_signal_*: from the end of the removal to a thread starting its recovery — the harness tells its threads through shared memory, the bare process one pipe hop later (stdin, then a message per thread); left out of the per-connection recovery on both sides',
+    'removal_signal_*: from the end of the removal to a thread starting its recovery — the harness tells its threads through shared memory, the bare floor through a pipe (stdin, then for scripts/bare-recovery.js a message per thread); left out of the per-connection recovery on both sides',
   ];
 }
 

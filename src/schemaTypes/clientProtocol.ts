@@ -216,6 +216,10 @@ export type Event =
           tag: number;
           body: string;
           redelivered: boolean;
+          /**
+           * CLOCK_MONOTONIC in nanoseconds, as decimal digits (beyond 2^53 a JSON number loses precision): the clock of Node's process.hrtime.bigint(), shared by every process of one Linux machine.
+           */
+          atNs?: string;
         },
         ...{
           /**
@@ -224,6 +228,10 @@ export type Event =
           tag: number;
           body: string;
           redelivered: boolean;
+          /**
+           * CLOCK_MONOTONIC in nanoseconds, as decimal digits (beyond 2^53 a JSON number loses precision): the clock of Node's process.hrtime.bigint(), shared by every process of one Linux machine.
+           */
+          atNs?: string;
         }[],
       ];
     }
@@ -282,6 +290,10 @@ export interface Description {
     multiple: boolean;
     nack: boolean;
   };
+  /**
+   * How the library notices a silent peer, in words citing its source, when that is not the protocol's heartbeat check (a peer silent for two intervals or longer): the fault matrix's heartbeat judgement says it beside the figures (ClientAdapter.silenceCheck). Absent: it is.
+   */
+  silenceCheck?: string;
   /**
    * @minItems 1
    */
