@@ -7,7 +7,8 @@
  * close after a reconnection that hangs in foo-foo-mq; a deleted queue taking the whole connection
  * down, then its channel opened again and again until the queue is back, and the queue forgotten
  * at the next reconnection; an ack of a delivery
- * from the lost channel acking another message on the new one; a channel error on a consumer's
+ * from the lost channel acking another message on the new one, and the broker's close (320) told as
+ * such, after which those acks close the new channel; a channel error on a consumer's
  * channel (told; the consumer then stays stopped); and one consumer per queue per connection.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,7 @@ import { fooFooMqBroker } from '../../src/client/fooFooMq/fooFooMqApi';
 import { clientInfo, connectClient } from '../../src/client/registry';
 import { getConfig, proxiedAmqpUrl } from '../../src/config';
 import { ToxiproxyClient } from '../../src/faults';
+import { sharedBrokerActions } from '../../src/broker/actions';
 import { listBrokerConnections } from '../../src/faults/brokerConnections';
 import { elapsedMs, nowNs, sleep, withinMs } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
@@ -198,6 +200,62 @@ describe('foo-foo-mq adapter (real broker, embedded proxy)', () => {
     await reset();
     await expect(connection.ensureConnected(5000)).rejects.toThrow(/did not recover within 5000 ms/);
     expect((await channel.checkQueue(queue)).consumerCount).toBe(0);
+  }, 40_000);
+
+  it('with a prefetch limit, takes at most that many deliveries per ack tick of 500 ms, however fast it acks', async () => {
+    const connection = await connect('normalised', [directUrl]);
+    let delivered = 0;
+    channel.sendToQueue(queue, Buffer.from('first'));
+    for (let n = 0; n < 999; n += 1) channel.sendToQueue(queue, Buffer.from(`backlog ${n}`));
+    const startedNs = nowNs();
+    await connection.consume(queue, { ack: 'manual', prefetch: 20 }, (delivery) => {
+      delivered += 1;
+      delivery.ack();
+    });
+    await sleep(2000);
+    // Each window of 20 waits for the tick that sends its acks (src/index.js:95, src/ackBatch.js:97-124):
+    // at most one window per tick, and the first, in the time taken.
+    const ticks = Math.floor(elapsedMs(startedNs, nowNs()) / 500);
+    expect(delivered).toBeGreaterThanOrEqual(20);
+    expect(delivered).toBeLessThanOrEqual(20 * (ticks + 2));
+  }, 30_000);
+
+  it("tells the broker's 320 close as broker_closed; then its batched acks of the lost channel close the new one (406) and the consumer stops", async () => {
+    const connectionName = `test-ffmq-320-${randomUUID()}`;
+    const connection = await connect('normalised', [directUrl], connectionName);
+    const { faults, signals } = recordOf(connection);
+    let delivered = 0;
+    await connection.consume(queue, { ack: 'manual', prefetch: 20 }, (delivery) => {
+      delivered += 1;
+      delivery.ack();
+    });
+    // A steady flow, acked as it comes: foo-foo-mq sends those acks on its next 500 ms tick.
+    const feeding = setInterval(() => channel.sendToQueue(queue, Buffer.from('flow')), 5);
+    try {
+      await eventually(() => delivered >= 60, 10_000, 'the first window of deliveries');
+      const actions = sharedBrokerActions(directUrl);
+      try {
+        expect(await actions.closeConnections(connectionName, 'closed by the foo-foo-mq test')).toHaveLength(1);
+      } finally {
+        await actions.close();
+      }
+      await eventually(() => faults.length > 0, 10_000, 'the fault');
+      // amqplib 0.8 closes on a 320 without an `error`; foo-foo-mq passes its close reason on.
+      expect(faults.map((fault) => fault.kind)).toEqual(['broker_closed']);
+      await connection.ensureConnected(10_000);
+      await eventually(() => signals.some((signal) => signal.kind === 'channel_closed'), 5000, 'the channel_closed signal');
+    } finally {
+      clearInterval(feeding);
+    }
+    expect(signals.find((signal) => signal.kind === 'channel_closed')!.message).toMatch(
+      /406 \(PRECONDITION-FAILED\).*unknown delivery tag/,
+    );
+    let consumers = (await channel.checkQueue(queue)).consumerCount;
+    for (let waited = 0; waited < 3000 && consumers > 0; waited += 100) {
+      await sleep(100);
+      consumers = (await channel.checkQueue(queue)).consumerCount;
+    }
+    expect(consumers).toBe(0);
   }, 40_000);
 
   it('an ack of a delivery from the lost channel acks, by its tag, a message of the new channel the consumer never acked', async () => {

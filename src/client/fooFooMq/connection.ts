@@ -142,10 +142,19 @@ export class FooFooMqConnection extends ConnectionBase implements FooFooMqOwner 
     for (const consumer of this.consumers) this.stopConsumer(consumer);
     for (const listening of this.listening.splice(0)) listening.unsubscribe();
     if (this.fsm !== undefined && !(await withinMs(this.broker.close(this.name, true), CLOSE_BOUND_MS))) this.noteCloseBoundHit();
+    // Blocked, its close waits for the unconfirmed publishes, then closes once unblocked
+    // (src/exchangeFsm.js:91-94, src/amqp/iomonad.js:235-256): left to it, since a release now
+    // would fail that close later, a rejection nobody handles (src/connectionFsm.js:54-56).
+    if (this.connectionMonad?.state === 'blocked') return this.forgetConnection();
     for (const monad of [this.connectionMonad, ...this.channels.values()])
       if (monad !== undefined && monad !== 'asked') void monad.release().catch(() => undefined);
     this.fsm?.clearConnectionTimeout();
     for (const socket of this.witness.open) socket.destroy(new Error('closed by the harness'));
+    this.forgetConnection();
+  }
+
+  /** The broker's entry, and with the last connection of the process, its ack tick. */
+  private forgetConnection(): void {
     delete this.broker.connections[this.name];
     if (this.counted) {
       this.counted = false;
@@ -207,9 +216,12 @@ export class FooFooMqConnection extends ConnectionBase implements FooFooMqOwner 
       this.listening.push(fsm.on(event, (data) => this.outside(() => listener(data))));
     // The first `failed` of an outage carries amqplib's error; each failed attempt after it says `failed` again, without one.
     on('failed', (error) => this.lost(error ?? new Error('connection failed')));
-    // `connecting` with no `failed` before it: the broker closed the connection without an error (src/connectionFsm.js:270-272).
+    // `connecting` with no `failed` before it: amqplib closed the connection without an `error`
+    // (src/connectionFsm.js:270-272), as its 0.8 does for the broker's 320 (lib/connection.js:86-97,
+    // :636-644); the reason is the connection monad's, whose `closed` event this `connecting` answers.
     on('connecting', () => {
-      if (this.current === 'up') this.lost(new Error('connection closed without an error'), 'closed');
+      const reason = this.connectionMonad?.closeReason;
+      if (this.current === 'up') this.lost(reason ?? new Error('connection closed without an error'), reason ? undefined : 'closed');
       else if (this.outage) this.attemptsSinceFault += 1;
     });
     on('connected', (monad) => {

@@ -22,6 +22,12 @@ export interface FooFooMqEmitter {
  * acquires it again by itself after an `error` (`failed`), and only its `release()` stops that.
  */
 export interface FooFooMqMonad extends FooFooMqEmitter {
+  /**
+   * What amqplib's `close` gave (its error: a 320 from the broker is a close, not an `error`, to
+   * amqplib 0.8): set while the monad's `closed` event is emitted, cleared after it
+   * (src/amqp/iomonad.js:228-233, :257-264).
+   */
+  readonly closeReason?: unknown;
   release(): Promise<void>;
 }
 
