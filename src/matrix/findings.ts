@@ -102,7 +102,7 @@ function stallFindings(thread: MatrixThreadDetail): string[] {
   const what =
     stall.signal === 'none'
       ? 'no back-pressure signal: the library has none'
-      : "no back-pressure signal: the library's own never turned on";
+      : "no back-pressure signal: the library's own never turned on during the stall";
   return [
     `thread ${thread.thread}: ${what}; it took ${stall.published_during_stall} publishes (${stall.offered_mb_per_s ?? '?'} MB/s offered) during the ${stall.stall_s} s stall, ${stall.outstanding_at_removal ?? '?'} outstanding at the removal; ${stall.memory_measured ? `worker memory ${mb(stall.worker_memory_mb_per_s)} MB/s, process RSS ${mb(stall.rss_mb_per_s)} MB/s` : 'its memory not measured (the library runs in its own process)'}`,
   ];
