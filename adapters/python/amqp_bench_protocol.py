@@ -175,7 +175,8 @@ class ConnectionThread:
         emit({'ev': 'signal', 'kind': kind, 'message': str(message)[:500], 'atNs': ns(at or now_ns())})
 
     def flush_outbox(self):
-        """One line per consumer: its deliveries since the last one (or their count)."""
+        """One line per consumer: its deliveries since the last one, each with when the library handed it over (or
+        their count)."""
         self.flushed_ns = now_ns()
         for handle, messages in self.outbox.items():
             if messages:

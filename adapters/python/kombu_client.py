@@ -280,7 +280,8 @@ class KombuThread(ConnectionThread):
             self.next_tag += 1
             self.tags[self.next_tag] = (generation, message)
             self.outbox.setdefault(handle, []).append(
-                {'tag': self.next_tag, 'body': base64.b64encode(message.body).decode(), 'redelivered': bool(message.delivery_info.get('redelivered'))})
+                {'tag': self.next_tag, 'body': base64.b64encode(message.body).decode(),
+                 'redelivered': bool(message.delivery_info.get('redelivered')), 'atNs': ns(now_ns())})
         else:
             if entry['manual']:
                 message.ack()

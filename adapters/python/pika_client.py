@@ -280,7 +280,8 @@ class PikaThread(ConnectionThread):
                 self.next_tag += 1
                 self.tags[self.next_tag] = (generation, ch, method.delivery_tag)
                 self.outbox.setdefault(handle, []).append(
-                    {'tag': self.next_tag, 'body': base64.b64encode(body).decode(), 'redelivered': bool(method.redelivered)})
+                    {'tag': self.next_tag, 'body': base64.b64encode(body).decode(), 'redelivered': bool(method.redelivered),
+                     'atNs': ns(now_ns())})
             else:
                 if entry['manual']:
                     ch.basic_ack(method.delivery_tag)

@@ -29,6 +29,8 @@ export interface RecoveryOptions {
   readonly secrets: readonly string[];
   readonly log: (line: string) => void;
   readonly now?: () => Date;
+  /** Where the recovered archive's id is claimed too (BENCH_RUN_ID_CLAIMS, writeRunArchive). @default none */
+  readonly runIdClaimsDir?: string | null;
 }
 
 export type RecoveryOutcome =
@@ -124,6 +126,7 @@ function recoverRunning(manifest: RunManifest, options: RecoveryOptions, who: st
       buildKilledArchive({ manifest, collected, outcome, lastHeardOfAt: lastWrittenAt(raw, ownFiles), recoveredAt: now(options) }),
       reportsDir,
       options.secrets,
+      options.runIdClaimsDir ?? null,
     );
   } catch (error) {
     problem = `not archived: ${describeError(error)}`;

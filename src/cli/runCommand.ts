@@ -130,7 +130,12 @@ export async function runBenchmarks(
           : `nothing listens at ${config.proxyApiUrl}, the embedded proxy will start there`),
     );
   }
-  const session = openRunSession({ rawResultsDir: options.rawResultsDir, secrets: secretsOf(config.amqpUrl), log });
+  const session = openRunSession({
+    rawResultsDir: options.rawResultsDir,
+    secrets: secretsOf(config.amqpUrl),
+    log,
+    runIdClaimsDir: config.runIdClaimsDir,
+  });
   try {
     return await runBenchmarksUnlocked(options, session, log);
   } finally {

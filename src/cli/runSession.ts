@@ -30,6 +30,8 @@ export interface RunSessionOptions {
   readonly rawResultsDir: string;
   readonly secrets: readonly string[];
   readonly log: (line: string) => void;
+  /** Where a recovered run's id is claimed too (BENCH_RUN_ID_CLAIMS). @default none */
+  readonly runIdClaimsDir?: string | null;
 }
 
 /** What `begin` needs: the manifest's content, and whether earlier raw results are kept in place. */
@@ -75,7 +77,7 @@ export function openRunSession(options: RunSessionOptions): RunSession {
   }
   let recovery: Recovery;
   try {
-    recovery = recoverKilledRun({ rawResultsDir: raw, secrets: options.secrets, log: options.log });
+    recovery = recoverKilledRun({ rawResultsDir: raw, secrets: options.secrets, log: options.log, runIdClaimsDir: options.runIdClaimsDir });
   } catch (error) {
     release();
     throw error;

@@ -9,6 +9,11 @@ export interface Delivery {
   readonly body: Buffer;
   /** The broker's redelivered flag (an earlier delivery was not acked). */
   readonly redelivered: boolean;
+  /**
+   * When the library handed it over, where that is not now: a client program that hands its
+   * deliveries over in batches times each in its own process. Absent: the callback's own moment.
+   */
+  readonly receivedNs?: bigint;
   /** Acknowledges it (manual ack); a no-op with automatic ack or on a connection that died. */
   ack(): void;
   /**

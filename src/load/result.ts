@@ -7,7 +7,7 @@ import type { ClientInfo } from '../client/api';
 import { encodeHistogram } from '../measure/histogram';
 import { roundTo } from '../measure/round';
 import type { RawResult, ResultDraft } from '../results/rawResult';
-import type { FaultWindowRecord } from './faultSchedule';
+import { faultTimingNote, type FaultWindowRecord } from './faultSchedule';
 import { latencyFiguresMs, type LatencyFiguresMs } from './latency';
 import type { LoadRecorder } from './recorder';
 import type { TimeSeriesPoint } from './timeseries';
@@ -121,6 +121,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
     ...(input.viaProxy ? ['through the fault proxy entry'] : ['directly to the broker (no proxy)']),
     ...(input.unsent > 0 ? [`${input.unsent} message(s) were still due when the catch-up time ran out: not sent`] : []),
     ...(input.aborted ? ['aborted before the end (Ctrl-C): figures cover the part that ran'] : []),
+    ...input.faults.flatMap((fault) => faultTimingNote(fault, input.publishingEndedMs) ?? []),
     ...(input.accountsAlone === false
       ? [
           "some of this process's messages are consumed by other processes of the fleet: lost and not consumed are counted by the fleet's merge",

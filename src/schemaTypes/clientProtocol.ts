@@ -216,6 +216,10 @@ export type Event =
           tag: number;
           body: string;
           redelivered: boolean;
+          /**
+           * CLOCK_MONOTONIC in nanoseconds, as decimal digits (beyond 2^53 a JSON number loses precision): the clock of Node's process.hrtime.bigint(), shared by every process of one Linux machine.
+           */
+          atNs?: string;
         },
         ...{
           /**
@@ -224,6 +228,10 @@ export type Event =
           tag: number;
           body: string;
           redelivered: boolean;
+          /**
+           * CLOCK_MONOTONIC in nanoseconds, as decimal digits (beyond 2^53 a JSON number loses precision): the clock of Node's process.hrtime.bigint(), shared by every process of one Linux machine.
+           */
+          atNs?: string;
         }[],
       ];
     }

@@ -71,6 +71,36 @@ describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded pro
   );
 
   run(
+    'times each delivery in its own process where it hands deliveries over in batches (the Python programs)',
+    async () => {
+      const queue = `amqp-bench.test.received.${randomUUID()}`;
+      const admin = await amqp.connect(url);
+      try {
+        const channel = await admin.createChannel();
+        await channel.assertQueue(queue, { durable: false, arguments: { 'x-expires': 60_000 } });
+        const connection = await adapterOf(name).connect('defaults', { urls: [url], connectionName: `amqp-bench.test.${randomUUID()}` });
+        opened.push(connection);
+        const seen: { receivedNs: bigint | undefined; callbackNs: bigint }[] = [];
+        await connection.consume(queue, { ack: 'auto' }, (delivery) => seen.push({ receivedNs: delivery.receivedNs, callbackNs: nowNs() }));
+        const sentNs = nowNs();
+        channel.sendToQueue(queue, Buffer.from('timed'));
+        expect(await waitUntil(() => seen.length === 1, 10_000)).toBe(true);
+        const [one] = seen;
+        // The Go program hands each delivery over as it comes: the callback's moment is its time.
+        if (name === 'amqp091-go') expect(one!.receivedNs).toBeUndefined();
+        else {
+          expect(one!.receivedNs).toBeGreaterThanOrEqual(sentNs);
+          expect(one!.receivedNs).toBeLessThanOrEqual(one!.callbackNs);
+        }
+        await channel.deleteQueue(queue);
+      } finally {
+        await admin.close().catch(() => undefined);
+      }
+    },
+    60_000,
+  );
+
+  run(
     'killed with its group, it leaves no connection on the broker',
     async () => {
       const connectionName = `amqp-bench.test.${randomUUID()}`;

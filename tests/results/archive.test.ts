@@ -148,6 +148,18 @@ describe('run archive', () => {
     expect(readRunArchive(first.filePath).run_id).toBe('run_20250131_120000_abcd1234');
   });
 
+  it('gives two runs that archive into different folders but claim their ids in one place two ids (bench ab, same build on both sides)', () => {
+    const claims = path.join(dir, 'claims');
+    const a = writeRunArchive(buildRunArchive(input), path.join(dir, 'A'), [], claims);
+    const b = writeRunArchive(buildRunArchive(input), path.join(dir, 'B'), [], claims);
+    expect([a.archive.run_id, b.archive.run_id]).toEqual(['run_20250131_120000_abcd1234', 'run_20250131_120000_abcd1234_2']);
+    expect(path.basename(b.filePath)).toBe('run_20250131_120000_abcd1234_2.json');
+    // Each claim names where its archive went.
+    expect(fs.readFileSync(path.join(claims, 'run_20250131_120000_abcd1234_2'), 'utf8')).toBe(`${path.join(dir, 'B')}\n`);
+    // Without the shared claims, each folder's own first name: the same id twice.
+    expect(writeRunArchive(buildRunArchive(input), path.join(dir, 'C')).archive.run_id).toBe('run_20250131_120000_abcd1234');
+  });
+
   it('archives a failed run with its counts, failures and filters, valid against the schema', () => {
     const { archive, filePath } = writeRunArchive(buildRunArchive(input), dir, ['hunter22']);
     expect(archive).toMatchObject({

@@ -124,6 +124,7 @@ export class ProgramConsumer implements Consumer {
       this.onDelivery({
         body: Buffer.from(message.body, 'base64'),
         redelivered: message.redelivered,
+        ...(message.atNs === undefined ? {} : { receivedNs: nsOf(message.atNs) }),
         ack: () => this.queueAck(tag),
         ackUpTo: () => this.sendNow({ op: 'ack', consumer: this.handle, tags: [tag], multiple: true }),
         nack: (requeue: boolean) => this.sendNow({ op: 'nack', consumer: this.handle, tags: [tag], requeue }),
