@@ -90,7 +90,8 @@ export interface Publisher {
   ): Promise<PublishRunOutcome>;
   /**
    * True while the library says its writes are held back (amqplib: the last publish returned
-   * false and the channel's 'drain' has not come yet): the library's own back-pressure signal.
+   * false and the channel's 'drain' has not come yet; rascal: its channel pool said 'busy' and
+   * not yet 'ready'): the library's own back-pressure signal.
    * Absent where the library gives none (its publishes then wait, or pile up, without a word).
    */
   writesHeld?(): boolean;

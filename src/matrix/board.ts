@@ -27,8 +27,12 @@ export const MatrixControl = {
   LOADED: 12,
   /** Each thread's moment to open its connection is set (MatrixTime.OPEN_AT). */
   OPEN: 13,
+  /** Each consumer keeps the ack of its next own delivery until the fault is in place (./faultMomentAck.ts). */
+  HOLD_ACK: 14,
+  /** Threads keeping such an ack. */
+  ACK_HELD: 15,
 } as const;
-const CONTROL_WORDS = 14;
+const CONTROL_WORDS = 16;
 
 /** Per-thread moments (BigInt64, ns; 0 = not yet). */
 export const MatrixTime = {

@@ -68,17 +68,25 @@ export function verdictClass(verdict: Pick<MatrixVerdict, 'cell'>): string {
   return verdict.cell.startsWith('⚠') ? '⚠ harness' : verdict.cell.replace(/\d+(?:\.\d+)?/g, 'N');
 }
 
-/** ` · told by its own basic.consume refused (404)` when a thread noticed by something other than the fault's own signal. */
+/**
+ * ` · told by its own basic.consume refused (404)` when a thread noticed by something other than
+ * the fault's own signal: every such way the threads were told, in a fixed order (never just the
+ * first thread's, which would make the cell's words depend on which thread came first).
+ */
 function toldBy(threads: readonly MatrixThreadDetail[]): string {
-  const refused = threads.find((thread) => thread.noticed_as === 'refused_retry');
-  if (refused) {
-    const request = refused.frames_during_fault?.find((frame) => frame.from === 'client');
-    const answer = refused.frames_during_fault?.find((frame) => frame.from === 'broker' && (frame.reply_code ?? 0) >= 400);
-    return ` · told by its own ${request?.method ?? 'request'} refused (${answer?.reply_code ?? '?'}), not the fault`;
-  }
-  const other = threads.find((thread) => thread.noticed_as === 'other');
-  return other ? ` · told as ${other.detected_by.replace(/_/g, ' ')}` : '';
+  const refusals = threads
+    .filter((thread) => thread.noticed_as === 'refused_retry')
+    .map((thread) => {
+      const request = thread.frames_during_fault?.find((frame) => frame.from === 'client');
+      const answer = thread.frames_during_fault?.find((frame) => frame.from === 'broker' && (frame.reply_code ?? 0) >= 400);
+      return `${request?.method ?? 'request'} refused (${answer?.reply_code ?? '?'})`;
+    });
+  if (refusals.length > 0) return ` · told by its own ${distinctSorted(refusals).join(', ')}, not the fault`;
+  const others = threads.filter((thread) => thread.noticed_as === 'other').map((thread) => thread.detected_by.replace(/_/g, ' '));
+  return others.length > 0 ? ` · told as ${distinctSorted(others).join(', ')}` : '';
 }
+
+const distinctSorted = (words: readonly string[]): string[] => [...new Set(words)].sort();
 
 function formatMs(value: number): string {
   return value >= 100 ? String(Math.round(value)) : String(Math.round(value * 10) / 10);

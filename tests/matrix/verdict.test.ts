@@ -214,6 +214,22 @@ describe('what told a thread, and the verdict', () => {
     expect(result.details.heartbeat?.summary).toMatch(/How it notices: heartbeats checked only between publishes/);
   });
 
+  it("says a client program's publishes during a stall waited in the program, not that the library took them", () => {
+    const stalled = outcomeOf('stop_reading', 'channel_closed', 1, [frame(0, 'upstream', 'basic.publish')]);
+    const samples = [0, 500, 1000].map((ms) => ({ atNs: String(at(ms)), heapBytes: 0, externalBytes: 0, rssBytes: 0, outstanding: ms }));
+    const thread = (outOfProcess: boolean) => ({ ...stalled.threads[0]!, stall: { signal: false, episodes: 0, outOfProcess, samples } });
+    const program = computeMatrixResult({ ...stalled, threads: [thread(true)] });
+    expect(program.verdict.findings).toContainEqual(
+      expect.stringMatching(
+        /^thread 0: no back-pressure signal: the library has none; its client program was handed \d+ publishes .* which waited in the program's own process behind the library's calls .*; its memory not measured$/,
+      ),
+    );
+    const inProcess = computeMatrixResult({ ...stalled, threads: [thread(false)] });
+    expect(inProcess.verdict.findings).toContainEqual(
+      expect.stringMatching(/^thread 0: no back-pressure signal: the library has none; it took \d+ publishes .*; worker memory/),
+    );
+  });
+
   it('keeps the class of a verdict without its figures', () => {
     expect(verdictClass({ cell: '✅ 12.5 / 1180 ms' })).toBe('✅ N / N ms');
     expect(verdictClass({ cell: '❌ 17 publishes hung, stopped consuming' })).toBe('❌ N publishes hung, stopped consuming');

@@ -14,7 +14,7 @@ import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
 import { SocketWitness } from '../socketWitness';
 import { RascalConsumer, RascalPublisher, type RascalOwner } from './channels';
-import { rascalModule, type RascalBroker } from './rascalApi';
+import { rascalModule, type RascalBroker, type RascalPoolStats } from './rascalApi';
 import { rascalConfigOf } from './settings';
 import { withinMs } from '../../measure/clock';
 
@@ -26,6 +26,8 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
   readonly info: ClientInfo;
   private created: RascalBroker | undefined;
   private readonly witness = new SocketWitness();
+  /** The channel pools rascal said 'busy' of, until their 'ready' (the pools outlive reconnections: lib/amqp/Vhost.js:447-458). */
+  private readonly busyPools = new Set<RascalPoolStats['mode']>();
 
   constructor(info: ClientInfo) {
     super();
@@ -122,6 +124,10 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
     return SocketWitness.outside(callback);
   }
 
+  poolBusy(mode: RascalPoolStats['mode']): boolean {
+    return this.busyPools.has(mode);
+  }
+
   private listen(broker: RascalBroker): void {
     // The vhost's 'error' (or 'close', for a close without error) is the drop; during an outage
     // each failed attempt emits 'error' again, and a successful one 'connect'.
@@ -139,6 +145,8 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
         this.reportBack();
       }),
     );
+    broker.on('busy', (stats: RascalPoolStats) => this.busyPools.add(stats.mode));
+    broker.on('ready', (stats: RascalPoolStats) => this.busyPools.delete(stats.mode));
     broker.on('blocked', (reason: unknown) => this.outside(() => this.current !== 'closed' && this.reportSignal('blocked', reason)));
     broker.on('unblocked', () => this.outside(() => this.current !== 'closed' && this.reportSignal('unblocked', undefined)));
   }
