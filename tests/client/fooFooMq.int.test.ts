@@ -8,7 +8,7 @@
  * down, then its channel opened again and again until the queue is back, and the queue forgotten
  * at the next reconnection; an ack of a delivery
  * from the lost channel acking another message on the new one, and the broker's close (320) told as
- * such, after which those acks close the new channel; a channel error on a consumer's
+ * such, after which those acks make the broker close the new channel; a channel error on a consumer's
  * channel (told; the consumer then stays stopped); and one consumer per queue per connection.
  */
 import { randomUUID } from 'node:crypto';
@@ -220,10 +220,10 @@ describe('foo-foo-mq adapter (real broker, embedded proxy)', () => {
     expect(delivered).toBeLessThanOrEqual(20 * (ticks + 2));
   }, 30_000);
 
-  it("tells the broker's 320 close as broker_closed; then its batched acks of the lost channel close the new one (406) and the consumer stops", async () => {
+  it("tells the broker's 320 close as broker_closed; then its batched acks of the lost channel go out on the new one, which the broker closes (406)", async () => {
     const connectionName = `test-ffmq-320-${randomUUID()}`;
-    const connection = await connect('normalised', [directUrl], connectionName);
-    const { faults, signals } = recordOf(connection);
+    const connection = await connect('normalised', [proxiedUrl], connectionName);
+    const { faults } = recordOf(connection);
     let delivered = 0;
     await connection.consume(queue, { ack: 'manual', prefetch: 20 }, (delivery) => {
       delivered += 1;
@@ -232,7 +232,8 @@ describe('foo-foo-mq adapter (real broker, embedded proxy)', () => {
     // A steady flow, acked as it comes: foo-foo-mq sends those acks on its next 500 ms tick.
     const feeding = setInterval(() => channel.sendToQueue(queue, Buffer.from('flow')), 5);
     try {
-      await eventually(() => delivered >= 60, 10_000, 'the first window of deliveries');
+      await eventually(() => delivered >= 60, 10_000, 'the first windows of deliveries');
+      const sinceNs = nowNs();
       const actions = sharedBrokerActions(directUrl);
       try {
         expect(await actions.closeConnections(connectionName, 'closed by the foo-foo-mq test')).toHaveLength(1);
@@ -242,20 +243,30 @@ describe('foo-foo-mq adapter (real broker, embedded proxy)', () => {
       await eventually(() => faults.length > 0, 10_000, 'the fault');
       // amqplib 0.8 closes on a 320 without an `error`; foo-foo-mq passes its close reason on.
       expect(faults.map((fault) => fault.kind)).toEqual(['broker_closed']);
-      await connection.ensureConnected(10_000);
-      await eventually(() => signals.some((signal) => signal.kind === 'channel_closed'), 5000, 'the channel_closed signal');
+      // The old channel's tags (60 and more) acked on a new channel that delivered 20 at most so far.
+      const refusedAck = async () =>
+        ((await api.events('broker', sinceNs)) ?? []).some(
+          (event) =>
+            event.detail?.method === 'channel.close' &&
+            event.detail.reply_code === 406 &&
+            /unknown delivery tag/.test(String(event.detail.reply_text)),
+        );
+      let refused = await refusedAck();
+      for (let waited = 0; waited < 5000 && !refused; waited += 100) {
+        await sleep(100);
+        refused = await refusedAck();
+      }
+      expect(refused).toBe(true);
     } finally {
       clearInterval(feeding);
     }
-    expect(signals.find((signal) => signal.kind === 'channel_closed')!.message).toMatch(
-      /406 \(PRECONDITION-FAILED\).*unknown delivery tag/,
-    );
-    let consumers = (await channel.checkQueue(queue)).consumerCount;
-    for (let waited = 0; waited < 3000 && consumers > 0; waited += 100) {
-      await sleep(100);
-      consumers = (await channel.checkQueue(queue)).consumerCount;
-    }
-    expect(consumers).toBe(0);
+    // foo-foo-mq leaves two rejections unhandled around here: the prefetch of the queue's check on
+    // the channel it opened again (src/amqp/queue.js:60-65), when the connection ends first, and its
+    // close's releases (src/connectionFsm.js:305-308), when the queue starts again during the close.
+    // The test lets the first settle, then drops the connection, so that the close has nothing to release.
+    await sleep(1000);
+    await api.updateProxy('broker', { enabled: false });
+    await eventually(() => connection.state === 'down', 5000, 'the drop');
   }, 40_000);
 
   it('an ack of a delivery from the lost channel acks, by its tag, a message of the new channel the consumer never acked', async () => {
