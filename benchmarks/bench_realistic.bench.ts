@@ -24,15 +24,8 @@ import { lossPercent } from '../src/suite-kit/accounting';
 import type { ResetCycleOptions } from '../src/realistic/faultCycles';
 import { measureRealisticScenario, type RealisticRow } from '../src/realistic/measureScenario';
 import type { RoundSpec } from '../src/realistic/options';
-import {
-  accountMetrics,
-  countMetric,
-  latencyHistograms,
-  latencyMetrics,
-  msMetric,
-  rateMetric,
-  WORKLOAD_NOTES,
-} from '../src/realistic/resultMetrics';
+import { accountMetrics, latencyHistograms, latencyMetrics, WORKLOAD_NOTES } from '../src/realistic/resultMetrics';
+import { countMetric, msMetric, rateMetric } from '../src/results/metricValues';
 import { drainTimes, phaseFigures } from '../src/realistic/summary';
 import { markedTest } from '../src/testing';
 

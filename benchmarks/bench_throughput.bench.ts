@@ -12,7 +12,10 @@
  * are no replicates of a configuration). Also the harness overhead: the harness's publish rate
  * against a bare amqplib script's, alternating, in replicates too.
  * Correctness is asserted (every message reached the queue, no error, in every replicate); speed
- * is recorded.
+ * is recorded. A publish the client never settles within the publish bound (a confirm that never
+ * comes) stops its publisher and the replicate after that round: a finding of the client, with
+ * which publishes and the client's version and words on its confirms, recorded as the result
+ * (the test passes; `--fail-on-findings` fails it).
  */
 import { hasBareConsume } from '../src/throughput/bareConsume';
 import { measureConsumeOverhead } from '../src/throughput/consumeOverhead';
@@ -22,6 +25,10 @@ import { measureSustainedConsume } from '../src/throughput/sustainedConsume';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { clientFields, forEachClient } from '../fixtures/clients';
+import { expectVerdictReached } from '../fixtures/verdict';
+import { clientInfo } from '../src/client/registry';
+import { findingsProgress } from '../src/suite-kit/findings';
+import { unsettledPublishFinding } from '../src/throughput/unsettled';
 import type { ClientSpec } from '../src/client/api';
 import type { ResultDraft } from '../src/results/rawResult';
 import { mergeHistograms, summarizeMs } from '../src/measure/histogram';
@@ -102,20 +109,25 @@ const rate = (value: number | null | undefined): string =>
 async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, roundBoundMs: number): Promise<void> {
   const workload = resolvePublishWorkload({ ...publishCase, rounds: ROUNDS, warmupRounds: 1, roundBoundMs });
   const outcomes = await runReplicates(REPLICATES, () => measurePublishThroughput({ url: benchContext().directUrl, client }, workload));
+  const unsettled = unsettledPublishFinding(outcomes, clientInfo(client));
+  const findings = unsettled ? [unsettled] : [];
   const draft = {
     ...withClient(publishThroughputReplicatesResult(outcomes), client),
     // The measured rounds of every replicate; the rest of the test is sessions, warm-up rounds and purges.
     measured_ms: Math.round(outcomes.flatMap((outcome) => measuredRounds(outcome)).reduce((sum, round) => sum + round.durationMs, 0)),
+    findings,
   };
   const replicateRates = draft.replicates?.throughput_msgs_per_sec ?? [];
+  const spread =
+    replicateRates.length > 0 ? `${Math.round(Math.min(...replicateRates))}-${Math.round(Math.max(...replicateRates))}` : 'no rate';
   const merged = mergeHistograms(outcomes.map((outcome) => outcome.report.histogram));
   const summary = summarizeMs(merged);
   const errors = outcomes.reduce((sum, outcome) => sum + countErrors(outcome), 0);
   recordResult(
     draft,
-    `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value} MB/s; median of ${outcomes.length} replicates, ${Math.round(Math.min(...replicateRates))}-${Math.round(Math.max(...replicateRates))}), ` +
+    `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value ?? 'n/a'} MB/s; median of ${outcomes.length} replicates, ${spread}), ` +
       `${workload.mode === 'confirm' ? 'publish->confirm' : 'publish call'} p50 ${latency(summary.p50)}, p95 ${latency(summary.p95)}, p99 ${latency(summary.p99)}, max ${latency(summary.max)} (all replicates); ` +
-      `${workload.workerThreads} worker thread(s), errors ${errors}`,
+      `${workload.workerThreads} worker thread(s), errors ${errors}${findingsProgress(findings)}`,
   );
 
   // Correctness is asserted, in every replicate; speed is recorded. Confirm mode: every message was
@@ -127,7 +139,9 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
       errors: 0,
       samples: [],
     });
-    for (const round of outcome.rounds) {
+    // A round in which publishes never settled is the finding's: its publishers stopped there, and it was the last.
+    const stopped = outcome.rounds.some((round) => round.unsettled > 0);
+    for (const round of outcome.rounds.filter((each) => each.unsettled === 0)) {
       expect({ replicate, round: round.round, published: round.published, received: round.received }).toEqual({
         replicate,
         round: round.round,
@@ -135,9 +149,11 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
         received: workload.messagesPerRound,
       });
     }
+    if (stopped) continue;
     expect(summarizeMs(outcome.report.histogram).count).toBe(workload.messagesPerRound * workload.rounds);
     expect(measuredRounds(outcome)).toHaveLength(workload.rounds);
   }
+  expectVerdictReached({ findings, harnessProblems: [] });
 }
 
 forEachClient((client) =>

@@ -1,10 +1,15 @@
 /**
  * The benchmark reporter (Jest reporter interface). Always listed in jest.config.ts, it acts only
  * on test files of the `benchmark` project, so unit runs are untouched:
- * - while the run goes on: a progress line per benchmark with its headline figure, and the test
- *   outcome file (`.jest-outcome.json` in the raw-results folder) rewritten after every test, so
- *   an interrupted run still knows what passed;
- * - at the end: junit.xml through jest-junit (benchmark tests only, key metrics as testcase
+ * - while the run goes on: a progress line per benchmark with its headline figure, and each
+ *   test's outcome appended to the test outcome's journal (`.jest-outcome.json` and its
+ *   `.jsonl` in the raw-results folder, src/results/outcome.ts), so an interrupted run still
+ *   knows what passed. What a finished test costs does not grow with the run: the outcome gets
+ *   one line, and only the raw results written since the last test are read (their names come
+ *   from an index `recordResult` appends to, src/results/writtenResults.ts; a test that ran and
+ *   announced none has the folder listed, for results written some other way);
+ * - at the end: the whole outcome written once, the run's raw results collected once for all
+ *   that follows, junit.xml through jest-junit (benchmark tests only, key metrics as testcase
  *   properties, passwords masked, written atomically), then, on a plain `jest` run, the whole
  *   pipeline (archive, history, comparison, report). Under the run script
  *   (BENCH_PIPELINE_OWNER=cli) the script does the pipeline after Jest exits, Ctrl-C or not.
@@ -13,63 +18,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { AggregatedResult, Reporter, Test, TestCaseResult, TestContext, TestResult } from '@jest/reporters';
 import type { Config } from '@jest/types';
 import { getConfig } from '../src/config';
 import { describeError } from '../src/errors';
 import { junitPropertiesFor } from '../src/results/junitProperties';
-import { type JestOutcome, type SuiteError, type TestOutcome, type TestStatus, writeOutcome } from '../src/results/outcome';
+import { appendOutcome, type JestOutcome, type SuiteError, type TestOutcome, type TestStatus, writeOutcome } from '../src/results/outcome';
 import { nothingRanLine } from '../src/run/nothingRan';
-import type { RawResult } from '../src/results/rawResult';
+import { removeResultIndex, startResultIndex, WrittenResults } from '../src/results/writtenResults';
 import { redactDeep, redactSecrets, secretsOf } from '../src/redact';
 import { testIdIn } from '../src/results/testMatch';
 import { formatValue, humanizeMetricName } from '../src/report/format';
-import { collectRawResults } from '../src/results/collect';
+import { collectRawResults, type CollectedResults } from '../src/results/collect';
 import { commitTempFile, tempPathFor } from '../src/io/atomicFile';
 import type * as Environment from '../src/environment';
 import type * as Pipeline from '../src/run/pipeline';
-
-/** Options as written in jest.config.ts; strings are accepted where Jest users write them. */
-export interface BenchmarkReporterInput {
-  /** Jest project (displayName) whose tests are benchmarks. @default benchmark */
-  readonly project?: string;
-  /** @default BENCH_RAW_DIR, else reports/.test-output */
-  readonly rawResultsDir?: string;
-  /** @default BENCH_REPORTS_DIR, else reports/benchmarks */
-  readonly reportsDir?: string;
-  /** Write junit.xml. @default true */
-  readonly junit?: boolean | 'true' | 'false';
-  /** Print a line per finished benchmark. @default true */
-  readonly progress?: boolean | 'true' | 'false';
-}
-
-export interface BenchmarkReporterOptions {
-  readonly project: string;
-  readonly rawResultsDir: string;
-  readonly reportsDir: string;
-  readonly junit: boolean;
-  readonly progress: boolean;
-  /** `cli` when the run script owns the pipeline (BENCH_PIPELINE_OWNER=cli). */
-  readonly pipelineOwner: 'cli' | 'reporter';
-}
-
-/** Resolves the reporter's options once (defaults from the harness config / environment). */
-export function resolveBenchmarkReporterOptions(
-  input: BenchmarkReporterInput = {},
-  env: NodeJS.ProcessEnv = process.env,
-): BenchmarkReporterOptions {
-  const flag = (value: boolean | string | undefined, fallback: boolean) =>
-    value === undefined ? fallback : value === true || value === 'true';
-  const config = getConfig();
-  return Object.freeze({
-    project: input.project ?? 'benchmark',
-    rawResultsDir: path.resolve(input.rawResultsDir ?? config.rawResultsDir),
-    reportsDir: path.resolve(input.reportsDir ?? config.reportsDir),
-    junit: flag(input.junit, true),
-    progress: flag(input.progress, true),
-    pipelineOwner: env.BENCH_PIPELINE_OWNER === 'cli' ? 'cli' : 'reporter',
-  });
-}
+import { type BenchmarkReporterInput, type BenchmarkReporterOptions, resolveBenchmarkReporterOptions } from './reporterOptions';
 
 const STATUS: Readonly<Record<string, TestStatus>> = { passed: 'passed', failed: 'failed', todo: 'todo' };
 
@@ -79,7 +44,7 @@ export default class BenchmarkReporter implements Reporter {
   private readonly startedAt = new Date();
   private readonly tests = new Map<string, TestOutcome>();
   private readonly suiteErrors = new Map<string, SuiteError>();
-  private readonly seenResultFiles = new Set<string>();
+  private readonly written: WrittenResults;
   private active = false;
   private lastError: Error | undefined;
 
@@ -88,44 +53,51 @@ export default class BenchmarkReporter implements Reporter {
     input: BenchmarkReporterInput = {},
   ) {
     this.options = resolveBenchmarkReporterOptions(input);
+    this.written = new WrittenResults(this.options.rawResultsDir, this.startedAt.getTime() - 1000);
   }
 
   onTestFileStart(test: Test): void {
     if (!this.isBenchmark(test.context.config)) return;
     if (!this.active) {
       this.active = true;
+      // Jest awaits this before it hands the first benchmark file to a worker: the index is there
+      // before any result is written.
       this.saveOutcome(false);
+      this.tryWriting('the raw results index', () => startResultIndex(this.options.rawResultsDir));
     }
   }
 
   onTestCaseResult(test: Test, testCase: TestCaseResult): void {
     if (!this.isBenchmark(test.context.config)) return;
     const outcome = this.outcomeOf(test.path, testCase);
-    this.tests.set(outcome.test_id, outcome);
-    this.saveOutcome(false);
+    this.record([outcome], []);
     if (this.options.progress) this.printProgress(outcome);
   }
 
   onTestFileResult(test: Test, testResult: TestResult): void {
     if (!this.isBenchmark(test.context.config)) return;
-    // The file's final word: also the tests that never started (skipped, todo).
-    for (const testCase of testResult.testResults) {
-      const outcome = this.outcomeOf(test.path, testCase);
-      this.tests.set(outcome.test_id, outcome);
-    }
+    // The file's final word: also the tests that never started (skipped, todo); what is known already is not appended again.
+    const changed = testResult.testResults
+      .map((testCase) => this.outcomeOf(test.path, testCase))
+      .filter((outcome) => !isDeepStrictEqual(this.tests.get(outcome.test_id), outcome));
     const file = this.relative(test.path);
+    const suiteErrors: SuiteError[] = [];
     if (testResult.testExecError || (testResult.failureMessage && testResult.testResults.length === 0)) {
       const message = testResult.testExecError?.message ?? testResult.failureMessage ?? 'test file failed to run';
-      this.suiteErrors.set(file, { file, message: redactSecrets(stripAnsi(message), this.secrets).slice(0, 4000) });
+      suiteErrors.push({ file, message: redactSecrets(stripAnsi(message), this.secrets).slice(0, 4000) });
     }
-    this.saveOutcome(false);
+    this.record(changed, suiteErrors);
   }
 
   async onRunComplete(contexts: Set<TestContext>, results: AggregatedResult): Promise<void> {
     const benchmarkResults = results.testResults.filter((result) => result.displayName?.name === this.options.project);
     if (!this.active && benchmarkResults.length === 0) return;
     this.saveOutcome(true);
-    const nothingRan = nothingRanLine(this.currentOutcome(true), this.freshResultCount());
+    this.tryWriting('the raw results index', () => removeResultIndex(this.options.rawResultsDir));
+    // The whole run's raw results, read once for all that follows; from the earlier of the two starts.
+    const sinceMs = Math.min(this.startedAt.getTime(), results.startTime || Infinity) - 1000;
+    const collected = collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: sinceMs });
+    const nothingRan = nothingRanLine(this.currentOutcome(true), collected.results.length);
     if (nothingRan !== null) {
       // The run script says this itself, with what it puts back; a plain `jest` run hears it here,
       // and fails: a run that executed no test must never look like one that passed.
@@ -136,8 +108,8 @@ export default class BenchmarkReporter implements Reporter {
       return;
     }
     try {
-      if (this.options.junit) await this.writeJunit(contexts, results, benchmarkResults);
-      if (this.options.pipelineOwner === 'reporter') await this.runPipeline(results);
+      if (this.options.junit) await this.writeJunit(contexts, results, benchmarkResults, collected);
+      if (this.options.pipelineOwner === 'reporter') await this.runPipeline(results, collected, sinceMs);
     } catch (error) {
       this.lastError = new Error(`benchmark reporter: ${describeError(error)}`);
       process.stderr.write(`bench: ${redactSecrets(this.lastError.message, this.secrets)}\n`);
@@ -169,59 +141,69 @@ export default class BenchmarkReporter implements Reporter {
     };
   }
 
+  /** The whole outcome (at the run's start, and once complete at its end). */
   private saveOutcome(complete: boolean): void {
+    this.tryWriting('the test outcome', () => writeOutcome(this.options.rawResultsDir, this.currentOutcome(complete)));
+  }
+
+  /** Takes in what changed and appends it to the outcome's journal: one line, whatever the run's size. */
+  private record(tests: readonly TestOutcome[], suiteErrors: readonly SuiteError[]): void {
+    for (const outcome of tests) this.tests.set(outcome.test_id, outcome);
+    for (const error of suiteErrors) this.suiteErrors.set(error.file, error);
+    if (tests.length === 0 && suiteErrors.length === 0) return;
+    const update: JestOutcome = { ...this.currentOutcome(false, false), tests, suite_errors: suiteErrors };
+    this.tryWriting('the test outcome', () => appendOutcome(this.options.rawResultsDir, update));
+  }
+
+  private tryWriting(what: string, write: () => void): void {
     try {
-      writeOutcome(this.options.rawResultsDir, this.currentOutcome(complete));
+      write();
     } catch (error) {
-      process.stderr.write(`bench: could not write the test outcome: ${describeError(error)}\n`);
+      process.stderr.write(`bench: could not write ${what}: ${describeError(error)}\n`);
     }
   }
 
-  private currentOutcome(complete: boolean): JestOutcome {
+  /** What is known so far (`withTests` false: the header alone, for a journal line). */
+  private currentOutcome(complete: boolean, withTests = true): JestOutcome {
     return {
       schema_version: 1,
       started_at: this.startedAt.toISOString(),
       updated_at: new Date().toISOString(),
       complete,
-      tests: [...this.tests.values()],
-      suite_errors: [...this.suiteErrors.values()],
+      tests: withTests ? [...this.tests.values()] : [],
+      suite_errors: withTests ? [...this.suiteErrors.values()] : [],
     };
   }
 
   /**
    * `[bench] ✓ TestX test_y[10] · 12.3 s · publish_throughput: Throughput msgs per sec 52,000 msg/s`:
-   * one line per finished benchmark, with the first figure of each result it wrote (a suite's own
-   * progress line, if any, says more).
+   * one line per finished benchmark, with the first figure of each result written since the
+   * last line (a suite's own progress line, if any, says more).
    */
   private printProgress(outcome: TestOutcome): void {
     const mark = outcome.status === 'passed' ? '✓' : outcome.status === 'failed' ? '✗' : '○';
     const parts = [`[bench] ${mark} ${outcome.full_name}`];
     if (outcome.duration_ms !== null) parts.push(`${(outcome.duration_ms / 1000).toFixed(1)} s`);
-    for (const result of this.newResults()) {
+    // A test that ran and announced no result may have written one some other way: then the folder is listed.
+    const ran = outcome.status === 'passed' || outcome.status === 'failed';
+    for (const result of this.written.takeNew(ran)) {
       const [metricName, metric] = Object.entries(result.metrics)[0] ?? [];
       parts.push(metric ? `${result.name}: ${humanizeMetricName(metricName!)} ${formatValue(metric.value, metric.unit)}` : result.name);
     }
     process.stderr.write(`${parts.join(' · ')}\n`);
   }
 
-  /** Raw results written since this run started. */
-  private freshResultCount(): number {
-    return collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: this.startedAt.getTime() - 1000 }).results.length;
-  }
-
-  private newResults(): RawResult[] {
-    const collected = collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: this.startedAt.getTime() - 1000 });
-    const fresh = collected.results.filter((_, index) => !this.seenResultFiles.has(collected.files[index]!));
-    collected.files.forEach((file) => this.seenResultFiles.add(file));
-    return fresh;
-  }
-
   /** junit.xml for the benchmark tests only, via a temp file and a rename. */
-  private async writeJunit(contexts: Set<TestContext>, results: AggregatedResult, benchmarkResults: TestResult[]): Promise<void> {
+  private async writeJunit(
+    contexts: Set<TestContext>,
+    results: AggregatedResult,
+    benchmarkResults: TestResult[],
+    collected: CollectedResults,
+  ): Promise<void> {
     const { default: JestJUnit } = await import('jest-junit');
     // The same module instance jest-junit requires by path (testCasePropertiesFile below).
     const properties = await import('./junitTestCaseProperties.js');
-    const rawResults = collectRawResults(this.options.rawResultsDir, { modifiedSinceMs: this.startedAt.getTime() - 1000 }).results;
+    const rawResults = collected.results;
     fs.mkdirSync(this.options.reportsDir, { recursive: true });
     const target = path.join(this.options.reportsDir, 'junit.xml');
     const temp = tempPathFor(target);
@@ -247,7 +229,7 @@ export default class BenchmarkReporter implements Reporter {
   }
 
   /** A plain `jest --selectProjects benchmark` run: the reporter archives, records and reports. */
-  private async runPipeline(results: AggregatedResult): Promise<void> {
+  private async runPipeline(results: AggregatedResult, collected: CollectedResults, resultsModifiedSinceMs: number): Promise<void> {
     // Loaded here, not at the top: unit runs never pay for the pipeline (vega, handlebars).
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
     const { captureEnvironment } = require('../src/environment') as typeof Environment;
@@ -269,7 +251,8 @@ export default class BenchmarkReporter implements Reporter {
       reportsDir: this.options.reportsDir,
       // Our own record, not the file: another `jest` run may share the raw-results folder.
       outcome: this.currentOutcome(true),
-      resultsModifiedSinceMs: startedAt.getTime() - 1000,
+      collected,
+      resultsModifiedSinceMs,
       thresholdPercent: null,
       secrets: this.secrets,
     });

@@ -36,6 +36,11 @@ export interface BenchConfig {
   readonly rawResultsDir: string;
   /** BENCH_REPORTS_DIR: report, archives, history, junit.xml. @default <project>/reports/benchmarks */
   readonly reportsDir: string;
+  /**
+   * BENCH_RUN_ID_CLAIMS: a folder shared by runs that must never share a run id although they
+   * archive into different folders (`bench ab` sets it for its two sides). @default null
+   */
+  readonly runIdClaimsDir: string | null;
   /** BENCH_MARKERS: marker expression selecting benchmarks (e.g. `benchmark and not slow`). @default undefined (all) */
   readonly markerExpression: string | undefined;
   /** BENCH_STRICT_TARGETS: a missed target (e.g. RST detection < 10 ms) fails the test. @default false */
@@ -89,14 +94,19 @@ export const DEFAULTS = {
   clients: 'amqplib:defaults',
 } as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads and validates every setting. @throws ConfigError naming the first bad variable. */
-export function resolveConfig(env: Env = process.env): BenchConfig {
-  const value = (name: string): string | undefined => {
+/** Reads a variable of `env`, trimmed; undefined when unset or blank (blank means "use the default"). */
+export function envReader(env: Env): (name: string) => string | undefined {
+  return (name) => {
     const raw = env[name];
     return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
   };
+}
+
+/** Reads and validates every setting. @throws ConfigError naming the first bad variable. */
+export function resolveConfig(env: Env = process.env): BenchConfig {
+  const value = envReader(env);
   return Object.freeze({
     amqpUrl: parseUrl(
       'AMQP_URL',
@@ -116,6 +126,7 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
     embeddedProxy: parseChoice('BENCH_EMBEDDED_PROXY', value('BENCH_EMBEDDED_PROXY') ?? DEFAULTS.embeddedProxy, ['auto', 'never'] as const),
     rawResultsDir: path.resolve(workDir(env), value('BENCH_RAW_DIR') ?? DEFAULTS.rawResultsDir),
     reportsDir: path.resolve(workDir(env), value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
+    runIdClaimsDir: value('BENCH_RUN_ID_CLAIMS') === undefined ? null : path.resolve(workDir(env), value('BENCH_RUN_ID_CLAIMS')!),
     markerExpression: value('BENCH_MARKERS'),
     strictTargets: parseBoolean('BENCH_STRICT_TARGETS', value('BENCH_STRICT_TARGETS') ?? 'false'),
     failOnFindings: parseBoolean('BENCH_FAIL_ON_FINDINGS', value('BENCH_FAIL_ON_FINDINGS') ?? 'false'),

@@ -17,6 +17,36 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
+// bareOptions: what a bare program's --options says (the profile; the harness loop's backoff for recovery).
+type bareOptions struct {
+	Profile string  `json:"profile"`
+	Backoff backoff `json:"backoff"`
+}
+
+func bareOptionsOf(text string) (bareOptions, error) {
+	var chosen bareOptions
+	if err := json.Unmarshal([]byte(text), &chosen); err != nil {
+		return chosen, fmt.Errorf("--options must be a JSON object: %v", err)
+	}
+	return chosen, nil
+}
+
+// profile is the client program's settings of the profile chosen (its defaults when none is).
+func (o bareOptions) profile() profile {
+	if p, ok := profiles[o.Profile]; ok {
+		return p
+	}
+	return profiles["defaults"]
+}
+
+// bareURL is the broker the bare programs use: AMQP_URL, never argv (credentials stay out of a process list).
+func bareURL() string {
+	if url := os.Getenv("AMQP_URL"); url != "" {
+		return url
+	}
+	return "amqp://guest:guest@127.0.0.1:5672"
+}
+
 func barePublish(args []string) error {
 	flags := flag.NewFlagSet("bare-publish", flag.ContinueOnError)
 	queue := flags.String("queue", "", "an existing queue")
@@ -36,20 +66,11 @@ func barePublish(args []string) error {
 	if *warmup < 0 {
 		*warmup = *messages
 	}
-	var chosen struct {
-		Profile string `json:"profile"`
+	chosen, err := bareOptionsOf(*options)
+	if err != nil {
+		return err
 	}
-	if err := json.Unmarshal([]byte(*options), &chosen); err != nil {
-		return fmt.Errorf("--options must be a JSON object: %v", err)
-	}
-	p, ok := profiles[chosen.Profile]
-	if !ok {
-		p = profiles["defaults"]
-	}
-	url := os.Getenv("AMQP_URL")
-	if url == "" {
-		url = "amqp://guest:guest@127.0.0.1:5672"
-	}
+	p, url := chosen.profile(), bareURL()
 	conn, err := amqp.DialConfig(url, amqp.Config{Heartbeat: p.heartbeat, Dial: amqp.DefaultDial(p.connectTimeout)})
 	if err != nil {
 		return err

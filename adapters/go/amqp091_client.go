@@ -371,8 +371,10 @@ func backoffDelay(b backoff, attempt int) time.Duration {
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
-// publish sends one message: plain, handed to the socket; with confirms, waits for the broker's word.
-func (c *client) publish(handle int, exchange, key string, body []byte, persistent bool) (string, string, string) {
+// publish sends one message: plain, handed to the socket; with confirms, waits for the broker's word
+// for at most `confirmBound` (0: as long as the library makes it wait). A confirm still unsettled
+// at the bound is `unsettled`: amqp091-go gives no word of its own for a confirm it lost.
+func (c *client) publish(handle int, exchange, key string, body []byte, persistent bool, confirmBound time.Duration) (string, string, string) {
 	c.mu.Lock()
 	up, outage := c.up, c.outage
 	entry := c.publishers[handle]
@@ -402,7 +404,23 @@ func (c *client) publish(handle int, exchange, key string, body []byte, persiste
 	if err != nil {
 		return "fault", err.Error(), classify(err)
 	}
-	return c.awaitConfirm(ch, confirmation)
+	if confirmBound <= 0 {
+		return c.awaitConfirm(ch, confirmation)
+	}
+	settled := make(chan [3]string, 1)
+	go func() {
+		code, text, kind := c.awaitConfirm(ch, confirmation)
+		settled <- [3]string{code, text, kind}
+	}()
+	timer := time.NewTimer(confirmBound)
+	defer timer.Stop()
+	select {
+	case outcome := <-settled:
+		return outcome[0], outcome[1], outcome[2]
+	case <-timer.C:
+		// The waiting goroutine stays until the library settles it (a channel's close nacks it) or the program ends.
+		return "unsettled", fmt.Sprintf("the confirm of delivery tag %d did not settle within %d ms", confirmation.DeliveryTag, confirmBound.Milliseconds()), ""
+	}
 }
 
 // awaitConfirm waits for the broker's word on one confirmed publish.

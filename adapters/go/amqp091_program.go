@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,7 +27,7 @@ func describe() map[string]interface{} {
 			"heartbeat":          p.heartbeat.Seconds(),
 			"connection_timeout": p.connectTimeout.Seconds(),
 			"TCP_NODELAY":        "on (Go's net default)",
-			"confirms":           "PublishWithDeferredConfirmWithContext, each awaited (Wait)",
+			"confirms":           confirmsWords(libraryVersion),
 		}
 	}
 	description := map[string]interface{}{
@@ -37,9 +39,10 @@ func describe() map[string]interface{} {
 			"blocked":            "Connection.NotifyBlocked (Active: true, with the reason); PublishWithContext blocks while blocked (rabbitmq/amqp091-go#111)",
 			"unblocked":          "Connection.NotifyBlocked (Active: false)",
 		},
-		"acks":     map[string]bool{"multiple": true, "nack": true},
-		"profiles": []string{"defaults", "normalised"},
-		"settings": map[string]interface{}{"defaults": settings(profiles["defaults"]), "normalised": settings(profiles["normalised"])},
+		"silenceCheck": "no heartbeat check on a timer: a read deadline. With a heartbeat of H it sends a heartbeat every H/2 while it writes nothing (connection.go:615-645, started with H/2 at :867), and after every frame it reads sets the socket's read deadline to 3 x H/2 = 1.5 H (connection.go:601-609, 616, 647-658); the first read past it fails (i/o timeout) and closes the connection. So it gives up 1.5 intervals after the last frame it read, whatever the phase: earlier than the protocol's two",
+		"acks":         map[string]bool{"multiple": true, "nack": true},
+		"profiles":     []string{"defaults", "normalised"},
+		"settings":     map[string]interface{}{"defaults": settings(profiles["defaults"]), "normalised": settings(profiles["normalised"])},
 	}
 	if libraryLocation != "" {
 		description["location"] = libraryLocation
@@ -47,10 +50,44 @@ func describe() map[string]interface{} {
 	return description
 }
 
+// confirmsWords says how publishes are confirmed, and how a library version that loses confirms loses them.
+func confirmsWords(version string) string {
+	words := "PublishWithDeferredConfirmWithContext, each awaited (Wait)"
+	if versionBefore(version, []int{1, 8, 0}) {
+		words += "; before 1.8.0 the library registers a publish's delivery tag after writing it (1.5.0: channel.go:1438, then :1464), so an ack that comes back in between is dropped (confirms.go:141-147) and Wait never returns (rabbitmq/amqp091-go#182, fixed in 1.8.0)"
+	}
+	return words
+}
+
+// versionBefore: `version` (`1.5.0`, `v1.7.1-3-gabc`) is a release older than `than`; false when it reads as no version.
+func versionBefore(version string, than []int) bool {
+	fields := strings.FieldsFunc(strings.TrimPrefix(version, "v"), func(r rune) bool { return r == '.' || r == '-' || r == '+' || r == '~' })
+	for i, want := range than {
+		if i >= len(fields) {
+			return false
+		}
+		got, err := strconv.Atoi(fields[i])
+		if err != nil {
+			return false
+		}
+		if got != want {
+			return got < want
+		}
+	}
+	return false
+}
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "--bare-publish" {
 		if err := barePublish(os.Args[2:]); err != nil {
 			fmt.Fprintf(os.Stderr, "bare-publish: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "--bare-recovery" {
+		if err := bareRecovery(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "bare-recovery: %v\n", err)
 			os.Exit(1)
 		}
 		return
@@ -160,7 +197,7 @@ func (c *client) runPublisher(entry *publisher) {
 // publishOne publishes in order; with confirms, the wait for the broker's word runs beside the next publishes.
 func (c *client) publishOne(entry *publisher, cmd command) {
 	if !entry.confirms {
-		code, text, kind := c.publish(cmd.Publisher, cmd.Exchange, cmd.RoutingKey, cmd.Body, cmd.Persistent)
+		code, text, kind := c.publish(cmd.Publisher, cmd.Exchange, cmd.RoutingKey, cmd.Body, cmd.Persistent, 0)
 		c.settle(cmd.ID, code, text, kind)
 		return
 	}
@@ -222,18 +259,29 @@ func (c *client) connect(cmd command) {
 	failure(cmd.ID, "timeout", fmt.Sprintf("first connection failed: %v", last), "", "")
 }
 
+// publishRun publishes `count` messages, each awaited; a confirm not settled within `publishBoundMs`
+// (else `boundMs`) ends the run there, as it would leave a thread that awaits it waiting: the run
+// names that publish (`unsettledPublish`) and makes no more.
 func (c *client) publishRun(cmd command) {
 	body := make([]byte, cmd.SizeBytes)
 	for i := range body {
 		body[i] = 'a'
 	}
+	bound := cmd.PublishBoundMs
+	if bound <= 0 {
+		bound = cmd.BoundMs
+	}
 	histogram := latencyHistogram{}
-	published, errorCount := 0, 0
+	published, errorCount, unsettled := 0, 0, 0
 	samples := []string{}
 	started := nowNs()
 	for i := 0; i < cmd.Count; i++ {
 		t0 := nanotime()
-		code, text, _ := c.publish(cmd.Publisher, cmd.Exchange, cmd.RoutingKey, body, false)
+		code, text, _ := c.publish(cmd.Publisher, cmd.Exchange, cmd.RoutingKey, body, false, time.Duration(bound)*time.Millisecond)
+		if code == "unsettled" {
+			unsettled = i + 1
+			break
+		}
 		if code != "" {
 			errorCount++
 			if len(samples) < 5 {
@@ -251,10 +299,14 @@ func (c *client) publishRun(cmd command) {
 		histogram.record(nanotime() - t0)
 		published++
 	}
-	reply(cmd.ID, map[string]interface{}{"run": map[string]interface{}{
+	run := map[string]interface{}{
 		"published": published, "errors": errorCount, "startedNs": started, "completedNs": nowNs(),
 		"latencyUs": histogram.encode(), "errorSamples": samples,
-	}})
+	}
+	if unsettled > 0 {
+		run["unsettledPublish"] = unsettled
+	}
+	reply(cmd.ID, map[string]interface{}{"run": run})
 }
 
 func (c *client) flush(cmd command) {

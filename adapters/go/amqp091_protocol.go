@@ -37,6 +37,7 @@ type command struct {
 	Count          int             `json:"count"`
 	SizeBytes      int             `json:"sizeBytes"`
 	BoundMs        int             `json:"boundMs"`
+	PublishBoundMs int             `json:"publishBoundMs"`
 	Consumer       int             `json:"consumer"`
 	Queue          string          `json:"queue"`
 	Ack            string          `json:"ack"`

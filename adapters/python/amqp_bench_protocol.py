@@ -22,6 +22,9 @@ import time
 
 PROTOCOL_VERSION = 1
 
+# How long deliveries may wait in the outbox while the connection thread is inside a library call.
+OUTBOX_STALE_NS = 20_000_000
+
 
 def now_ns():
     return time.monotonic_ns()
@@ -149,6 +152,7 @@ class ConnectionThread:
         self.publishers = {}
         self.consumers = {}
         self.outbox = {}
+        self.flushed_ns = now_ns()
 
     def publish(self, handle, exchange, routing_key, body, persistent=False):
         raise NotImplementedError
@@ -171,7 +175,9 @@ class ConnectionThread:
         emit({'ev': 'signal', 'kind': kind, 'message': str(message)[:500], 'atNs': ns(at or now_ns())})
 
     def flush_outbox(self):
-        """One line per consumer: its deliveries since the last one (or their count)."""
+        """One line per consumer: its deliveries since the last one, each with when the library handed it over (or
+        their count)."""
+        self.flushed_ns = now_ns()
         for handle, messages in self.outbox.items():
             if messages:
                 emit({'ev': 'deliveries', 'consumer': handle, 'messages': messages})
@@ -180,6 +186,12 @@ class ConnectionThread:
             if entry['count']:
                 emit({'ev': 'delivered', 'consumer': handle, 'count': entry['count'], 'atNs': ns(now_ns())})
                 entry['count'] = 0
+
+    def flush_outbox_if_stale(self):
+        """From a library's delivery callback: what waited longer than a drain slice goes now, so deliveries a library
+        hands over inside a long call of its own (a publish waiting for its confirm) reach the harness as they come."""
+        if now_ns() - self.flushed_ns > OUTBOX_STALE_NS:
+            self.flush_outbox()
 
     def publish_run(self, c):
         body = b'a' * c['sizeBytes']
@@ -274,6 +286,17 @@ class ConnectionThread:
         except TimeoutError as timeout:
             if request_id is not None:
                 failure(request_id, 'timeout', timeout)
+
+
+def run_bare(name, main):
+    """A bare reference program's main: a failure is one line on stderr and exit code 1, as the Node bare scripts."""
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- whatever failed, said once
+        sys.stderr.write(f'{name}: {type(exc).__name__}: {exc}\n')
+        sys.exit(1)
 
 
 def serve(make_thread, description):

@@ -153,10 +153,5 @@ def main():
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except SystemExit:
-        raise
-    except Exception as exc:  # noqa: BLE001 -- one line, as the Node bare scripts
-        sys.stderr.write(f'bare-publish: {type(exc).__name__}: {exc}\n')
-        sys.exit(1)
+    from amqp_bench_protocol import run_bare
+    run_bare('bare-publish', main)

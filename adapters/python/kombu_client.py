@@ -45,13 +45,27 @@ PROFILES = {
 }
 
 SIGNALS = {
-    'channel_closed': "py-amqp raises the broker's channel.close (amqp.exceptions.ChannelError, e.g. NotFound 404) "
-                      'from drain_events or from the publish waiting for its confirm; the connection stays up',
-    'consumer_cancelled': "py-amqp raises ConsumerCancelled from drain_events on the broker's basic.cancel "
-                          '(kombu registers no cancel callback)',
+    'channel_closed': "py-amqp raises the broker's channel.close (amqp.exceptions.ChannelError, e.g. NotFound 404) from "
+                      'whatever call is reading: drain_events, or a publish waiting for its confirm (whichever channel was '
+                      'closed); the connection stays up and py-amqp opens that channel again itself, same number, without its '
+                      'consumers and without confirm mode (amqp/channel.py:175-177, 290-295): a publish on it then waits for a '
+                      'confirm that never comes (amqp/channel.py:1814-1822)',
+    'consumer_cancelled': "py-amqp raises ConsumerCancelled from whatever call is reading on the broker's basic.cancel (kombu "
+                          'registers no cancel callback); it is a RecoverableConnectionError (amqp/exceptions.py:74, 86), so '
+                          "kombu's own recovery (Connection.ensure, kombu/connection.py:524-545; ConsumerMixin.run, "
+                          'kombu/mixins.py:164-176) connects again, as the harness\'s ensure does here',
     'blocked': "py-amqp's on_blocked callback (connection.blocked, with the reason), passed through kombu's transport_options",
     'unblocked': "py-amqp's on_unblocked callback",
 }
+
+SILENCE_CHECK = (
+    "py-amqp checks heartbeats only when the application calls kombu's Connection.heartbeat_check (kombu/connection.py:288-305 "
+    '-> amqp/connection.py:714-770: ConnectionForced once two intervals pass without a byte read), here from the '
+    "connection thread's loop between drains. A publish with confirms waits for its confirm in drain_events with no "
+    'timeout on a blocking socket (amqp/channel.py:1806-1823, amqp/abstract_channel.py:86-99, amqp/transport.py:195), so a '
+    'thread publishing with confirms to a silent peer never reaches heartbeat_check: it waits until the socket closes. '
+    'A thread that only consumes (drain_events with a timeout, then heartbeat_check) notices after two intervals'
+)
 
 
 def describe():
@@ -59,7 +73,7 @@ def describe():
         'protocol': 1, 'name': 'kombu', 'library': 'kombu', 'version': kombu.__version__, 'language': 'python',
         'runtime': f'CPython {sys.version.split()[0]} {sys.executable}',
         'location': os.path.dirname(kombu.__file__),
-        'recovery': 'harness', 'multipleHosts': True, 'signals': SIGNALS,
+        'recovery': 'harness', 'multipleHosts': True, 'signals': SIGNALS, 'silenceCheck': SILENCE_CHECK,
         'acks': {'multiple': True, 'nack': True}, 'profiles': ['defaults', 'normalised'],
         'settings': {name: settings_of(name) for name in PROFILES},
     }
@@ -154,14 +168,23 @@ class KombuThread(ConnectionThread):
                                       content_encoding='binary', delivery_mode=2 if persistent else 1)
         except amqp.exceptions.MessageNacked as nacked:
             raise Nacked(describe_error(nacked))
+        except amqp.exceptions.ConsumerCancelled as cancelled:
+            self.cancelled(cancelled)
+            raise self.outage_fault()
         except amqp.exceptions.ChannelError as closed:
+            # This publish's wait for its confirm was cut short by a channel.close, its own channel's or another's
+            # (py-amqp has opened that channel again): the Producer stays, as a kombu application's would.
             at = now_ns()
             self.signal('channel_closed', describe_error(closed), at)
-            entry['producer'] = None
             raise Fault(describe_error(closed), 'channel_closed', at)
         except Exception as exc:  # noqa: BLE001 -- a failed connection, as the library raised it
             self.fault(exc)
             raise self.outage_fault()
+
+    def cancelled(self, exc):
+        """The broker's basic.cancel: told as the signal, then, as kombu counts it, a connection error (SIGNALS)."""
+        self.signal('consumer_cancelled', describe_error(exc))
+        self.fault(exc)
 
     def flush(self, c):
         entry = self.publishers.get(c['publisher'])
@@ -257,11 +280,14 @@ class KombuThread(ConnectionThread):
             self.next_tag += 1
             self.tags[self.next_tag] = (generation, message)
             self.outbox.setdefault(handle, []).append(
-                {'tag': self.next_tag, 'body': base64.b64encode(message.body).decode(), 'redelivered': bool(message.delivery_info.get('redelivered'))})
+                {'tag': self.next_tag, 'body': base64.b64encode(message.body).decode(),
+                 'redelivered': bool(message.delivery_info.get('redelivered')), 'atNs': ns(now_ns())})
         else:
             if entry['manual']:
                 message.ack()
             entry['count'] += 1
+        # py-amqp hands deliveries over inside any wait of the thread, a publish waiting for its confirm included.
+        self.flush_outbox_if_stale()
 
     def local_port(self):
         try:
@@ -289,7 +315,7 @@ class KombuThread(ConnectionThread):
             if self.profile['heartbeat']:
                 self.conn.heartbeat_check(rate=2)
         except amqp.exceptions.ConsumerCancelled as cancelled:
-            self.signal('consumer_cancelled', describe_error(cancelled))
+            self.cancelled(cancelled)
         except amqp.exceptions.ChannelError as closed:
             self.signal('channel_closed', describe_error(closed))
         except Exception as exc:  # noqa: BLE001 -- whatever the library raised is the fault

@@ -44,6 +44,15 @@ SIGNALS = {
     'unblocked': 'BlockingConnection.add_on_connection_unblocked_callback',
 }
 
+SILENCE_CHECK = (
+    'its HeartbeatChecker, a timer every heartbeat + 5 s (pika/heartbeat.py:65; 10 s at a 5 s heartbeat) that aborts the '
+    'stream (AMQPHeartbeatTimeout) when no byte arrived since the previous tick (pika/heartbeat.py:112-131, 146-165, '
+    '191-209): a silence is noticed at the first tick that finds a whole period silent, one to two periods after it '
+    'began, by where in the period it began (2 to 4 intervals at 5 s; 1.1 to 2.2 at the broker\'s 60 s). '
+    'BlockingConnection runs the timer inside any blocking call, a publish waiting for its confirm included '
+    '(pika/adapters/blocking_connection.py:512-514)'
+)
+
 CHANNEL_CLOSED = (pika.exceptions.ChannelClosed, pika.exceptions.ChannelWrongStateError)
 
 
@@ -51,7 +60,7 @@ def describe():
     return {
         'protocol': 1, 'name': 'pika', 'library': 'pika', 'version': pika.__version__, 'language': 'python',
         'runtime': f'CPython {sys.version.split()[0]} {sys.executable}', 'location': os.path.dirname(pika.__file__),
-        'recovery': 'harness', 'multipleHosts': True, 'signals': SIGNALS,
+        'recovery': 'harness', 'multipleHosts': True, 'signals': SIGNALS, 'silenceCheck': SILENCE_CHECK,
         'acks': {'multiple': True, 'nack': True}, 'profiles': ['defaults', 'normalised'],
         'settings': {name: settings_of(name) for name in PROFILES},
     }
@@ -167,9 +176,11 @@ class PikaThread(ConnectionThread):
         except (pika.exceptions.NackError, pika.exceptions.UnroutableError) as nacked:
             raise Nacked(describe_error(nacked))
         except CHANNEL_CLOSED as closed:
+            # The channel stays as pika left it (closed; pika opens no other): each later publish raises pika's own
+            # ChannelWrongStateError, told once, as the broker's close was.
             at = now_ns()
-            self.signal('channel_closed', describe_error(closed), at)
-            entry['channel'] = None
+            if not isinstance(closed, pika.exceptions.ChannelWrongStateError):
+                self.signal('channel_closed', describe_error(closed), at)
             raise Fault(describe_error(closed), 'channel_closed', at)
         except Exception as exc:  # noqa: BLE001 -- the connection failed, as pika raised it
             self.fault(exc)
@@ -269,7 +280,8 @@ class PikaThread(ConnectionThread):
                 self.next_tag += 1
                 self.tags[self.next_tag] = (generation, ch, method.delivery_tag)
                 self.outbox.setdefault(handle, []).append(
-                    {'tag': self.next_tag, 'body': base64.b64encode(body).decode(), 'redelivered': bool(method.redelivered)})
+                    {'tag': self.next_tag, 'body': base64.b64encode(body).decode(), 'redelivered': bool(method.redelivered),
+                     'atNs': ns(now_ns())})
             else:
                 if entry['manual']:
                     ch.basic_ack(method.delivery_tag)

@@ -49,7 +49,7 @@ export function judgePairedRun(input: JudgeInput): AbJudgement {
   const exitCode = outcome.interrupted ? 130 : problems.length > 0 || regressions.length > 0 ? 1 : 0;
   const verdict =
     exitCode === 130
-      ? 'interrupted: compared what both sides had measured'
+      ? interruptedVerdict(outcome, comparison)
       : regressions.length > 0
         ? `failed: ${regressions.length} metric(s) of B judged worse than A by more than ${input.thresholdPercent}%`
         : problems.length > 0
@@ -57,7 +57,7 @@ export function judgePairedRun(input: JudgeInput): AbJudgement {
           : `passed: no metric of B judged worse than A by more than ${input.thresholdPercent}% (${judged} judged)`;
   return {
     comparison,
-    comparisonNote: comparison ? null : 'No comparison: a side wrote no archive (see above and its log).',
+    comparisonNote: comparison ? null : 'No comparison: a side kept no run (see above and its log).',
     regressions,
     problems,
     verdict,
@@ -65,10 +65,17 @@ export function judgePairedRun(input: JudgeInput): AbJudgement {
   };
 }
 
+/** What an interrupted run amounts to: the comparison of what both sides had finished, or why there is none. */
+function interruptedVerdict(outcome: PairedRunOutcome, comparison: RunComparison | null): string {
+  if (comparison) return `interrupted: compared what both sides had measured (${comparison.matched.length} result(s) both finished)`;
+  const without = SIDES.filter((side) => !outcome.sides[side].archive);
+  return `interrupted: nothing compared: side ${without.join(' and side ')} kept no run`;
+}
+
 function sideProblems(side: Side, outcome: PairedRunOutcome): string[] {
   const state = outcome.sides[side];
   const name = `side ${side} (${ROLE[side]})`;
-  if (!state.archive) return [`${name} wrote no archive${state.archiveError ? ` (${state.archiveError})` : ''}; its log: ${state.logPath}`];
+  if (!state.archive) return [`${name} kept no run (${state.problem ?? 'it finished no measurement'}); its log: ${state.logPath}`];
   const counts = state.archive.counts;
   if (state.archive.status === 'passed') return [];
   const failed = state.archive.tests.filter((test) => test.status === 'failed').map((test) => test.test_id.split('::').at(-1));

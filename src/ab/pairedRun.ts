@@ -4,17 +4,14 @@
  * process group): each stops its Jest and archives what it measured, and the comparison is made of
  * that; a second Ctrl-C kills them. SIGTERM (a cancelled CI job) is passed on to them.
  */
-import type { RunArchive } from '../results/archive';
-import { readSideArchive, startSide, type RunningSide, type SideExit, type SideLaunch } from './sides';
+import { describeKept, keptRunOf, type KeepOptions, type KeptRun } from './keptRun';
+import { startSide, type RunningSide, type SideExit, type SideLaunch } from './sides';
 import { startTurnServer } from './turnServer';
 import { SIDES, type Side, type TurnGrant } from './turnSchedule';
 
-export interface PairedSideOutcome extends SideExit {
+export interface PairedSideOutcome extends SideExit, KeptRun {
   readonly launch: SideLaunch;
   readonly logPath: string;
-  /** Null when the side wrote no archive (it stopped before its tests, or ran none). */
-  readonly archive: RunArchive | null;
-  readonly archiveError: string | null;
 }
 
 export interface PairedRunOutcome {
@@ -35,6 +32,7 @@ const elapsed = (ms: number): string => `${Math.floor(ms / 60_000)}:${String(Mat
 export async function runPairedSides(
   launches: Readonly<Record<Side, Omit<SideLaunch, 'side'>>>,
   log: (line: string) => void,
+  keep: Omit<KeepOptions, 'log'>,
 ): Promise<PairedRunOutcome> {
   const startedMs = Date.now();
   const server = await startTurnServer({
@@ -76,10 +74,9 @@ export async function runPairedSides(
         return exit;
       }),
     );
-    const sides = Object.fromEntries(running.map((side, index) => [side.launch.side, outcomeOf(side, exits[index]!)])) as Record<
-      Side,
-      PairedSideOutcome
-    >;
+    const sides = Object.fromEntries(
+      running.map((side, index) => [side.launch.side, outcomeOf(side, exits[index]!, { ...keep, log })]),
+    ) as Record<Side, PairedSideOutcome>;
     return { sides, grants: server.schedule.grants(), wallMs: Date.now() - startedMs, interrupted };
   } finally {
     process.off('SIGINT', onSigint);
@@ -88,13 +85,9 @@ export async function runPairedSides(
   }
 }
 
-function outcomeOf(side: RunningSide, exit: SideExit): PairedSideOutcome {
-  let archive: RunArchive | null = null;
-  let archiveError: string | null = null;
-  try {
-    archive = readSideArchive(side.launch.folder);
-  } catch (error) {
-    archiveError = error instanceof Error ? error.message : String(error);
-  }
-  return { ...exit, launch: side.launch, logPath: side.logPath, archive, archiveError };
+function outcomeOf(side: RunningSide, exit: SideExit, keep: KeepOptions): PairedSideOutcome {
+  const name = `side ${side.launch.side}`;
+  const kept = keptRunOf(side.launch.folder, { ...keep, log: (line) => keep.log(`bench ab: ${name}: ${line.replace(/^bench: /, '')}`) });
+  keep.log(`bench ab: ${describeKept(name, kept, side.logPath)}`);
+  return { ...exit, ...kept, launch: side.launch, logPath: side.logPath };
 }

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { BenchError } from '../errors';
-import { listRunArchives, readRunArchive, type RunArchive } from '../results/archive';
 import type { Side } from './turnSchedule';
 
 /** The harness a build's project runs (its own amqp-bench). */
@@ -111,13 +110,6 @@ export function startSide(launch: SideLaunch): RunningSide {
     child.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
   }).finally(() => fs.closeSync(output));
   return { launch, logPath, exited, kill: (signal) => void child.kill(signal) };
-}
-
-/** The run archive a side wrote (null when it wrote none: it stopped before, or ran nothing). */
-export function readSideArchive(folder: string): RunArchive | null {
-  const archives = listRunArchives(path.join(folder, 'reports'));
-  const latest = archives.at(-1);
-  return latest ? readRunArchive(latest) : null;
 }
 
 /** The last lines of a side's log, for an error that points at it. */

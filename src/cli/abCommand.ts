@@ -94,7 +94,7 @@ export async function measureAbComparison(options: AbOptions, log: (line: string
     log(
       `bench ab: ${side}: ${prepared[side].how}; amqp-bench ${harnesses[side].version}; log ${path.join(options.outputDir, side, 'side.log')}`,
     );
-  const outcome = await runPairedSides(launches, log);
+  const outcome = await runPairedSides(launches, log, { secrets: secretsOf(config.amqpUrl), runIdClaimsDir: runIdClaimsOf(options) });
   const judgement = judgePairedRun({
     outcome,
     thresholdPercent: options.thresholdPercent,
@@ -166,6 +166,9 @@ function writeAbOutputs({ options, startedAt, selection, outcome, judgement, sid
   return reportPath;
 }
 
+/** Where the two sides claim their run ids (each its own, whoever archives first). */
+const runIdClaimsOf = (options: AbOptions): string => path.join(options.outputDir, '.run-ids');
+
 const mapSides = <T>(each: (side: Side) => T): Record<Side, T> => ({ A: each('A'), B: each('B') });
 
 /** Both builds' project folders: checkouts of refs (one per commit, reused), or the project itself. */
@@ -230,7 +233,8 @@ async function sideLaunches(
     harness: harnesses[side],
     runArgs: [...common, ...clients(side)],
     folder: path.join(options.outputDir, side),
-    env: await proxyEnv(),
+    // The same build on both sides starts in the same second with the same fingerprint: one run id, unless claimed.
+    env: { ...(await proxyEnv()), BENCH_RUN_ID_CLAIMS: runIdClaimsOf(options) },
   });
   return { A: await launch('A'), B: await launch('B') };
 }

@@ -23,7 +23,7 @@ export interface CheckAdapterInput {
   readonly alarmNode?: boolean;
 }
 
-const MARKS: Readonly<Record<CheckOutcome['status'], string>> = { passed: '✅', failed: '❌', skipped: '➖' };
+const MARKS: Readonly<Record<CheckOutcome['status'], string>> = { passed: '✅', failed: '❌', skipped: '➖', finding: '❗' };
 
 export function registerCheckAdapterCommand(program: Command): void {
   program
@@ -47,7 +47,9 @@ The broker is AMQP_URL's; queues are declared and deleted over the command's own
 and the fault proxy (an embedded one, on free ports) resets only the adapter's own connections.
 Nothing is ever set on the broker itself: blocked / unblocked are checked only with --alarm-node,
 on a node the command starts and stops (its own name, ports and data; never the broker's).
-Exit code 0 when every check passed, 1 when one failed, 2 when the module cannot be loaded.
+Exit code 0 when no check failed, 1 when one did, 2 when the module cannot be loaded. A check
+that saw the client fail as the suites report a finding of it (❗: a confirm that never settled,
+though the broker took the message) says so with the evidence, and fails nothing.
 Examples:
   npx amqp-bench check-adapter ./bench/myClient.ts
   npx amqp-bench check-adapter ./bench/myClient.ts --profile normalised
@@ -127,13 +129,18 @@ export async function runCheckAdapter(
     await alarm?.stop();
   }
   const count = (status: CheckOutcome['status']) => outcomes.filter((outcome) => outcome.status === status).length;
-  const failed = outcomes.filter((outcome) => outcome.status === 'failed').map((outcome) => outcome.name);
+  const named = (status: CheckOutcome['status']) => outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.name);
+  const failed = named('failed');
+  const findings = named('finding');
   const counts = [
     `${count('passed')} passed`,
     ...(failed.length > 0 ? [`${failed.length} failed`] : []),
     `${count('skipped')} not checked`,
+    ...(findings.length > 0 ? [`${findings.length} finding(s) of the client`] : []),
   ];
-  const verdict = failed.length === 0 ? 'it keeps the contract' : `it does not keep the contract (${failed.join(', ')})`;
+  const verdict =
+    (failed.length === 0 ? 'it keeps the contract' : `it does not keep the contract (${failed.join(', ')})`) +
+    (findings.length > 0 ? `; the client's findings: ${findings.join(', ')}` : '');
   log(`${spec.name} (${spec.profile}): ${counts.join(', ')}: ${verdict}, in ${formatDuration(performance.now() - startedMs)}`);
   return failed.length === 0 ? 0 : 1;
 }

@@ -16,9 +16,10 @@ import { removeAbandonedTempFiles } from '../io/atomicFile';
 import { writeRunArchive } from '../results/archive';
 import { collectRawResults } from '../results/collect';
 import { buildKilledArchive, ensureHistoryEntry, findArchiveOf } from '../results/killedArchive';
-import { countTests, OUTCOME_FILE_NAME, outcomePath, readOutcome, testsRun } from '../results/outcome';
+import { countTests, OUTCOME_FILE_NAMES, readOutcome, removeOutcome, testsRun } from '../results/outcome';
+import { removeResultIndex } from '../results/writtenResults';
 import { readRunManifest, removeRunManifest, setRunPhase, type RunManifest } from '../results/runManifest';
-import { discardSetAside, hasSetAside, jsonFilesIn, restoreSetAside } from './previousResults';
+import { discardSetAside, hasSetAside, runFilesIn, restoreSetAside } from './previousResults';
 
 /** Temp files in a reports folder are left alone this long: another host may be writing there. */
 const REPORTS_TEMP_MIN_AGE_MS = 60_000;
@@ -28,6 +29,8 @@ export interface RecoveryOptions {
   readonly secrets: readonly string[];
   readonly log: (line: string) => void;
   readonly now?: () => Date;
+  /** Where the recovered archive's id is claimed too (BENCH_RUN_ID_CLAIMS, writeRunArchive). @default none */
+  readonly runIdClaimsDir?: string | null;
 }
 
 export type RecoveryOutcome =
@@ -88,6 +91,8 @@ function recoverRunning(manifest: RunManifest, options: RecoveryOptions, who: st
   const raw = options.rawResultsDir;
   const reportsDir = manifest.reports_dir;
   removeAbandonedTempFiles(reportsDir, REPORTS_TEMP_MIN_AGE_MS);
+  // Its reporter's index of the results written is no record of anything (the files are).
+  removeResultIndex(raw);
   let saved = safely(() => findArchiveOf(manifest, reportsDir));
   if (saved && saved.archive.status !== 'killed') {
     // Killed after its own archive: finish its job as its own end would have (its results stay the latest).
@@ -102,12 +107,12 @@ function recoverRunning(manifest: RunManifest, options: RecoveryOptions, who: st
 
   const collected = collectRawResults(raw, { excludeFiles: new Set(manifest.kept_files) });
   const outcome = readOutcome(raw);
-  const hasOutcome = fs.existsSync(outcomePath(raw));
+  const outcomeFiles = OUTCOME_FILE_NAMES.filter((name) => fs.existsSync(path.join(raw, name)));
   const ownFiles = [...collected.files, ...collected.invalid.map((invalid) => invalid.file)];
   const testsFinished = outcome ? testsRun(countTests(outcome.tests, outcome.suite_errors)) : 0;
   if (!saved && ownFiles.length === 0 && testsFinished === 0) {
     // Its outcome lists no finished test: nothing in it to keep.
-    fs.rmSync(outcomePath(raw), { force: true });
+    removeOutcome(raw);
     const restored = putBack(raw, manifest);
     options.log(
       `bench: ${who} was killed before any benchmark finished: nothing to archive; ${restored} raw result file(s) of the run before put back`,
@@ -121,6 +126,7 @@ function recoverRunning(manifest: RunManifest, options: RecoveryOptions, who: st
       buildKilledArchive({ manifest, collected, outcome, lastHeardOfAt: lastWrittenAt(raw, ownFiles), recoveredAt: now(options) }),
       reportsDir,
       options.secrets,
+      options.runIdClaimsDir ?? null,
     );
   } catch (error) {
     problem = `not archived: ${describeError(error)}`;
@@ -129,9 +135,9 @@ function recoverRunning(manifest: RunManifest, options: RecoveryOptions, who: st
   const history = archived ? historyNote(() => ensureHistoryEntry(reportsDir, archived.archive, archived.filePath, options.secrets)) : '';
   // What is in the archive now goes; what is not (the whole run when it could not be archived,
   // files that are not raw results) is moved to a named folder.
-  const unarchived = saved ? collected.invalid.map((invalid) => invalid.file) : [...ownFiles, ...(hasOutcome ? [OUTCOME_FILE_NAME] : [])];
+  const unarchived = saved ? collected.invalid.map((invalid) => invalid.file) : [...ownFiles, ...outcomeFiles];
   const movedTo = unarchived.length > 0 ? moveToNamedFolder(raw, unarchived, `killed-run-${stampOf(manifest)}`) : null;
-  if (saved) for (const file of [...collected.files, OUTCOME_FILE_NAME]) fs.rmSync(path.join(raw, file), { force: true });
+  if (saved) for (const file of [...collected.files, ...OUTCOME_FILE_NAMES]) fs.rmSync(path.join(raw, file), { force: true });
   const restored = putBack(raw, manifest);
   const moved = movedTo ? `${unarchived.length} file(s) ${saved ? 'that are not raw results ' : ''}moved to ${movedTo}; ` : '';
   options.log(
@@ -145,7 +151,7 @@ function recoverRunning(manifest: RunManifest, options: RecoveryOptions, who: st
 /** Without a (readable) manifest, whose the loose files are cannot be told: they go to a named folder; the set-aside ones come back. */
 function recoverUnattributed(why: string, options: RecoveryOptions): Recovery {
   const raw = options.rawResultsDir;
-  const loose = jsonFilesIn(raw);
+  const loose = runFilesIn(raw);
   const stamp = stampOf({ started_at: now(options).toISOString(), pid: process.pid });
   const movedTo = loose.length > 0 ? moveToNamedFolder(raw, loose, `unattributed-${stamp}`) : null;
   const restored = restoreSetAside(raw);
@@ -174,7 +180,7 @@ function moveToNamedFolder(dir: string, names: readonly string[], folder: string
 
 function lastWrittenAt(dir: string, names: readonly string[]): Date {
   let latestMs = 0;
-  for (const name of [...names, OUTCOME_FILE_NAME]) {
+  for (const name of [...names, ...OUTCOME_FILE_NAMES]) {
     try {
       latestMs = Math.max(latestMs, fs.statSync(path.join(dir, name)).mtimeMs);
     } catch {

@@ -10,6 +10,7 @@ import { secretsOf } from '../redact';
 import { buildRunArchive } from '../results/archive';
 import { RAW_RESULT_SCHEMA_VERSION, type RawResult } from '../results/rawResult';
 import { recordRun } from '../run/record';
+import { faultTimingNote } from '../load/faultSchedule';
 import { loadRawResult, type LoadResult } from '../load/result';
 import { timeSeriesCsv } from '../load/timeseries';
 import type { LoadWorkload } from '../load/workload';
@@ -117,6 +118,10 @@ export function fmt(value: number | null): string {
   return value === null ? '-' : value.toFixed(value < 10 ? 2 : 0);
 }
 
+/** A fault's timing note in the table's words (`; in place only after publishing ended ...`), or nothing. */
+const lateness = (fault: LoadResult['faults'][number], publishingEndedMs: number): string =>
+  (faultTimingNote(fault, publishingEndedMs) ?? '').replace(/^fault [^:]*:/, ';');
+
 /** The end-of-run table (plain text, aligned). */
 export function summaryTable(result: LoadResult): string {
   const m = result.messages;
@@ -144,7 +149,7 @@ export function summaryTable(result: LoadResult): string {
   for (const fault of result.faults)
     rows.push([
       `fault ${fault.text}`,
-      `injected ${fault.injectedAtMs ?? '-'} ms, removed ${fault.removedAtMs ?? '-'} ms${fault.error ? `, ${fault.error}` : ''}`,
+      `injected ${fault.injectedAtMs ?? '-'} ms, removed ${fault.removedAtMs ?? '-'} ms${fault.error ? `, ${fault.error}` : ''}${lateness(fault, result.publishing_ended_ms)}`,
     ]);
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');

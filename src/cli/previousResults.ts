@@ -8,18 +8,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { OUTCOME_JOURNAL_FILE_NAME } from '../results/outcome';
 import { RUN_MANIFEST_FILE_NAME } from '../results/runManifest';
 
 /** Inside the raw-results folder; a dot folder, so collecting and clearing never look inside. */
 export const SET_ASIDE_FOLDER = '.previous-run';
 
 /**
- * Moves every `*.json` file of `rawResultsDir` (raw results, the test outcome, a shard manifest;
- * never the run manifest) into `.previous-run/`, beside any already there; returns how many.
+ * Moves every file of a run in `rawResultsDir` (raw results, the test outcome and its journal, a
+ * shard manifest; never the run manifest) into `.previous-run/`, beside any already there;
+ * returns how many.
  */
 export function setAsidePreviousResults(rawResultsDir: string): number {
   const aside = path.join(rawResultsDir, SET_ASIDE_FOLDER);
-  const names = jsonFilesIn(rawResultsDir).filter((name) => name !== RUN_MANIFEST_FILE_NAME);
+  const names = runFilesIn(rawResultsDir).filter((name) => name !== RUN_MANIFEST_FILE_NAME);
   if (names.length > 0) fs.mkdirSync(aside, { recursive: true });
   for (const name of names) fs.renameSync(path.join(rawResultsDir, name), path.join(aside, name));
   return names.length;
@@ -50,9 +52,9 @@ export function hasSetAside(rawResultsDir: string): boolean {
   return fs.existsSync(path.join(rawResultsDir, SET_ASIDE_FOLDER));
 }
 
-/** `*.json` files directly in `dir` (none when it does not exist). */
-export function jsonFilesIn(dir: string): string[] {
-  return filesIn(dir).filter((name) => name.endsWith('.json'));
+/** A run's files directly in `dir`: `*.json` and the test outcome's journal (none when `dir` does not exist). */
+export function runFilesIn(dir: string): string[] {
+  return filesIn(dir).filter((name) => name.endsWith('.json') || name === OUTCOME_JOURNAL_FILE_NAME);
 }
 
 function filesIn(dir: string): string[] {

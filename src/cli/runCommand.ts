@@ -8,7 +8,6 @@
  * regression beyond --threshold; 2 bad option; 130 interrupted (what was produced is archived
  * all the same).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { getConfig, PROJECT_ROOT } from '../config';
@@ -16,13 +15,14 @@ import { clientLabel, type ClientSpec } from '../client/api';
 import { CLIENT_NAMES } from '../client/registry';
 import { captureEnvironment, type EnvironmentRecord } from '../environment';
 import { runPreflight } from '../preflight';
-import { outcomePath } from '../results/outcome';
+import { removeOutcome } from '../results/outcome';
 import { HISTORY_FILE_NAME } from '../results/history';
 import { REPORT_FILE_NAME } from '../report/render';
 import { redactUrl, secretsOf } from '../redact';
 import { runJest, type JestRunOutcome } from './jestProcess';
 import { finishRun } from './runFinish';
 import { openRunSession, type RunSession } from './runSession';
+import { shownPath as shown } from './shownPath';
 import { finishShardRun, shardArguments } from './shard';
 import { formatShard } from '../results/shardManifest';
 import { CLIENTS_MARKERS, FULL_MARKERS, QUICK_MARKERS, resolveRunOptions, type RunCommandInput, type RunOptions } from './runOptions';
@@ -130,7 +130,12 @@ export async function runBenchmarks(
           : `nothing listens at ${config.proxyApiUrl}, the embedded proxy will start there`),
     );
   }
-  const session = openRunSession({ rawResultsDir: options.rawResultsDir, secrets: secretsOf(config.amqpUrl), log });
+  const session = openRunSession({
+    rawResultsDir: options.rawResultsDir,
+    secrets: secretsOf(config.amqpUrl),
+    log,
+    runIdClaimsDir: config.runIdClaimsDir,
+  });
   try {
     return await runBenchmarksUnlocked(options, session, log);
   } finally {
@@ -175,7 +180,7 @@ function setOldResultsAside(
   log: (line: string) => void,
 ): void {
   // Old results may be kept, an old test outcome never: it would be taken for this run's.
-  if (options.keepResults) fs.rmSync(outcomePath(options.rawResultsDir), { force: true });
+  if (options.keepResults) removeOutcome(options.rawResultsDir);
   const setAside = session.begin({
     started_at: startedAt.toISOString(),
     environment,
@@ -231,9 +236,4 @@ async function runBenchmarkJest(options: RunOptions, environment: EnvironmentRec
 export function clientSelectionText(clients: readonly ClientSpec[]): string {
   // An adapter from outside travels as its module's absolute path: Jest's processes load it from there.
   return clients.map((client) => `${client.module ?? client.name}:${client.profile}`).join(',');
-}
-
-function shown(filePath: string): string {
-  const relative = path.relative(process.cwd(), filePath);
-  return relative.startsWith('..') ? filePath : relative;
 }

@@ -13,8 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BenchError, describeError } from '../errors';
 import { acquireFileLock, holderName } from '../results/fileLock';
-import { outcomePath } from '../results/outcome';
+import { removeOutcome } from '../results/outcome';
 import { removeRunManifest, setRunPhase, writeRunManifest, type RunManifest, type RunManifestInput } from '../results/runManifest';
+import { shownPath as shown } from './shownPath';
 import { isRawResultFileName } from '../results/collect';
 import { recoverKilledRun, type Recovery } from './killedRun';
 import { discardSetAside, restoreSetAside, setAsidePreviousResults } from './previousResults';
@@ -29,6 +30,8 @@ export interface RunSessionOptions {
   readonly rawResultsDir: string;
   readonly secrets: readonly string[];
   readonly log: (line: string) => void;
+  /** Where a recovered run's id is claimed too (BENCH_RUN_ID_CLAIMS). @default none */
+  readonly runIdClaimsDir?: string | null;
 }
 
 /** What `begin` needs: the manifest's content, and whether earlier raw results are kept in place. */
@@ -74,7 +77,7 @@ export function openRunSession(options: RunSessionOptions): RunSession {
   }
   let recovery: Recovery;
   try {
-    recovery = recoverKilledRun({ rawResultsDir: raw, secrets: options.secrets, log: options.log });
+    recovery = recoverKilledRun({ rawResultsDir: raw, secrets: options.secrets, log: options.log, runIdClaimsDir: options.runIdClaimsDir });
   } catch (error) {
     release();
     throw error;
@@ -101,14 +104,9 @@ export function openRunSession(options: RunSessionOptions): RunSession {
     finish: () => void settle('finished', () => discardSetAside(raw)),
     putBack: () => {
       // The only file a run that ran nothing writes; the old one (if any) comes back over it.
-      if (manifest) fs.rmSync(outcomePath(raw), { force: true });
+      if (manifest) removeOutcome(raw);
       return settle('restoring', () => restoreSetAside(raw));
     },
     close: () => release(),
   };
-}
-
-function shown(filePath: string): string {
-  const relative = path.relative(process.cwd(), filePath);
-  return relative.startsWith('..') ? filePath : relative;
 }

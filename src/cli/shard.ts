@@ -9,6 +9,7 @@ import { ConfigError } from '../errors';
 import { collectRawResults } from '../results/collect';
 import { countTests, readOutcome } from '../results/outcome';
 import { formatShard, parseShard, SHARD_MANIFEST_SCHEMA_VERSION, writeShardManifest, type Shard } from '../results/shardManifest';
+import { shownPath } from './shownPath';
 
 /** `--shard` as given on the command line. @throws ConfigError naming the expected form */
 export function resolveShardOption(raw: string | undefined): Shard | null {
@@ -53,8 +54,7 @@ export function finishShardRun(end: ShardRunEnd, log: (line: string) => void): n
     raw_result_files: [...collected.files],
   });
   const counts = countTests(outcome?.tests ?? [], outcome?.suite_errors ?? []);
-  const relative = path.relative(process.cwd(), end.rawResultsDir);
-  const shown = relative === '' ? '.' : relative.startsWith('..') ? end.rawResultsDir : relative;
+  const shown = shownPath(end.rawResultsDir);
   log(
     `bench: shard ${formatShard(end.shard)}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; ` +
       `${collected.results.length} raw result(s) and the shard manifest (${path.basename(manifestPath)}) in ${shown}`,

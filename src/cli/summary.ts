@@ -2,7 +2,6 @@
  * The one-screen summary printed at the end of `bench run` and `bench report` (pure: data in,
  * text out): status, counts, key figures against targets, comparison verdicts, where files are.
  */
-import path from 'node:path';
 import { formatTimeBudget, timeBudget } from '../run/timeBudget';
 import type { RunComparison } from '../results/compare';
 import { countVerdicts, type Regression } from '../results/gate';
@@ -15,6 +14,7 @@ import { describeCheck, figureMet, targetChecks } from '../report/targets';
 import { keyMetricLabel } from '../results/keyMetrics';
 import type { RawResult } from '../results/rawResult';
 import { findingsOf } from '../results/findings';
+import { shownPath } from './shownPath';
 import {
   describeBaseline,
   describeChange,
@@ -120,10 +120,7 @@ export function findingLines(results: readonly RawResult[]): string[] {
 
 export function formatSummary(input: SummaryInput): string {
   const { archive } = input;
-  const shown = (filePath: string) => {
-    const relative = path.relative(input.cwd, filePath);
-    return relative.startsWith('..') ? filePath : relative;
-  };
+  const shown = (filePath: string) => shownPath(filePath, input.cwd);
   const counts = archive.counts;
   const lines = [
     `── amqp-bench ${archive.run_id} ${'─'.repeat(Math.max(4, 60 - archive.run_id.length))}`,

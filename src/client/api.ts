@@ -179,6 +179,12 @@ export interface ClientAdapter {
   /** Acknowledgement modes beyond a single ack its deliveries offer. @default neither */
   readonly acks?: AckSupport;
   /**
+   * How many consumers of one queue a connection can have at once: `one` where the library keeps
+   * a single subscription per queue per connection (its adapter refuses a second consume() of the
+   * queue, saying why). @default 'many'
+   */
+  readonly consumersPerQueue?: 'one' | 'many';
+  /**
    * How the library notices a silent peer, in words citing its source, when that is not the
    * protocol's heartbeat check (a peer silent for two intervals or longer); absent: it is. The
    * fault matrix's heartbeat judgement says it beside the figures.

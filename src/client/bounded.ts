@@ -5,6 +5,16 @@
 import { nowNs } from '../measure/clock';
 import { ClientFaultError } from './types';
 
+/** A wait on the client that its bound ended: the client never answered within `boundMs`. */
+export class BoundPassedError extends ClientFaultError {
+  constructor(
+    message: string,
+    readonly boundMs: number,
+  ) {
+    super(message, nowNs(), 'deadline');
+  }
+}
+
 /** `promise`, or a rejection after `boundMs` (a dead peer never answers). */
 export async function bounded<T>(promise: Promise<T>, boundMs: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -14,7 +24,7 @@ export async function bounded<T>(promise: Promise<T>, boundMs: number, message: 
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ClientFaultError(message || `no answer within ${boundMs} ms`, nowNs(), 'deadline')), boundMs);
+        timer = setTimeout(() => reject(new BoundPassedError(message || `no answer within ${boundMs} ms`, boundMs)), boundMs);
       }),
     ]);
   } finally {
@@ -30,7 +40,7 @@ export async function bounded<T>(promise: Promise<T>, boundMs: number, message: 
  * Always `stop()` it (in a finally).
  */
 export class SequenceBound {
-  private current: { readonly startedMs: number; readonly fail: (error: ClientFaultError) => void } | undefined;
+  private current: { readonly startedMs: number; readonly fail: (error: BoundPassedError) => void } | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -40,7 +50,7 @@ export class SequenceBound {
     this.timer = setInterval(() => this.check(), Math.max(1, Math.min(boundMs, 1000)));
   }
 
-  /** `promise`, or a ClientFaultError (`deadline`) once it has been waited on for longer than the bound. */
+  /** `promise`, or a BoundPassedError (a ClientFaultError, `deadline`) once it has been waited on for longer than the bound. */
   wait<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const entry = { startedMs: performance.now(), fail: reject };
@@ -67,7 +77,7 @@ export class SequenceBound {
     const current = this.current;
     if (current && performance.now() - current.startedMs > this.boundMs) {
       this.current = undefined;
-      current.fail(new ClientFaultError(this.message || `no answer within ${this.boundMs} ms`, nowNs(), 'deadline'));
+      current.fail(new BoundPassedError(this.message || `no answer within ${this.boundMs} ms`, this.boundMs));
     }
   }
 }

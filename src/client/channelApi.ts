@@ -9,6 +9,11 @@ export interface Delivery {
   readonly body: Buffer;
   /** The broker's redelivered flag (an earlier delivery was not acked). */
   readonly redelivered: boolean;
+  /**
+   * When the library handed it over, where that is not now: a client program that hands its
+   * deliveries over in batches times each in its own process. Absent: the callback's own moment.
+   */
+  readonly receivedNs?: bigint;
   /** Acknowledges it (manual ack); a no-op with automatic ack or on a connection that died. */
   ack(): void;
   /**
@@ -71,12 +76,22 @@ export interface Publisher {
    * Publishes `count` messages of `sizeBytes` bytes (0x61) one after the other, each awaited as
    * `publish` is, timed inside the client: present where each `publish` would cross a process
    * boundary (a client in another language), so that a throughput figure is the client's and not
-   * the pipe's. Absent for in-process adapters (the caller then loops over `publish`).
+   * the pipe's. Absent for in-process adapters (the caller then loops over `publish`). `boundMs`
+   * bounds the whole run; `publishBoundMs` each publish: one not settled within it ends the run
+   * (`unsettledPublish`).
    */
-  publishRun?(exchange: string, routingKey: string, count: number, sizeBytes: number, boundMs: number): Promise<PublishRunOutcome>;
+  publishRun?(
+    exchange: string,
+    routingKey: string,
+    count: number,
+    sizeBytes: number,
+    boundMs: number,
+    publishBoundMs?: number,
+  ): Promise<PublishRunOutcome>;
   /**
    * True while the library says its writes are held back (amqplib: the last publish returned
-   * false and the channel's 'drain' has not come yet): the library's own back-pressure signal.
+   * false and the channel's 'drain' has not come yet; rascal: its channel pool said 'busy' and
+   * not yet 'ready'): the library's own back-pressure signal.
    * Absent where the library gives none (its publishes then wait, or pile up, without a word).
    */
   writesHeld?(): boolean;
@@ -93,4 +108,6 @@ export interface PublishRunOutcome {
   readonly latencyUs: { readonly valuesUs: readonly number[]; readonly counts: readonly number[] };
   /** Up to five distinct error descriptions. */
   readonly errorSamples: readonly string[];
+  /** The publish (1-based) that did not settle within the publish bound, where the run stopped; absent: every one settled. */
+  readonly unsettledPublish?: number;
 }

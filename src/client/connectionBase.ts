@@ -19,14 +19,13 @@ import type {
   EnsureResult,
   Publisher,
 } from './api';
-import { classifyFault, faultMessage, type FaultKind } from './faults';
+import { classifyFault, faultMessage, type FaultKind, type FaultWords } from './faults';
 
 export abstract class ConnectionBase implements ClientConnection {
   abstract readonly info: ClientInfo;
   abstract readonly localPort: number | undefined;
   abstract publisher(options: { readonly confirms: boolean }): Promise<Publisher>;
   abstract consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer>;
-  abstract ensureConnected(deadlineMs: number): Promise<EnsureResult>;
   abstract destroy(reason: string): void;
   abstract close(): Promise<void>;
 
@@ -86,12 +85,21 @@ export abstract class ConnectionBase implements ClientConnection {
     return signal;
   }
 
-  /**
-   * The kind of a failure this connection's library reported: the common reading (classifyFault).
-   * An adapter whose library has codes or words of its own passes them (its folder's library.ts).
-   */
+  /** The library's own codes and words for a failure (its folder's library.ts), read after the common ones; none: the common reading only. */
+  protected readonly faultWords: FaultWords | undefined = undefined;
+
+  /** The kind of a failure this connection's library reported: the common reading (classifyFault), then the library's own words. */
   protected faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error);
+    return classifyFault(error, this.faultWords);
+  }
+
+  /**
+   * Resolves once the connection, its publishers and consumers are back: a client its library
+   * recovers waits for the library (`waitForLibraryRecovery`); one the harness recovers overrides
+   * this with its loop.
+   */
+  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+    return this.waitForLibraryRecovery(deadlineMs);
   }
 
   /**

@@ -15,7 +15,7 @@
  * - `consumer_cancelled`: the broker cancelled one of its consumers (basic.cancel);
  * - `blocked`: the broker blocked its publishers (connection.blocked, a resource alarm);
  * - `backpressure`: the library said its writes are held (amqplib's `publish()` returned false,
- *   until 'drain'): the peer stopped reading.
+ *   until 'drain'; rascal's channel pool 'busy', until 'ready'): the peer stopped reading.
  */
 export const FAULT_KINDS = [
   'reset',

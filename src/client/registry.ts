@@ -20,6 +20,7 @@ import {
 import { amqplibLibrary } from './amqplib/library';
 import { amqpConnectionManagerLibrary } from './amqpConnectionManager/library';
 import { cloudamqpLibrary } from './cloudamqp/library';
+import { fooFooMqLibrary } from './fooFooMq/library';
 import { golevelupLibrary } from './golevelup/library';
 import { libraryVersion, loadAdapterModule } from './external';
 import { classifyFault, type FaultKind } from './faults';
@@ -41,6 +42,7 @@ export const CLIENT_LIBRARIES = [
   cloudamqpLibrary,
   golevelupLibrary,
   rascalLibrary,
+  fooFooMqLibrary,
   kombuLibrary,
   pikaLibrary,
   amqp091GoLibrary,

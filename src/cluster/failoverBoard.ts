@@ -8,7 +8,7 @@
  * The message ledger (published, confirmed, delivered per sequence number) is a separate
  * WorkloadBoard (src/suite-kit/workloadBoard.ts), shared with the same accounting.
  */
-import { ControlWords } from '../workers/controlWords';
+import { ThreadSlots } from '../workers/controlWords';
 import { RECEIVED_KIND_CODES as CauseCode } from '../client/faults';
 
 export const FailoverWord = {
@@ -67,22 +67,12 @@ export interface ThreadEpisodes {
   readonly droppedEpisodes: number;
 }
 
-export class FailoverBoard extends ControlWords {
-  readonly threads: number;
-  private readonly times: BigInt64Array;
-  private readonly ints: Int32Array;
+const LAYOUT = { controlWords: CONTROL_WORDS, timeSlots: TIME_SLOTS, intSlots: INT_SLOTS } as const;
 
+export class FailoverBoard extends ThreadSlots {
   /** A new board for `threads` threads (main thread), or one attached to `buffer` (worker). */
   constructor(threads: number, buffer?: SharedArrayBuffer) {
-    super(buffer ?? new SharedArrayBuffer(FailoverBoard.byteLength(threads)), CONTROL_WORDS);
-    this.threads = threads;
-    const timesOffset = CONTROL_WORDS * 4; // 8 words: 8-byte aligned, as BigInt64Array needs
-    this.times = new BigInt64Array(this.buffer, timesOffset, threads * TIME_SLOTS);
-    this.ints = new Int32Array(this.buffer, timesOffset + threads * TIME_SLOTS * 8, threads * INT_SLOTS);
-  }
-
-  static byteLength(threads: number): number {
-    return CONTROL_WORDS * 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
+    super(LAYOUT, buffer ?? threads, threads);
   }
 
   markReady(thread: number, ns: bigint, port: number | undefined): void {

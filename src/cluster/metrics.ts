@@ -10,8 +10,8 @@
  */
 import { accountDeliveries, type DeliveryAccount } from '../suite-kit/accounting';
 import { elapsedMs } from '../measure/clock';
-import { round3 } from '../measure/round';
-import { quantile, sortSamples } from '../measure/statistics';
+import { quantileOf } from '../measure/statistics';
+import { countMetric, msMetric } from '../results/metricValues';
 import type { Metric, Target } from '../results/rawResult';
 import { RECEIVED_KINDS } from '../client/faults';
 import type { FaultHit } from '../faults/model';
@@ -39,12 +39,8 @@ export interface EpisodeFigures {
   readonly nodeAfter: string | null;
 }
 
-const ms = (value: number | null | undefined, direction: Metric['direction'] = 'lower'): Metric => ({
-  value: value === null || value === undefined ? null : round3(value),
-  unit: 'ms',
-  direction,
-});
-const count = (value: number | null, direction: Metric['direction'] = 'none'): Metric => ({ value, unit: 'count', direction });
+const ms = msMetric;
+const count = countMetric;
 
 /** The latest hit at or before `ns`; the first hit for a detection that precedes every hit (flagged by the caller). */
 export function hitBefore(hits: readonly FaultHit[], ns: bigint): FaultHit | undefined {
@@ -78,10 +74,9 @@ function faultEpisodes(thread: ThreadEpisodes, injectedNs: bigint): EpisodeRecor
 }
 
 function stats(prefix: string, values: readonly number[]): Record<string, Metric> {
-  const sorted = sortSamples(values);
   return {
-    [`${prefix}_p50_ms`]: ms(sorted && quantile(sorted, 0.5)),
-    [`${prefix}_max_ms`]: ms(sorted && quantile(sorted, 1)),
+    [`${prefix}_p50_ms`]: ms(quantileOf(values, 0.5)),
+    [`${prefix}_max_ms`]: ms(quantileOf(values, 1)),
   };
 }
 

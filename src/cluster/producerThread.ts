@@ -16,6 +16,7 @@ import { describeError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { encodeMessage } from '../suite-kit/message';
+import { WakeableWait } from '../suite-kit/wakeableWait';
 import { WorkloadBoard, type BoardLayout } from '../suite-kit/workloadBoard';
 import { CauseCode, FailoverBoard, FailoverWord } from './failoverBoard';
 
@@ -72,7 +73,7 @@ class FailoverProducer {
   private republished = 0;
   private confirmed = 0;
   private settleStartedNs: bigint | undefined;
-  private wake: (() => void) | undefined;
+  private readonly wait = new WakeableWait();
 
   constructor(private readonly task: FailoverProducerTask) {
     this.me = task.threadIndex;
@@ -120,7 +121,7 @@ class FailoverProducer {
     this.connection = connected;
     connected.onFault((fault) => {
       board.openEpisode(me, fault.detectedNs, CauseCode[fault.kind]);
-      this.signal();
+      this.wait.wake();
     });
     this.publisher = await connected.publisher({ confirms: true });
     board.markReady(me, nowNs(), connected.localPort);
@@ -141,7 +142,7 @@ class FailoverProducer {
       }
       if (connected.state === 'closed') throw new Error('connection closed by the client library');
       const turn = this.nextTurn(paceStartNs);
-      if (turn.kind === 'wait') await this.pause(turn.ms);
+      if (turn.kind === 'wait') await this.wait.pause(turn.ms);
       else await this.send(turn.resend);
     }
   }
@@ -187,34 +188,15 @@ class FailoverProducer {
         }
         // Only a confirm of a message sent after the latest fault came over the new connection.
         board.recordMessage(me, nowNs(), sentNs > board.latestOutageNs(me));
-        this.signal();
+        this.wait.wake();
       },
       () => {
         this.inFlight -= 1;
         // Nacked, or the connection died before the confirm: send it again once back.
         if (confirmedSeqs[seq] === 0) this.retry.push(seq);
-        this.signal();
+        this.wait.wake();
       },
     );
     if (this.copies % 64 === 0) await yieldToEventLoop();
-  }
-
-  private signal(): void {
-    const waiting = this.wake;
-    this.wake = undefined;
-    waiting?.();
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

@@ -12,9 +12,10 @@
  * figures are left out, and confirm latency (timed by the producer alone) and rates remain.
  */
 import { encodeHistogram, mergeHistograms, type LatencyHistogram } from '../measure/histogram';
+import { round3 } from '../measure/round';
 import { countBits, countBitsMissing } from '../load/recorder';
 import { latencyFiguresMs } from '../load/latency';
-import type { LoadResult } from '../load/result';
+import { rateFigures, type LoadResult } from '../load/result';
 import { scheduleOf } from '../load/schedule';
 import { scheduleEndMs, type LoadWorkload } from '../load/workload';
 import { decodeBits, loadResultOf, type FleetAgentResult } from './agentResult';
@@ -82,16 +83,14 @@ export function mergeFleet(input: FleetMergeInput): FleetResult {
     machines,
     end_to_end: endToEnd ? 'merged' : 'left_out',
     clock_note: clockNote,
-    start_spread_ms: starts.length > 1 ? Math.round((Math.max(...starts) - Math.min(...starts)) * 1000) / 1000 : null,
+    start_spread_ms: starts.length > 1 ? round3(Math.max(...starts) - Math.min(...starts)) : null,
     agents: input.files.map((file) => agentRowOf(file, endToEnd || file.share.accounts_alone)),
   };
   return {
     ...first,
     workload: input.workload,
     aborted: results.some((result) => result.aborted) || absent.length > 0,
-    intended_rate_per_s: intended === null ? null : round(intended, 1),
-    achieved_rate_per_s: round(achieved, 1),
-    achieved_fraction: intended === null || intended === 0 ? null : round(achieved / intended, 4),
+    ...rateFigures(intended, achieved),
     messages: mergeMessages(input.workload, ran, absent.length === 0),
     latency_ms: { end_to_end: latencyFiguresMs(e2e), confirm: latencyFiguresMs(confirm), schedule_lag: latencyFiguresMs(lag) },
     histograms: { end_to_end_latency: encodeHistogram(e2e), confirm_latency: encodeHistogram(confirm), schedule_lag: encodeHistogram(lag) },
@@ -189,9 +188,4 @@ function fleetNotes(
     'latency histograms added across agents (not percentiles averaged); counts summed; messages accounted by sequence number across agents',
     ...own,
   ];
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }

@@ -140,6 +140,24 @@ export async function prepareFaultSchedule(
   };
 }
 
+/**
+ * What a fault's timing says about the run's figures, when it matters (null otherwise). A broker
+ * fault is injected by a CLI call that takes seconds on a loaded machine: one that ended only after
+ * publishing had ended acted on nothing the run published (RabbitMQ blocks a connection when it
+ * publishes), so it has no moment of its own on the proxy's timeline and is timed from the call's
+ * start, an upper bound; one whose call outlasted its planned length was removed as soon as it was
+ * in place.
+ */
+export function faultTimingNote(fault: FaultWindowRecord, publishingEndedMs: number): string | null {
+  if (fault.injectedAtMs === null || fault.injectionCompletedAtMs === null) return null;
+  const callMs = Math.round(fault.injectionCompletedAtMs - fault.injectedAtMs);
+  if (fault.injectionCompletedAtMs >= publishingEndedMs)
+    return `fault ${fault.text}: its injecting call took ${callMs} ms, so it was in place only from ${Math.round(fault.injectionCompletedAtMs)} ms, after publishing ended (${Math.round(publishingEndedMs)} ms): nothing was published under it`;
+  if (callMs > fault.plannedLengthMs)
+    return `fault ${fault.text}: its injecting call took ${callMs} ms, longer than its planned length (${fault.plannedLengthMs} ms): it was removed as soon as it was in place`;
+  return null;
+}
+
 function windowRecord(entry: Entry, startNs: bigint, timeline: readonly FaultEvent[] | null): FaultWindowRecord {
   const fromStart = (ns: bigint) => Math.round(elapsedMs(startNs, ns) * 1000) / 1000;
   const { injection, removal } = entry;

@@ -5,8 +5,9 @@
  */
 import type { ClientInfo } from '../client/api';
 import { encodeHistogram } from '../measure/histogram';
+import { roundTo } from '../measure/round';
 import type { RawResult, ResultDraft } from '../results/rawResult';
-import type { FaultWindowRecord } from './faultSchedule';
+import { faultTimingNote, type FaultWindowRecord } from './faultSchedule';
 import { latencyFiguresMs, type LatencyFiguresMs } from './latency';
 import type { LoadRecorder } from './recorder';
 import type { TimeSeriesPoint } from './timeseries';
@@ -90,6 +91,18 @@ export interface LoadResultInput {
   readonly accountsAlone?: boolean;
 }
 
+/** The intended and achieved rates (msg/s, to 0.1) and the share of the intended one achieved; null where nothing was intended. */
+export function rateFigures(
+  intendedPerS: number | null,
+  achievedPerS: number,
+): Pick<LoadResult, 'intended_rate_per_s' | 'achieved_rate_per_s' | 'achieved_fraction'> {
+  return {
+    intended_rate_per_s: intendedPerS === null ? null : roundTo(intendedPerS, 1),
+    achieved_rate_per_s: roundTo(achievedPerS, 1),
+    achieved_fraction: intendedPerS === null || intendedPerS === 0 ? null : roundTo(achievedPerS / intendedPerS, 4),
+  };
+}
+
 export function buildLoadResult(input: LoadResultInput): LoadResult {
   const { recorder, workload } = input;
   const totals = recorder.totals;
@@ -108,6 +121,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
     ...(input.viaProxy ? ['through the fault proxy entry'] : ['directly to the broker (no proxy)']),
     ...(input.unsent > 0 ? [`${input.unsent} message(s) were still due when the catch-up time ran out: not sent`] : []),
     ...(input.aborted ? ['aborted before the end (Ctrl-C): figures cover the part that ran'] : []),
+    ...input.faults.flatMap((fault) => faultTimingNote(fault, input.publishingEndedMs) ?? []),
     ...(input.accountsAlone === false
       ? [
           "some of this process's messages are consumed by other processes of the fleet: lost and not consumed are counted by the fleet's merge",
@@ -119,9 +133,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
     client: input.client,
     via_proxy: input.viaProxy,
     aborted: input.aborted,
-    intended_rate_per_s: intendedRate === null ? null : round(intendedRate, 1),
-    achieved_rate_per_s: round(achieved, 1),
-    achieved_fraction: intendedRate === null || intendedRate === 0 ? null : round(achieved / intendedRate, 4),
+    ...rateFigures(intendedRate, achieved),
     messages: {
       intended,
       published: totals.published,
@@ -205,9 +217,4 @@ export function loadRawResult(result: LoadResult): ResultDraft & Pick<RawResult,
     },
     measured_ms: workload.durationMs,
   };
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }

@@ -5,7 +5,7 @@
  * and running counts. Both sides wait with `Atomics.waitAsync`: no event loop is ever blocked
  * while a connection is open.
  */
-import { ControlWords } from '../workers/controlWords';
+import { ThreadSlots } from '../workers/controlWords';
 
 export const MatrixControl = {
   READY: 0,
@@ -27,8 +27,12 @@ export const MatrixControl = {
   LOADED: 12,
   /** Each thread's moment to open its connection is set (MatrixTime.OPEN_AT). */
   OPEN: 13,
+  /** Each consumer keeps the ack of its next own delivery until the fault is in place (./faultMomentAck.ts). */
+  HOLD_ACK: 14,
+  /** Threads keeping such an ack. */
+  ACK_HELD: 15,
 } as const;
-const CONTROL_WORDS = 14;
+const CONTROL_WORDS = 16;
 
 /** Per-thread moments (BigInt64, ns; 0 = not yet). */
 export const MatrixTime = {
@@ -65,47 +69,16 @@ export const MatrixInt = {
 } as const;
 const INT_SLOTS = 10;
 
-export class MatrixBoard extends ControlWords {
-  readonly threads: number;
-  private readonly times: BigInt64Array;
-  private readonly ints: Int32Array;
+const LAYOUT = { controlWords: CONTROL_WORDS, timeSlots: TIME_SLOTS, intSlots: INT_SLOTS } as const;
 
+export class MatrixBoard extends ThreadSlots {
+  /** A new board for `threads` threads (main thread), or one attached to the buffer a worker was given. */
   constructor(threadsOrBuffer: number | SharedArrayBuffer, threads?: number) {
-    const count = typeof threadsOrBuffer === 'number' ? threadsOrBuffer : (threads ?? 0);
-    super(typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(MatrixBoard.byteLength(count)) : threadsOrBuffer, CONTROL_WORDS);
-    this.threads = count;
-    const timesOffset = MatrixBoard.timesOffset();
-    this.times = new BigInt64Array(this.buffer, timesOffset, count * TIME_SLOTS);
-    this.ints = new Int32Array(this.buffer, timesOffset + count * TIME_SLOTS * 8, count * INT_SLOTS);
-  }
-
-  static byteLength(threads: number): number {
-    return MatrixBoard.timesOffset() + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
-  }
-
-  /** Where the BigInt64 moments start: after the control words, 8-byte aligned. */
-  private static timesOffset(): number {
-    return Math.ceil((CONTROL_WORDS * 4) / 8) * 8;
-  }
-
-  time(thread: number, slot: number): bigint {
-    return Atomics.load(this.times, thread * TIME_SLOTS + slot);
+    super(LAYOUT, threadsOrBuffer, threads);
   }
 
   /** Sets a moment once: the first one wins. Returns true when this call set it. */
   setTimeOnce(thread: number, slot: number, ns: bigint): boolean {
     return Atomics.compareExchange(this.times, thread * TIME_SLOTS + slot, 0n, ns) === 0n;
-  }
-
-  int(thread: number, slot: number): number {
-    return Atomics.load(this.ints, thread * INT_SLOTS + slot);
-  }
-
-  setInt(thread: number, slot: number, value: number): void {
-    Atomics.store(this.ints, thread * INT_SLOTS + slot, value);
-  }
-
-  addInt(thread: number, slot: number, delta = 1): void {
-    Atomics.add(this.ints, thread * INT_SLOTS + slot, delta);
   }
 }

@@ -35,6 +35,8 @@ export interface CellRun {
 const PROBE_INTERVAL_MS = 100;
 /** Every thread has its own messages back within this long of the start (warm-up). */
 const WARMUP_BOUND_MS = 20_000;
+/** Every consumer has one of its own deliveries in its handler within this long (deliveries come every publish interval). */
+const ACK_HOLD_BOUND_MS = 5000;
 
 /** Threads started (staggered over a heartbeat interval when one is given), warmed up, and the silence's phase waited for. */
 export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
@@ -85,9 +87,21 @@ export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
     run.problems.push(
       `not every thread had ${options.warmupMessages} of its own messages back within ${WARMUP_BOUND_MS / 1000} s of the start (warm-up)`,
     );
+  await keepAcksForTheFault(cell, run);
   const openedNs = board.time(0, MatrixTime.OPENED);
   if (intervalMs !== undefined && openedNs !== 0n)
     await sleep(delayToPhaseMs(openedNs, process.hrtime.bigint(), intervalMs, firstThreadPhase(threads)));
+}
+
+/** Every consumer keeps a delivery it has in its handler at the fault's moment (./faultMomentAck.ts); bounded. */
+async function keepAcksForTheFault(cell: Cell, run: CellRun): Promise<void> {
+  const { options, board } = cell;
+  if (cell.fault.definition.holdsDelivery) return;
+  board.raise(MatrixControl.HOLD_ACK);
+  if (!(await board.waitFor(MatrixControl.ACK_HELD, options.threads, ACK_HOLD_BOUND_MS)))
+    run.problems.push(
+      `only ${board.flag(MatrixControl.ACK_HELD)} of ${options.threads} consumers had a delivery in their handler within ${ACK_HOLD_BOUND_MS / 1000} s, before the injection`,
+    );
 }
 
 /** The fault injected; every thread given the detection bound to notice; held as long as asked; close() checked while it holds. */

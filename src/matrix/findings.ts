@@ -102,9 +102,14 @@ function stallFindings(thread: MatrixThreadDetail): string[] {
   const what =
     stall.signal === 'none'
       ? 'no back-pressure signal: the library has none'
-      : "no back-pressure signal: the library's own never turned on";
+      : "no back-pressure signal: the library's own never turned on during the stall";
+  const offered = `${stall.published_during_stall} publishes (${stall.offered_mb_per_s ?? '?'} MB/s offered) during the ${stall.stall_s} s stall, ${stall.outstanding_at_removal ?? '?'} outstanding at the removal`;
+  // A client program's publishes are commands over its pipe: what the library did not take waits in the
+  // program's own process (behind a publish call that blocks, in the programs of adapters/), not in the library.
   return [
-    `thread ${thread.thread}: ${what}; it took ${stall.published_during_stall} publishes (${stall.offered_mb_per_s ?? '?'} MB/s offered) during the ${stall.stall_s} s stall, ${stall.outstanding_at_removal ?? '?'} outstanding at the removal; ${stall.memory_measured ? `worker memory ${mb(stall.worker_memory_mb_per_s)} MB/s, process RSS ${mb(stall.rss_mb_per_s)} MB/s` : 'its memory not measured (the library runs in its own process)'}`,
+    stall.memory_measured
+      ? `thread ${thread.thread}: ${what}; it took ${offered}; worker memory ${mb(stall.worker_memory_mb_per_s)} MB/s, process RSS ${mb(stall.rss_mb_per_s)} MB/s`
+      : `thread ${thread.thread}: ${what}; its client program was handed ${offered}, which waited in the program's own process behind the library's calls (a library whose publish blocks holds its caller instead of saying so); its memory not measured`,
   ];
 }
 

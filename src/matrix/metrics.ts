@@ -2,18 +2,15 @@
  * A fault-matrix cell's metrics (pure): detection and recovery of the slowest thread, how many
  * threads noticed and were back, and the class of every publish.
  */
+import { countMetric, msMetric } from '../results/metricValues';
 import type { Metric } from '../results/rawResult';
 import type { MatrixThread as MatrixThreadDetail } from '../schemaTypes';
 import { round3 } from '../measure/round';
 import type { PublishAccount } from './accounting';
 import type { MatrixThreadReport } from './report';
 
-const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({
-  value: value === null ? null : round3(value),
-  unit: 'ms',
-  direction,
-});
-const count = (value: number, direction: Metric['direction'] = 'none'): Metric => ({ value, unit: 'count', direction });
+const ms = msMetric;
+const count = countMetric;
 
 export function matrixMetrics(
   threads: readonly MatrixThreadDetail[],

@@ -115,6 +115,11 @@ function refusedNote({ refused_attempts: refused }: Pick<MatrixDetails, 'refused
     : [];
 }
 
+/** A silence not every thread noticed by itself: why, in the library's own terms, where its adapter says how it notices. */
+function silenceFindings(heartbeat: ReturnType<typeof judgeHeartbeat>): string[] {
+  return heartbeat?.judgement === 'not_by_itself' && heartbeat.check ? [`how the library notices a silence: ${heartbeat.check}`] : [];
+}
+
 export function computeMatrixResult(outcome: MatrixOutcome, context: MatrixContext = {}): MatrixResult {
   const definition = outcome.fault.definition;
   const { injectedNs, acted, reference, removal, total, threads } = threadsOf(outcome);
@@ -124,10 +129,10 @@ export function computeMatrixResult(outcome: MatrixOutcome, context: MatrixConte
     definition.embeddedProxyOnly && outcome.proxyServer.kind !== 'embedded'
       ? `through ${describeProxyServer(outcome.proxyServer)}, which does not do what the embedded proxy does here: ${definition.embeddedProxyOnly}`
       : null;
-  const findings = findingsOf(outcome, threads, total, throughToxiproxy);
+  const heartbeat = judgeHeartbeat(definition.expected, context.heartbeatSeconds, threads, context.silenceCheck);
+  const findings = [...findingsOf(outcome, threads, total, throughToxiproxy), ...silenceFindings(heartbeat)];
   const harnessProblems = harnessProblemsOf(outcome, definition, acted.length);
   const verdict = verdictOf(harnessProblems, findings, metrics, threads, outcome);
-  const heartbeat = judgeHeartbeat(definition.expected, context.heartbeatSeconds, threads, context.silenceCheck);
   const closeCheck = outcome.threads[0]?.closeCheck ?? null;
   const spread = faultSpread(acted);
   const { options } = outcome;

@@ -1,8 +1,9 @@
 /**
  * Inside a fault-matrix thread while a fault stalls the client's writes (the broker stops
  * reading): the library's own back-pressure signal, where it has one (`Publisher.writesHeld`,
- * polled as the thread publishes: each time it turns on is an episode, and the first after the
- * injection is the thread noticing the fault), and the memory the library holds meanwhile,
+ * polled as the thread publishes: each time it turns on after the injection is an episode, and
+ * the first is the thread noticing the fault; one that was on before, under the ordinary load,
+ * counts only once it turns on again), and the memory the library holds meanwhile,
  * sampled every 250 ms: this worker's V8 heap and its external memory (the Buffers queued in the
  * library and in its socket live there), the process's RSS, the publishes awaiting their confirm.
  */
@@ -33,15 +34,9 @@ export class StallWatch {
   tick(): void {
     const atNs = nowNs();
     const held = this.publisher.writesHeld?.() ?? false;
-    if (held && !this.held) {
+    if (held && !this.held && this.board.flag(MatrixControl.INJECTED) !== 0) {
       this.episodes += 1;
-      if (this.board.flag(MatrixControl.INJECTED) !== 0)
-        this.events.note({
-          source: 'signal',
-          kind: 'backpressure',
-          message: 'publish() returned false: writes held until drain',
-          atNs: String(atNs),
-        });
+      this.events.note({ source: 'signal', kind: 'backpressure', message: 'the library says its writes are held', atNs: String(atNs) });
     }
     this.held = held;
     if (atNs - this.lastSampleNs >= SAMPLE_EVERY_NS && this.samples.length < MAX_SAMPLES) this.sample(atNs);

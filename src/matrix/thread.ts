@@ -20,6 +20,7 @@ import { redactText } from '../redact';
 import { decodeHeader, encodeMessage } from '../suite-kit/message';
 import { MatrixBoard, MatrixControl, MatrixInt, MatrixTime } from './board';
 import { checkCloseWhileBlocked } from './closeCheck';
+import { FaultMomentAck } from './faultMomentAck';
 import { PublishLedger } from './ledger';
 import { PROBE_ROUND, PublishPhase, type MatrixThreadReport } from './report';
 import { StallWatch } from './stallWatch';
@@ -60,6 +61,8 @@ interface ThreadContext {
   readonly me: number;
   readonly ledger: PublishLedger;
   readonly events: ThreadEvents;
+  /** The delivery its consumer has in its handler at the fault's moment, acked once the fault is in place. */
+  readonly faultMomentAck: FaultMomentAck;
   /** The delivery its consumer held unacked on purpose, and when that message was delivered again. */
   held?: { seq: number; redeliveredNs: bigint | null };
 }
@@ -72,6 +75,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     me: task.threadIndex,
     ledger: new PublishLedger(),
     events: new ThreadEvents(board, task.threadIndex),
+    faultMomentAck: new FaultMomentAck(board, task.threadIndex, task.holdDelivery),
   };
   const trap = trapUnhandled();
   let connection: ClientConnection | undefined;
@@ -132,7 +136,7 @@ async function openingMoment(context: ThreadContext): Promise<void> {
 
 /** Listens to the library, opens its publisher and consumer, says it is ready and waits for the start. */
 async function start(context: ThreadContext, client: ClientConnection): Promise<Publisher> {
-  const { task, board, me, ledger, events } = context;
+  const { task, board, me, ledger, events, faultMomentAck } = context;
   client.onFault((fault) =>
     events.note({ source: 'fault', kind: fault.kind, message: redactText(fault.message), atNs: String(fault.detectedNs) }),
   );
@@ -142,13 +146,13 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   const publisher = await client.publisher({ confirms: true });
   await client.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, (delivery) => {
     const header = decodeHeader(delivery.body);
-    const receivedNs = nowNs();
+    const receivedNs = delivery.receivedNs ?? nowNs();
     if (header && holdsThis(context, header.round, header.seq, receivedNs)) {
       ledger.delivered(header.seq, receivedNs);
       board.addInt(me, MatrixInt.DELIVERED);
       return;
     }
-    delivery.ack();
+    if (!header || header.round === PROBE_ROUND || !faultMomentAck.keep(() => delivery.ack())) delivery.ack();
     if (!header) return;
     const afterRemoval = board.flag(MatrixControl.REMOVED) !== 0;
     if (afterRemoval) board.setTimeOnce(me, MatrixTime.CONSUMER_BACK, receivedNs);
@@ -238,6 +242,7 @@ async function publishUntilSettle(
   while (board.flag(MatrixControl.SETTLE) === 0) {
     if (board.int(me, MatrixInt.OUTSTANDING) < task.confirmWindow) publishOne(context, publisher, seq++);
     stall?.tick();
+    context.faultMomentAck.tick();
     events.samplePort(client.localPort);
     if (client.info.recovery === 'harness' && client.state === 'down' && board.flag(MatrixControl.REMOVED) !== 0 && !reconnecting)
       reconnecting = client

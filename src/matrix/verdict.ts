@@ -68,17 +68,25 @@ export function verdictClass(verdict: Pick<MatrixVerdict, 'cell'>): string {
   return verdict.cell.startsWith('⚠') ? '⚠ harness' : verdict.cell.replace(/\d+(?:\.\d+)?/g, 'N');
 }
 
-/** ` · told by its own basic.consume refused (404)` when a thread noticed by something other than the fault's own signal. */
+/**
+ * ` · told by its own basic.consume refused (404)` when a thread noticed by something other than
+ * the fault's own signal: every such way the threads were told, in a fixed order (never just the
+ * first thread's, which would make the cell's words depend on which thread came first).
+ */
 function toldBy(threads: readonly MatrixThreadDetail[]): string {
-  const refused = threads.find((thread) => thread.noticed_as === 'refused_retry');
-  if (refused) {
-    const request = refused.frames_during_fault?.find((frame) => frame.from === 'client');
-    const answer = refused.frames_during_fault?.find((frame) => frame.from === 'broker' && (frame.reply_code ?? 0) >= 400);
-    return ` · told by its own ${request?.method ?? 'request'} refused (${answer?.reply_code ?? '?'}), not the fault`;
-  }
-  const other = threads.find((thread) => thread.noticed_as === 'other');
-  return other ? ` · told as ${other.detected_by.replace(/_/g, ' ')}` : '';
+  const refusals = threads
+    .filter((thread) => thread.noticed_as === 'refused_retry')
+    .map((thread) => {
+      const request = thread.frames_during_fault?.find((frame) => frame.from === 'client');
+      const answer = thread.frames_during_fault?.find((frame) => frame.from === 'broker' && (frame.reply_code ?? 0) >= 400);
+      return `${request?.method ?? 'request'} refused (${answer?.reply_code ?? '?'})`;
+    });
+  if (refusals.length > 0) return ` · told by its own ${distinctSorted(refusals).join(', ')}, not the fault`;
+  const others = threads.filter((thread) => thread.noticed_as === 'other').map((thread) => thread.detected_by.replace(/_/g, ' '));
+  return others.length > 0 ? ` · told as ${distinctSorted(others).join(', ')}` : '';
 }
+
+const distinctSorted = (words: readonly string[]): string[] => [...new Set(words)].sort();
 
 function formatMs(value: number): string {
   return value >= 100 ? String(Math.round(value)) : String(Math.round(value * 10) / 10);
@@ -92,6 +100,7 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   if (counted(/told by the broker at/) > 0) parts.push('told by the broker, not its heartbeat');
   if (counted(/stopped consuming/) > 0) parts.push('stopped consuming');
   if (counted(/publisher never came back/) > 0) parts.push('publisher not back');
+  if (counted(/: not back within/) > 0) parts.push('not back');
   if (counted(/no back-pressure signal/) > 0) parts.push('no back-pressure signal');
   const hung = /^(\d+) publish\(es\) hung/.exec(findings.find((finding) => /publish\(es\) hung/.test(finding)) ?? '');
   if (hung) parts.push(`${hung[1]} publishes hung`);
@@ -102,5 +111,22 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   else if (counted(/close\(\) of a blocked connection hung in the library/) > 0) parts.push('close() hangs while blocked');
   else if (counted(/close\(\) did not end by itself/) > 0) parts.push('close() cut short');
   if (counted(/thread failed|could not|never came|did not finish/) > 0 && parts.length === 0) parts.push('thread failed');
-  return parts.length > 0 ? parts.join(', ') : findings[0]!.slice(0, 60);
+  return parts.length > 0 ? parts.join(', ') : leadingClause(findings[0]!);
 }
+
+/**
+ * A finding the gist has no words for, cut to its first clause (`thread 0: ` and what follows its
+ * first colon or parenthesis left to the findings list): whole words, never a word cut in two.
+ */
+export function leadingClause(finding: string): string {
+  const clause = finding
+    .replace(/^thread \d+: /, '')
+    .split(/: | \(/)[0]!
+    .trim();
+  if (clause.length <= GIST_MAX_CHARS) return clause;
+  const cut = clause.slice(0, GIST_MAX_CHARS + 1);
+  return `${cut.slice(0, cut.lastIndexOf(' ')).trim()} …`;
+}
+
+/** The longest a cell's words run before the findings list takes over. */
+const GIST_MAX_CHARS = 60;

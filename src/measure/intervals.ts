@@ -6,6 +6,7 @@
  * the whole interval lies beyond it, inconclusive otherwise. Noise alone never makes a miss: with
  * fewer than three repetitions a value beyond the target is inconclusive, never missed.
  */
+import { round3 } from './round';
 
 export interface MedianInterval {
   readonly low: number;
@@ -57,9 +58,8 @@ export function judgeInterval(interval: MedianInterval, comparator: '<' | '>', t
 
 /** `[86.9, 121.4] (5 repetitions, 94%)`, for messages. */
 export function describeInterval(interval: MedianInterval, unit: string): string {
-  const round = (value: number) => Math.round(value * 1000) / 1000;
   const suffix = unit === '%' ? '%' : ` ${unit}`;
   return interval.n === 1
-    ? `${round(interval.low)}${suffix} (one measurement)`
-    : `[${round(interval.low)}${suffix}, ${round(interval.high)}${suffix}] (${interval.n} repetitions, ${Math.round(interval.confidence * 100)}% interval of the median)`;
+    ? `${round3(interval.low)}${suffix} (one measurement)`
+    : `[${round3(interval.low)}${suffix}, ${round3(interval.high)}${suffix}] (${interval.n} repetitions, ${Math.round(interval.confidence * 100)}% interval of the median)`;
 }

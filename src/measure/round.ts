@@ -18,3 +18,8 @@ export function round3(value: number): number {
 export function round3OrNull(value: number | null): number | null {
   return value === null ? null : round3(value);
 }
+
+/** To 1 decimal: a rate in msg/s, a ratio in %. */
+export function round1(value: number): number {
+  return roundTo(value, 1);
+}

@@ -200,6 +200,12 @@ export function quantile(sorted: SortedSamples, q: number): number {
   return fraction === 0 ? low : low + (sorted[lower + 1]! - low) * fraction;
 }
 
+/** The quantile `q` of the finite values among `values`; null when there is none (a figure not measured). */
+export function quantileOf(values: readonly (number | null | undefined)[], q: number): number | null {
+  const sorted = sortSamples(values);
+  return sorted && quantile(sorted, q);
+}
+
 export function median(values: NonEmptyArray<number>): number {
   return quantile(sortSamples(values)!, 0.5);
 }

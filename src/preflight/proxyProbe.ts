@@ -8,6 +8,7 @@ import http from 'node:http';
 import axios, { AxiosError, type AxiosResponse } from 'axios';
 import type { BenchConfig } from '../config';
 import { ProxyError } from '../errors';
+import { isRecord } from '../results/collect';
 
 export type ProxyApiProbe =
   /** `GET /version` and `GET /proxies` answered as Toxiproxy does. */
@@ -143,10 +144,6 @@ function isJsonObject(text: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `404 Not Found`, `200 with text/html, not JSON`: enough to recognise what answered. */

@@ -3,6 +3,8 @@
  * latencies and losses `lower`, counts that only describe `none`.
  */
 import { encodeHistogram, type LatencySummaryMs } from '../measure/histogram';
+import { round1, round3 } from '../measure/round';
+import { countMetric, msMetric, percentMetric, rateMetric } from '../results/metricValues';
 import type { EncodedHistogram, Metric } from '../results/rawResult';
 import { lossPercent, type DeliveryAccount } from '../suite-kit/accounting';
 import type { AggregateFigures, RoundFigures, WorkloadFigures } from './summary';
@@ -16,22 +18,6 @@ export const WORKLOAD_NOTES: readonly string[] = [
   'e2e_latency_from_schedule (paced rounds only): receive time minus the time the paced producer meant to publish, so a producer stalled by a fault is counted too (no coordinated omission)',
   'warm-up rounds are excluded from rates and latency, but included in the loss/duplicate accounting',
 ];
-
-const round3 = (value: number): number => Math.round(value * 1000) / 1000;
-const round1 = (value: number): number => Math.round(value * 10) / 10;
-
-export const rateMetric = (value: number | null): Metric => ({
-  value: value === null ? null : round1(value),
-  unit: 'msg/s',
-  direction: 'higher',
-});
-export const msMetric = (value: number | null): Metric => ({
-  value: value === null ? null : round3(value),
-  unit: 'ms',
-  direction: 'lower',
-});
-export const countMetric = (value: number, direction: Metric['direction'] = 'none'): Metric => ({ value, unit: 'count', direction });
-export const percentMetric = (value: number): Metric => ({ value: round3(value), unit: '%', direction: 'lower' });
 
 /** `<prefix>_p50_ms`, `_p95_ms`, `_p99_ms`, `_max_ms` and the sample count. */
 export function latencyMetrics(prefix: string, latency: LatencySummaryMs): Record<string, Metric> {

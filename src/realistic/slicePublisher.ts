@@ -14,6 +14,7 @@ import { describeError, TimeoutError } from '../errors';
 import { elapsedMs, nowNs } from '../measure/clock';
 import { redactText } from '../redact';
 import { encodeMessage } from '../suite-kit/message';
+import { WakeableWait } from '../suite-kit/wakeableWait';
 import { Word, type WorkloadBoard } from '../suite-kit/workloadBoard';
 import type { ProducerRoundStats, ProducerSlice, ProducerTask, PublishOutcomes } from './producerThread';
 
@@ -42,7 +43,7 @@ class SliceRun {
   sent = 0;
   republished = 0;
   private readonly confirmedInSlice: Uint8Array;
-  private wake: (() => void) | undefined;
+  private readonly wait = new WakeableWait();
 
   constructor(
     private readonly context: SliceContext,
@@ -56,22 +57,7 @@ class SliceRun {
 
   /** Waits `ms`, or less when a confirm, a rejection or a fault comes first. */
   pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  private signal(): void {
-    const waiting = this.wake;
-    this.wake = undefined;
-    waiting?.();
+    return this.wait.pause(ms);
   }
 
   onConfirmed(seq: number): void {
@@ -84,7 +70,7 @@ class SliceRun {
       this.confirmed += 1;
       board.markConfirmed(seq);
     }
-    this.signal();
+    this.wait.wake();
   }
 
   onUnconfirmed(seq: number, reason: unknown): void {
@@ -97,7 +83,7 @@ class SliceRun {
       outcomes.firstRejection ??= redactText(describeError(reason));
     }
     this.retry.push(seq); // nacked, or the connection died first: unconfirmed at the fault
-    this.signal();
+    this.wait.wake();
   }
 
   finished(): boolean {

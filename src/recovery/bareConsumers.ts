@@ -19,8 +19,8 @@ import type { ConsumersStart, RecoveryConsumers, ThreadRecord } from './consumer
 export const BARE_RECOVERY_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'bare-recovery.js');
 
 /** One thread's record as the script reports it (ns as decimal strings). */
-interface BareThreadRecord {
-  readonly thread: number;
+export interface BareThreadRecord {
+  readonly thread?: number;
   readonly local_port: number | null;
   readonly ready_ns: string | null;
   readonly detected_ns: string | null;
@@ -50,7 +50,12 @@ export function parseBareRecoveryReport(line: string, threads: number): ThreadRe
   const list = (parsed as { threads?: unknown } | null)?.threads;
   if (!Array.isArray(list) || list.length !== threads)
     throw new BenchError('RESULT_INVALID', `bare-recovery should report ${threads} threads; got ${JSON.stringify(line.slice(0, 200))}`);
-  return (list as BareThreadRecord[]).map((record, index) => ({
+  return (list as BareThreadRecord[]).map(threadRecordOf);
+}
+
+/** One bare thread's record (the script's, or a bare recovery program's) as the scenario's. */
+export function threadRecordOf(record: BareThreadRecord, index: number): ThreadRecord {
+  return {
     threadIndex: index,
     readyNs: nsOf(record.ready_ns),
     detectedNs: nsOf(record.detected_ns),
@@ -62,7 +67,7 @@ export function parseBareRecoveryReport(line: string, threads: number): ThreadRe
     deliveries: record.deliveries ?? 0,
     falseAlarms: 0,
     ...(record.error ? { error: record.error } : {}),
-  }));
+  };
 }
 
 /** Starts scripts/bare-recovery.js for the scenario's threads (its queues share one prefix: `<prefix>.<thread>`). */

@@ -4,7 +4,7 @@
  * thread raises flags (go, injected, toxic removed, stop). Both sides wait with
  * `Atomics.waitAsync`, so no event loop is ever blocked while a connection is open.
  */
-import { ControlWords } from '../workers/controlWords';
+import { ThreadSlots } from '../workers/controlWords';
 
 /** Control words (Int32 indices). */
 export const Control = {
@@ -29,44 +29,11 @@ const INT_SLOTS = 6;
 
 export const ThreadState = { STARTING: 0, READY: 1, DRAINING: 2, DETECTED: 3, RECOVERING: 4, RECOVERED: 5, FAILED: 6 } as const;
 
-export class ThreadBoard extends ControlWords {
-  readonly threads: number;
-  private readonly times: BigInt64Array;
-  private readonly ints: Int32Array;
+const LAYOUT = { controlWords: CONTROL_WORDS, timeSlots: TIME_SLOTS, intSlots: INT_SLOTS } as const;
 
+export class ThreadBoard extends ThreadSlots {
+  /** A new board for `threads` threads (main thread), or one attached to the buffer a worker was given. */
   constructor(threadsOrBuffer: number | SharedArrayBuffer, threads?: number) {
-    const threadCount = typeof threadsOrBuffer === 'number' ? threadsOrBuffer : (threads ?? 0);
-    super(
-      typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(ThreadBoard.byteLength(threadCount)) : threadsOrBuffer,
-      CONTROL_WORDS,
-    );
-    this.threads = threadCount;
-    const timesOffset = CONTROL_WORDS * 4;
-    this.times = new BigInt64Array(this.buffer, timesOffset, this.threads * TIME_SLOTS);
-    this.ints = new Int32Array(this.buffer, timesOffset + this.threads * TIME_SLOTS * 8, this.threads * INT_SLOTS);
-  }
-
-  static byteLength(threads: number): number {
-    return CONTROL_WORDS * 4 + threads * TIME_SLOTS * 8 + threads * INT_SLOTS * 4;
-  }
-
-  setTime(thread: number, slot: number, ns: bigint): void {
-    Atomics.store(this.times, thread * TIME_SLOTS + slot, ns);
-  }
-
-  time(thread: number, slot: number): bigint {
-    return Atomics.load(this.times, thread * TIME_SLOTS + slot);
-  }
-
-  setInt(thread: number, slot: number, value: number): void {
-    Atomics.store(this.ints, thread * INT_SLOTS + slot, value);
-  }
-
-  addInt(thread: number, slot: number, delta = 1): void {
-    Atomics.add(this.ints, thread * INT_SLOTS + slot, delta);
-  }
-
-  int(thread: number, slot: number): number {
-    return Atomics.load(this.ints, thread * INT_SLOTS + slot);
+    super(LAYOUT, threadsOrBuffer, threads);
   }
 }

@@ -16,10 +16,12 @@ import { describeProxyServer } from '../faults';
 import { faultRecord } from '../faults/record';
 import { elapsedMs } from '../measure/clock';
 import { quantile, sortSamples } from '../measure/statistics';
+import { countMetric, msMetric } from '../results/metricValues';
 import type { Metric, Target } from '../results/rawResult';
 import { judgedTarget } from '../results/targetVerdict';
 import type { Fault, FaultProxy } from '../schemaTypes';
 import type { FaultSpread } from '../faults/moments';
+import { PUBLISHED_TARGETS } from '../scenarios/targets';
 import { machineBound } from './machineBound';
 import { countBy, recoveryDetailsOf } from './metricsDetails';
 import { runMoments, type RunMoments } from './runMoments';
@@ -28,11 +30,11 @@ import type { RecoveryOutcome } from './scenario';
 
 export { describeReceived } from '../client/faults';
 
-/** The product's recovery targets (src/scenarios/targets.ts). */
-export const RECOVERY_TARGETS_MS = {
-  rstDetection: 10,
-  partitionDetection: 200,
-  fullRecovery: 5000,
+/** The published recovery targets in ms (src/scenarios/targets.ts: the one place they are written). */
+const RECOVERY_TARGETS_MS = {
+  rstDetection: PUBLISHED_TARGETS.rstDetection.threshold,
+  partitionDetection: PUBLISHED_TARGETS.partitionDetection.threshold,
+  fullRecovery: PUBLISHED_TARGETS.fullRecovery.threshold,
 } as const;
 
 /** The spec's detection target of a fault, where it has one (a TCP reset, a partition). */
@@ -53,13 +55,8 @@ export interface RecoveryMetrics {
   readonly faultProxy: FaultProxy;
 }
 
-const ms = (value: number | null, direction: Metric['direction'] = 'lower'): Metric => ({
-  value: value === null ? null : round3(value),
-  unit: 'ms',
-  direction,
-});
-const count = (value: number): Metric => ({ value, unit: 'count', direction: 'none' });
-const round3 = (value: number): number => Math.round(value * 1000) / 1000;
+const ms = msMetric;
+const count = countMetric;
 
 export function computeRecoveryMetrics(outcome: RecoveryOutcome): RecoveryMetrics {
   const moments = runMoments(outcome);
@@ -118,7 +115,7 @@ function recoveryFigures(outcome: RecoveryOutcome, moments: RunMoments) {
     error_detection_latency_ms: ms(firstDetectionMs),
     error_propagation_latency_ms: ms(detectionTimes.length > 0 ? fromReference(maxNs(detectionTimes)) : null),
     full_recovery_latency_ms: ms(fullRecoveryMs),
-    recovery_after_removal_ms: ms(recovered.length === threads.length ? maxOf(recoveryAfterRemovalMs) : null),
+    recovery_after_removal_ms: ms(recovered.length === threads.length && recovery ? quantile(recovery, 1) : null),
     thread_detection_p50_ms: ms(detection && quantile(detection, 0.5)),
     thread_detection_p95_ms: ms(detection && quantile(detection, 0.95)),
     thread_detection_max_ms: ms(detection && quantile(detection, 1)),
@@ -207,11 +204,6 @@ function minNs(values: readonly bigint[]): bigint {
 
 function maxNs(values: readonly bigint[]): bigint {
   return values.reduce((max, value) => (value > max ? value : max));
-}
-
-function maxOf(values: readonly (number | null)[]): number | null {
-  const finite = values.filter((value): value is number => value !== null);
-  return finite.length === 0 ? null : Math.max(...finite);
 }
 
 /** `reset_peer (timeout_ms=0) armed at toxicity 0 before the threads connected, then raised to 1, through <proxy>`. */

@@ -4,12 +4,11 @@
  * thread went through in ms from the run's reference (for the timeline chart).
  */
 import { elapsedMs } from '../measure/clock';
+import { round3 } from '../measure/round';
 import type { RecoveryDetails, RecoveryThread } from '../results/recoveryDetails';
 import type { MachineBound } from './machineBound';
 import type { RunMoments } from './runMoments';
 import type { RecoveryOutcome, ThreadRecord } from './scenario';
-
-const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
 export function recoveryDetailsOf(outcome: RecoveryOutcome, moments: RunMoments, bound: MachineBound): RecoveryDetails {
   const { spread, reference, removalNs } = moments;

@@ -1,8 +1,10 @@
 /**
  * Recovery harness overhead: the reset_peer scenario through the harness (the client under test
  * behind the client interface, in a piscina pool) against the same scenario with the bare floor's
- * consumers (scripts/bare-recovery.js: plain amqplib in worker threads, nothing else), pair after
- * pair, the side that goes first alternating. Both sides get the same proxy, the same armed RST,
+ * consumers (scripts/bare-recovery.js: plain amqplib in worker threads, nothing else; for a client
+ * in another language its bare recovery program, one process per thread as the harness starts one
+ * client program per connection: bareProgramConsumers.ts), pair after pair, the side that goes
+ * first alternating. Both sides get the same proxy, the same armed RST,
  * the same traffic and the same removal (scenario.ts drives both); each run is a fresh set of
  * threads, connections and queues on both sides.
  *
@@ -11,11 +13,14 @@
  * (6.5 against 10 ms at 10 threads, 123 against 226 ms at 100 in one run), and propagation, timed
  * from the first RST, carries that spread.
  */
+import path from 'node:path';
 import type { ClientSpec } from '../client/api';
 import { clientInfo } from '../client/registry';
 import type { ProxyTarget } from '../faults';
 import { elapsedMs } from '../measure/clock';
 import { startBareConsumers } from './bareConsumers';
+import { bareRecoveryProgramOf, startBareProgramConsumers } from './bareProgramConsumers';
+import type { StartConsumers } from './consumers';
 import { startFreshHarnessConsumers } from './harnessConsumers';
 import { computeRecoveryMetrics, type RecoveryMetrics } from './metrics';
 import { runMoments } from './runMoments';
@@ -25,20 +30,36 @@ import { runRecoveryScenario, type RecoveryOutcome } from './scenario';
 export const BARE_RECOVERY_RETRY_MS = 10;
 
 /**
- * Why the bare floor is not this configuration's floor, or undefined when it is: the script is
- * plain amqplib reconnecting every 10 ms, which is what the harness's loop over amqplib does in
- * its `defaults` profile. Against any other configuration (another library, amqplib's own
- * recovery, a 100 ms first retry) the ratio would measure the difference of settings, not the
- * harness.
+ * Why the bare floor is not this configuration's floor, or undefined when it is. For a Node.js
+ * library the floor is plain amqplib reconnecting every 10 ms, which is what the harness's loop
+ * over amqplib does in its `defaults` profile: against any other configuration (another library,
+ * amqplib's own recovery, a 100 ms first retry) the ratio would measure the difference of
+ * settings, not the harness. A client in another language with a bare recovery program is its
+ * own floor: the program takes the profile's settings and the harness loop's backoff.
  */
 export function bareFloorMismatch(client: ClientSpec): string | undefined {
   const info = clientInfo(client);
+  if (bareRecoveryProgramOf(client) !== undefined) return undefined;
   if (info.library !== 'amqplib') return `the bare floor is plain amqplib; this client's library is ${info.library}`;
   if (info.recovery !== 'harness') return `the bare floor reconnects in its own loop; ${client.name} recovers with the library's own`;
   const firstRetryMs = info.settings.first_retry_ms;
   if (firstRetryMs !== BARE_RECOVERY_RETRY_MS)
     return `the bare floor retries every ${BARE_RECOVERY_RETRY_MS} ms; ${client.name} (${client.profile}) first retries after ${String(firstRetryMs)} ms`;
   return undefined;
+}
+
+/** The bare floor's consumers for `client` and what they are in words: its bare recovery program, or plain amqplib (scripts/bare-recovery.js). */
+export function bareFloorOf(client: ClientSpec): { readonly consumers: StartConsumers; readonly words: string } {
+  const program = bareRecoveryProgramOf(client);
+  return program
+    ? {
+        consumers: startBareProgramConsumers(program, client),
+        words: `${program.map((word) => path.basename(word)).join(' ')}, one process per thread (as the harness's one client program per connection), each ${client.name} alone with the client program's ${client.profile} settings and the harness loop's backoff, nothing else in its path`,
+      }
+    : {
+        consumers: startBareConsumers,
+        words: 'scripts/bare-recovery.js, plain amqplib consumers in worker threads of their own process, nothing else in their path',
+      };
 }
 
 export interface RecoveryOverheadOptions {
@@ -81,11 +102,14 @@ export interface RecoveryOverheadPair {
 
 export interface RecoveryOverheadOutcome {
   readonly threads: number;
+  /** What the bare side ran, in words for the result's notes. */
+  readonly bareFloor: string;
   readonly pairs: readonly RecoveryOverheadPair[];
 }
 
 export async function measureRecoveryOverhead(options: RecoveryOverheadOptions): Promise<RecoveryOverheadOutcome> {
   const pairCount = options.pairs ?? 5;
+  const bare = bareFloorOf(options.client);
   const run = async (side: 'harness' | 'bare'): Promise<RecoverySide> => {
     const outcome = await runRecoveryScenario({
       threads: options.threads,
@@ -96,7 +120,7 @@ export async function measureRecoveryOverhead(options: RecoveryOverheadOptions):
       // As test_recovery_after_reset_peer: armed before the threads connect.
       fault: { kind: 'reset_peer' },
       // Fresh threads on both sides, every run (the bare floor is a fresh process each time).
-      consumers: side === 'harness' ? startFreshHarnessConsumers : startBareConsumers,
+      consumers: side === 'harness' ? startFreshHarnessConsumers : bare.consumers,
     });
     return sideOf(outcome);
   };
@@ -111,7 +135,7 @@ export async function measureRecoveryOverhead(options: RecoveryOverheadOptions):
       pairs.push({ first, harness: await run('harness'), bare });
     }
   }
-  return { threads: options.threads, pairs };
+  return { threads: options.threads, bareFloor: bare.words, pairs };
 }
 
 export function sideOf(outcome: RecoveryOutcome): RecoverySide {

@@ -7,7 +7,9 @@
  * scenario's own figures (propagation, recovery after removal, the fault spread) are shown for
  * both sides, never divided: they carry the proxy's spread, which is not the same on both sides.
  */
-import { isNonEmpty, median, quantile, sortSamples } from '../measure/statistics';
+import { round1, round3OrNull } from '../measure/round';
+import { quantileOf } from '../measure/statistics';
+import { msMetric } from '../results/metricValues';
 import type { Metric, ResultDraft, Target } from '../results/rawResult';
 import { describeTargetVerdict, judgedSideBySide, SIDE_BY_SIDE_BAND } from '../results/targetVerdict';
 import type { RecoveryOverheadOutcome, RecoveryOverheadPair, RecoverySide } from './overhead';
@@ -45,26 +47,10 @@ const RATIOS = {
 } as const satisfies Record<string, { stem: Stem; judged: boolean }>;
 type RatioName = keyof typeof RATIOS;
 
-const round3 = (value: number): number => Math.round(value * 1000) / 1000;
-const round1 = (value: number): number => Math.round(value * 10) / 10;
-const ms = (value: number | null, direction: Metric['direction']): Metric => ({
-  value: value === null ? null : round3(value),
-  unit: 'ms',
-  direction,
-});
-
-function quantileOf(values: readonly (number | null)[], q: number): number | null {
-  const sorted = sortSamples(values);
-  return sorted && quantile(sorted, q);
-}
+const ms = msMetric;
 
 function scenarioFigure(side: RecoverySide, metric: string): number | null {
   return side.computed.metrics[metric]?.value ?? null;
-}
-
-function medianOf(values: readonly (number | null)[]): number | null {
-  const known = values.filter((value): value is number => value !== null && Number.isFinite(value));
-  return isNonEmpty(known) ? median(known) : null;
 }
 
 /** harness / bare x 100; null unless both are positive numbers. */
@@ -79,12 +65,24 @@ export function recoveryOverheadResult(outcome: RecoveryOverheadOutcome): Result
   const samples: Record<string, number[]> = {};
   for (const stem of Object.keys(FIGURES) as Stem[]) {
     const direction = CONTEXT.has(stem) ? 'none' : 'lower';
-    metrics[`harness_${stem}`] = ms(medianOf(pairs.map((pair) => FIGURES[stem](pair.harness))), direction);
-    metrics[`bare_${stem}`] = ms(medianOf(pairs.map((pair) => FIGURES[stem](pair.bare))), direction);
+    metrics[`harness_${stem}`] = ms(
+      quantileOf(
+        pairs.map((pair) => FIGURES[stem](pair.harness)),
+        0.5,
+      ),
+      direction,
+    );
+    metrics[`bare_${stem}`] = ms(
+      quantileOf(
+        pairs.map((pair) => FIGURES[stem](pair.bare)),
+        0.5,
+      ),
+      direction,
+    );
   }
   for (const name of Object.keys(RATIOS) as RatioName[]) {
     const ratios = pairRatios(pairs, RATIOS[name].stem);
-    const ratio = medianOf(ratios);
+    const ratio = quantileOf(ratios, 0.5);
     metrics[name] = { value: ratio === null ? null : round1(ratio), unit: '%', direction: 'lower' };
     samples[name] = ratios.filter((value): value is number => value !== null).map(round1);
   }
@@ -108,7 +106,7 @@ export function recoveryOverheadResult(outcome: RecoveryOverheadOutcome): Result
     metrics,
     samples,
     targets,
-    notes: notesOf(pairs.length),
+    notes: notesOf(pairs.length, outcome.bareFloor),
     details: { pairs: pairs.map(pairDetail) },
   };
 }
@@ -162,27 +160,23 @@ function sidesInWords(metrics: Readonly<Record<string, Metric>>, stem: Stem): st
   return `per-connection ${what}: ${side('harness')}; ${side('bare')}`;
 }
 
-function notesOf(pairCount: number): string[] {
+function notesOf(pairCount: number, bareFloor: string): string[] {
   return [
     `the reset_peer scenario (armed RST, traffic every max(5, threads/2) ms, one pulse after the injection) run by the harness and by the bare floor, ${pairCount} pair(s) back to back, the side that goes first alternating; every run is fresh threads, connections and queues on both sides (the harness's pool is started for the run, never taken from the shelf)`,
-    'bare floor: scripts/bare-recovery.js, plain amqplib consumers in worker threads of their own process, nothing else in their path; same proxy, same fault, same traffic, same removal (the scenario that drives the harness drives it)',
+    `bare floor: ${bareFloor}; same proxy, same fault, same traffic, same removal (the scenario that drives the harness drives it)`,
     "per connection: detection from the RST on that connection (the proxy's timeline, by its client port) to the thread's detection; recovery from the moment that thread heard the fault was removed to its round trip on the new connection. harness_*/bare_*: each run's quantile over its connections, the median over the pairs",
     `*_ratio_percent: the median of the pairs' harness / bare x 100 of the per-connection median (p95 shown, not judged); 100 = no overhead. Target: below ${RECOVERY_OVERHEAD_TARGET_PERCENT}% (recorded, not asserted); a ratio outside ${SIDE_BY_SIDE_BAND.lowPercent}–${SIDE_BY_SIDE_BAND.highPercent}% says the two sides did different work and is reported as such, never met`,
     "propagation, recovery after removal and the fault spread are each side's scenario figures, shown and never divided: propagation is timed from the first RST, so it carries the proxy's spread of the RSTs, which depends on how the two cores were shared at that moment and is not the same on both sides",
-    'removal_signal_*: from the end of the removal to a thread starting its recovery — the harness tells its threads through shared memory, the bare process one pipe hop later (stdin, then a message per thread); left out of the per-connection recovery on both sides',
+    'removal_signal_*: from the end of the removal to a thread starting its recovery — the harness tells its threads through shared memory, the bare floor through a pipe (stdin, then for scripts/bare-recovery.js a message per thread); left out of the per-connection recovery on both sides',
   ];
 }
 
 function pairDetail(pair: RecoveryOverheadPair) {
   const sideDetail = (side: RecoverySide) => ({
-    ...Object.fromEntries((Object.keys(FIGURES) as Stem[]).map((stem) => [stem, nullableRound(FIGURES[stem](side))])),
+    ...Object.fromEntries((Object.keys(FIGURES) as Stem[]).map((stem) => [stem, round3OrNull(FIGURES[stem](side))])),
     connections_timed_from_own_fault: side.connections.detectionMs.filter((value) => value !== null).length,
     received: side.computed.fault.received,
     failures: side.failures,
   });
   return { first: pair.first, harness: sideDetail(pair.harness), bare: sideDetail(pair.bare) };
-}
-
-function nullableRound(value: number | null): number | null {
-  return value === null ? null : round3(value);
 }

@@ -3,8 +3,7 @@
  * agent without a merged result, and why), and how its latencies relate to its clocks.
  */
 import type { FleetSection } from '../fleet/merge';
-
-const cell = (value: number | null | undefined) => (value === null || value === undefined ? '–' : String(value));
+import { figureCell as cell } from './markdown';
 
 export function fleetSectionMarkdown(fleet: FleetSection): string {
   const lines = [

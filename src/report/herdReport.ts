@@ -9,6 +9,7 @@ import type { HerdRun } from '../fleet/herd/coordinator';
 import { BIN_MS } from '../fleet/herd/figures';
 import { describeDrop } from '../fleet/herd/target';
 import { PALETTE, PLOT_WIDTH_PX } from './chartSpec';
+import { figureCell as cell } from './markdown';
 import { writeMarkdownWithChart } from './loadReport';
 
 export const HERD_CHART_FILE = 'herd.svg';
@@ -60,8 +61,6 @@ function cumulativeBack(run: HerdRun, consumedAgainNs: readonly string[]): { cli
     ...seconds.map((from_s, index) => ({ client: labelOf(run), from_s, consuming: index + 1 })),
   ];
 }
-
-const cell = (value: number | null | undefined) => (value === null || value === undefined ? '–' : String(value));
 
 const LEVELS = '▁▂▃▄▅▆▇█';
 /** At most this many characters: longer herds show the largest bin of each group. */

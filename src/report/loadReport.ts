@@ -10,6 +10,7 @@ import type { LoadResult } from '../load/result';
 import type { FleetSection } from '../fleet/merge';
 import { fleetSectionMarkdown } from './fleetReport';
 import { PALETTE, PLOT_WIDTH_PX } from './chartSpec';
+import { figureCell as cell } from './markdown';
 import { renderSvg } from './charts';
 
 export const LOAD_CHART_FILE = 'timeseries.svg';
@@ -73,8 +74,6 @@ export function loadChartSpec(result: LoadResult): TopLevelSpec {
     ],
   };
 }
-
-const cell = (value: number | null | undefined) => (value === null || value === undefined ? '–' : String(value));
 
 /** The Markdown section of the run. */
 export function loadReportMarkdown(result: LoadResult & { readonly fleet?: FleetSection }, chartFile: string | null): string {

@@ -11,6 +11,9 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   return [line(cells[0]!), separator, ...cells.slice(1).map(line)].join('\n');
 }
 
+/** A table cell of a figure: the number as it is, `–` for one not measured. */
+export const figureCell = (value: number | null | undefined): string => (value === null || value === undefined ? '–' : String(value));
+
 /** Code points, not UTF-16 units, so emoji and `×` do not skew the padding much. */
 function displayWidth(text: string): number {
   return [...text].length;

@@ -6,6 +6,7 @@
  * propagation "detected in". A spread is always first to last: of the threads' detections, or of
  * the proxy's resets.
  */
+import { round3 } from '../measure/round';
 import type { Metric, RawResult } from '../results/rawResult';
 import { SCENARIOS } from '../scenarios/catalogue';
 
@@ -79,8 +80,4 @@ export function withDerivedFigures(result: RawResult): RawResult {
     if (spread !== null) metrics[`${prefix}detection_spread_ms`] = { value: round3(spread), unit: 'ms', direction: 'lower' };
   }
   return { ...result, metrics };
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }

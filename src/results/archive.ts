@@ -87,23 +87,40 @@ export const ARCHIVE_FILE_PATTERN = /^run_\d{8}_\d{6}_[0-9a-f]{8}(?:_\d+)?\.json
 
 /**
  * Writes the archive into `reportsDir` under a name no other run holds (`_2`, `_3`, ... when two
- * runs start in the same second); returns the archive as written and its path.
+ * runs start in the same second); returns the archive as written and its path. With `claimsDir`,
+ * a folder shared by runs whose archives go to different folders but must never share an id (the
+ * two sides of `bench ab`, which start in the same second from the same build), each id is first
+ * claimed there, so the second run to archive takes the next one.
  */
 export function writeRunArchive(
   archive: RunArchive,
   reportsDir: string,
   secrets: readonly string[] = [],
+  claimsDir: string | null = null,
 ): { archive: RunArchive; filePath: string } {
   const base = runIdBase(new Date(archive.started_at), archive.environment.fingerprint);
   assertFollowsSchema('run-archive.schema.json', { ...archive, run_id: base }, `the archive of run ${base}`);
   fs.mkdirSync(reportsDir, { recursive: true });
+  if (claimsDir !== null) fs.mkdirSync(claimsDir, { recursive: true });
   for (let attempt = 1; attempt < 1000; attempt += 1) {
     const runId = attempt === 1 ? base : `${base}_${attempt}`;
+    if (claimsDir !== null && !claimRunId(claimsDir, runId, reportsDir)) continue;
     const named = { ...archive, run_id: runId };
     const filePath = path.join(reportsDir, `${runId}.json`);
     if (createJsonExclusively(filePath, named, secrets)) return { archive: named, filePath };
   }
-  throw new Error(`could not find a free archive name for ${base} in ${reportsDir}`);
+  throw new Error(`could not find a free archive name for ${base} in ${reportsDir}${claimsDir === null ? '' : ` and ${claimsDir}`}`);
+}
+
+/** Claims `runId` in `claimsDir` (a file created exclusively, naming where its archive goes); false when another run holds it. */
+function claimRunId(claimsDir: string, runId: string, reportsDir: string): boolean {
+  try {
+    fs.writeFileSync(path.join(claimsDir, runId), `${reportsDir}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import type { RawResult } from './rawResult';
 import type * as Schema from '../schemaTypes';
 import { schemaProblem } from './schemas';
 import { upgradeResult } from './legacyParameters';
+import { OUTCOME_JOURNAL_FILE_NAME } from './outcome';
 
 /** A file that is not a raw result, as the run archive lists it (schemas/run-archive.schema.json). */
 export type InvalidResultFile = DeepReadonly<Schema.InvalidResultFile>;
@@ -49,19 +50,31 @@ export function collectRawResults(dir: string, options: CollectOptions = {}): Co
   const found: { result: RawResult; file: string }[] = [];
   const invalid: InvalidResultFile[] = [];
   for (const file of names) {
-    const filePath = path.join(dir, file);
-    try {
-      if (options.modifiedSinceMs !== undefined && fs.statSync(filePath).mtimeMs < options.modifiedSinceMs) continue;
-      const parsed: unknown = JSON.parse(fs.readFileSync(filePath, 'utf8'));
-      const problem = rawResultProblem(parsed);
-      if (problem) invalid.push({ file, error: problem });
-      else found.push({ result: upgradeResult(parsed as RawResult), file });
-    } catch (error) {
-      invalid.push({ file, error: error instanceof SyntaxError ? `not valid JSON: ${error.message}` : String(error) });
-    }
+    const read = readRawResultFile(dir, file, options.modifiedSinceMs);
+    if (read.kind === 'result') found.push({ result: read.result, file });
+    else if (read.kind === 'invalid') invalid.push({ file, error: read.error });
   }
   found.sort((a, b) => a.result.timestamp.localeCompare(b.result.timestamp) || a.file.localeCompare(b.file));
   return { results: found.map((entry) => entry.result), files: found.map((entry) => entry.file), invalid };
+}
+
+/** One file read as a raw result: what it holds, why it is not one, or `stale` (older than asked for). */
+export type RawResultFile =
+  | { readonly kind: 'result'; readonly result: RawResult }
+  | { readonly kind: 'invalid'; readonly error: string }
+  | { readonly kind: 'stale' };
+
+/** Reads `dir/file` as a raw result (upgraded to the current parameters), checked against its schema. */
+export function readRawResultFile(dir: string, file: string, modifiedSinceMs?: number): RawResultFile {
+  const filePath = path.join(dir, file);
+  try {
+    if (modifiedSinceMs !== undefined && fs.statSync(filePath).mtimeMs < modifiedSinceMs) return { kind: 'stale' };
+    const parsed: unknown = JSON.parse(fs.readFileSync(filePath, 'utf8'));
+    const problem = rawResultProblem(parsed);
+    return problem ? { kind: 'invalid', error: problem } : { kind: 'result', result: upgradeResult(parsed as RawResult) };
+  } catch (error) {
+    return { kind: 'invalid', error: error instanceof SyntaxError ? `not valid JSON: ${error.message}` : String(error) };
+  }
 }
 
 /** What makes `value` unusable as a raw result (its schema says), or undefined when it is one. */
@@ -71,7 +84,8 @@ export function rawResultProblem(value: unknown): string | undefined {
 
 /**
  * Deletes the raw results of earlier runs (every `*.json` in `dir`, our bookkeeping files
- * included); returns how many were deleted. Other files and folders are left alone.
+ * included, and the test outcome's journal); returns how many were deleted. Other files and
+ * folders are left alone.
  */
 export function clearRawResults(dir: string): number {
   let names: string[];
@@ -83,7 +97,7 @@ export function clearRawResults(dir: string): number {
   }
   let deleted = 0;
   for (const name of names) {
-    if (!name.endsWith('.json')) continue;
+    if (!name.endsWith('.json') && name !== OUTCOME_JOURNAL_FILE_NAME) continue;
     const filePath = path.join(dir, name);
     if (!fs.statSync(filePath).isFile()) continue;
     fs.rmSync(filePath, { force: true });

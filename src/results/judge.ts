@@ -192,7 +192,8 @@ function historyEvidence(
   };
 }
 
-function withPercent(change: Omit<Change, 'estimate_percent' | 'low_percent' | 'high_percent'>, center: number): Change {
+/** The change with its figures also as % of `center` (the baseline's; null when it is 0). */
+export function withPercent(change: Omit<Change, 'estimate_percent' | 'low_percent' | 'high_percent'>, center: number): Change {
   const percent = (value: number) => (center === 0 ? null : (value / Math.abs(center)) * 100);
   return { ...change, estimate_percent: percent(change.estimate), low_percent: percent(change.low), high_percent: percent(change.high) };
 }

@@ -35,9 +35,6 @@ interface KeyMetricDefinition {
   readonly otherwise?: { readonly id: string; readonly label: string };
 }
 
-/** The product's recovery targets: RST < 10 ms, partition < 200 ms, full recovery < 5 s. */
-export { SEED_TARGETS } from '../scenarios/targets';
-
 /** The key figures the scenario descriptors declare (src/scenarios/), in rank order. */
 export const KEY_METRIC_DEFINITIONS: readonly KeyMetricDefinition[] = keyFigures().map((figure) => ({
   id: figure.id,

@@ -21,7 +21,7 @@ import {
   type ComparableRun,
   type RunComparison,
 } from './compare';
-import type { Change, MinimumEffect } from './judge';
+import { withPercent, type Change, type MinimumEffect } from './judge';
 import { judgeWeighed, untestedMetric, type WeighedMetric, type WeighedResult } from './verdicts';
 
 /** Pairs of a measurement not judged: the first, which warms both builds up on it. */
@@ -114,7 +114,6 @@ function weighPairs(metric: string, old: ComparableResult, result: ComparableRes
   // What the table shows is what was judged: each side's median over its pairs (the warm-up left out).
   const shown = { ...base, ...baseOf(metric, { ...now, value: median(candidateSide) }, center, result) };
   const paired = comparePairs(baselineSide, candidateSide, context.confidence);
-  const percent = (value: number) => (center === 0 ? null : (value / Math.abs(center)) * 100);
   const change: Change =
     paired.scale === 'ratio'
       ? {
@@ -128,17 +127,17 @@ function weighPairs(metric: string, old: ComparableResult, result: ComparableRes
           low_percent: (paired.low - 1) * 100,
           high_percent: (paired.high - 1) * 100,
         }
-      : {
-          estimate: paired.estimate,
-          low: paired.low,
-          high: paired.high,
-          confidence: paired.confidence,
-          method: 'paired-t',
-          scale: 'difference',
-          estimate_percent: percent(paired.estimate),
-          low_percent: percent(paired.low),
-          high_percent: percent(paired.high),
-        };
+      : withPercent(
+          {
+            estimate: paired.estimate,
+            low: paired.low,
+            high: paired.high,
+            confidence: paired.confidence,
+            method: 'paired-t',
+            scale: 'difference',
+          },
+          center,
+        );
   return {
     ...shown,
     baseline: { kind: 'pairs', run_id: context.runId, n: paired.n, center },

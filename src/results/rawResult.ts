@@ -9,6 +9,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../io/atomicFile';
 import type { DeepReadonly } from './deepReadonly';
 import type * as Schema from '../schemaTypes';
+import { announceRawResult } from './writtenResults';
 
 export const RAW_RESULT_SCHEMA_VERSION = 1;
 
@@ -35,11 +36,13 @@ export function rawResultFileName(name: string, at: Date = new Date()): string {
   return `${name}_${stamp}_${process.pid}_${sequence}_${randomBytes(3).toString('hex')}.json`;
 }
 
-/** Writes one raw result into `dir`; returns the file path. */
+/** Writes one raw result into `dir` and tells the reporter, if one keeps an index there (writtenResults.ts); returns the file path. */
 export function writeRawResult(result: RawResult, dir: string): string {
   if (!/^[a-z0-9_]+$/.test(result.name))
     throw new Error(`raw result name must be snake_case letters and digits; got ${JSON.stringify(result.name)}`);
-  const filePath = path.join(dir, rawResultFileName(result.name, new Date(result.timestamp)));
+  const fileName = rawResultFileName(result.name, new Date(result.timestamp));
+  const filePath = path.join(dir, fileName);
   writeFileAtomic(filePath, `${JSON.stringify(result, null, 2)}\n`);
+  announceRawResult(dir, fileName);
   return filePath;
 }

@@ -5,6 +5,7 @@
  * earlier one could not: a history that cannot be written leaves the archive, and a report that
  * cannot be written leaves both.
  */
+import { getConfig } from '../config';
 import { describeError } from '../errors';
 import { writeRunArchive, type RunArchive } from '../results/archive';
 import { appendToHistory, historyEntryOf, historyPath, type History, type HistoryEntry } from '../results/history';
@@ -35,7 +36,7 @@ export async function recordRun(built: RunArchive, options: RecordRunOptions): P
     warnings.push(message);
     options.warn(message);
   };
-  const { archive, filePath: archivePath } = writeRunArchive(built, options.reportsDir, options.secrets);
+  const { archive, filePath: archivePath } = writeRunArchive(built, options.reportsDir, options.secrets, getConfig().runIdClaimsDir);
   let history: History | null = null;
   let earlier: readonly HistoryEntry[] = [];
   let historyError: string | null = null;

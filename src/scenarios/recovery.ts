@@ -1,5 +1,5 @@
 /** The recovery suite's scenarios (benchmarks/bench_recovery.bench.ts). */
-import { SEED_TARGETS } from './targets';
+import { PUBLISHED_TARGETS } from './targets';
 import type { ClientFigure, KeyFigure, SuiteDescriptor } from './types';
 
 const fullRecovery: KeyFigure = {
@@ -8,7 +8,7 @@ const fullRecovery: KeyFigure = {
   rank: 30,
   metric: 'full_recovery_latency_ms',
   pick: 'each',
-  target: SEED_TARGETS.fullRecovery,
+  target: PUBLISHED_TARGETS.fullRecovery,
   trend: true,
 };
 
@@ -52,7 +52,7 @@ export const RECOVERY_SUITE: SuiteDescriptor = {
           rank: 10,
           metric: 'error_detection_latency_ms',
           pick: 'each',
-          target: SEED_TARGETS.rstDetection,
+          target: PUBLISHED_TARGETS.rstDetection,
           receivedFault: 'reset',
           otherwise: { id: 'reset_peer_detection', label: 'reset_peer toxic: detection (first thread)' },
           trend: true,
@@ -91,7 +91,7 @@ export const RECOVERY_SUITE: SuiteDescriptor = {
           rank: 20,
           metric: 'error_detection_latency_ms',
           pick: 'each',
-          target: SEED_TARGETS.partitionDetection,
+          target: PUBLISHED_TARGETS.partitionDetection,
           trend: true,
         },
         {

@@ -4,7 +4,8 @@
  * short label, its place in the report, the fault it injects, and its headline figures with units
  * and targets. The report and the results read these descriptors (catalogue.ts); neither names a
  * scenario or a fault itself, so a new scenario is a row in its suite's descriptor here plus its
- * benchmark table, and a new suite is a descriptor file listed in catalogue.ts.
+ * benchmark table, and a new suite is its folder, a descriptor file listed in catalogue.ts and its
+ * benchmark file (docs/contributing.md, "Add a suite").
  */
 import type { ReceivedKind } from '../client/faults';
 

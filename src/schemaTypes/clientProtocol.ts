@@ -77,7 +77,14 @@ export type Command =
       routingKey: string;
       count: number;
       sizeBytes: number;
+      /**
+       * The harness's bound on the whole run: no reply within it (and a grace), and the program is ended as hung.
+       */
       boundMs: number;
+      /**
+       * Bound on each publish of the run (with confirms, until its confirm); absent: `boundMs`.
+       */
+      publishBoundMs?: number;
     }
   | {
       op: 'flush';
@@ -209,6 +216,10 @@ export type Event =
           tag: number;
           body: string;
           redelivered: boolean;
+          /**
+           * CLOCK_MONOTONIC in nanoseconds, as decimal digits (beyond 2^53 a JSON number loses precision): the clock of Node's process.hrtime.bigint(), shared by every process of one Linux machine.
+           */
+          atNs?: string;
         },
         ...{
           /**
@@ -217,6 +228,10 @@ export type Event =
           tag: number;
           body: string;
           redelivered: boolean;
+          /**
+           * CLOCK_MONOTONIC in nanoseconds, as decimal digits (beyond 2^53 a JSON number loses precision): the clock of Node's process.hrtime.bigint(), shared by every process of one Linux machine.
+           */
+          atNs?: string;
         }[],
       ];
     }
@@ -275,6 +290,10 @@ export interface Description {
     multiple: boolean;
     nack: boolean;
   };
+  /**
+   * How the library notices a silent peer, in words citing its source, when that is not the protocol's heartbeat check (a peer silent for two intervals or longer): the fault matrix's heartbeat judgement says it beside the figures (ClientAdapter.silenceCheck). Absent: it is.
+   */
+  silenceCheck?: string;
   /**
    * @minItems 1
    */
@@ -350,6 +369,10 @@ export interface Run {
     | [string, string, string]
     | [string, string, string, string]
     | [string, string, string, string, string];
+  /**
+   * The publish of the run (1-based) that did not settle within `publishBoundMs`, where the run stopped; absent: every publish settled (confirmed, nacked or failed).
+   */
+  unsettledPublish?: number;
 }
 /**
  * A command that failed.

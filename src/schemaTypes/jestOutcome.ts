@@ -6,7 +6,7 @@
 import type { SuiteError, TestOutcome } from './runArchive';
 
 /**
- * reports/.test-output/.jest-outcome.json: what the benchmark reporter knows about the tests so far, rewritten after every test so an interrupted run still has it (src/results/outcome.ts). Read by the run script to build the archive.
+ * reports/.test-output/.jest-outcome.json: what the benchmark reporter knows about the tests, written when the first benchmark file starts and, complete, at the end of the run; in between, each update (a finished test) is one line of its journal .jest-outcome.jsonl, each line an outcome of this shape holding what changed, so an interrupted run still has every finished test (src/results/outcome.ts). Read by the run script to build the archive.
  */
 export interface JestOutcome {
   schema_version: 1;

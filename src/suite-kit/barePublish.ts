@@ -191,9 +191,10 @@ export function runBarePublishOnce(
   });
 }
 
-/** The bare script of a client: its library's (scripts/bare/<library>.js); amqplib's two recovery styles share amqplib's. */
+/**
+ * The bare script of a client: its library's, scripts/bare/<package>.js, or for a scoped package
+ * its scope's (`@cloudamqp/amqp-client` -> cloudamqp.js); amqplib's two recovery styles share amqplib's.
+ */
 export function bareClientOf(client: Pick<ClientSpec, 'name' | 'module'>): string {
-  return adapterOf(client)
-    .library.replace(/^@cloudamqp\/amqp-client$/, 'cloudamqp')
-    .replace(/^@golevelup\/nestjs-rabbitmq$/, 'golevelup');
+  return adapterOf(client).library.replace(/^@([^/]+)\/.*$/, '$1');
 }

@@ -6,6 +6,7 @@
  * verdict on the client at all. Every suite builds its findings from these pieces, so a lost
  * message or an unhandled rejection reads the same in each.
  */
+import type { ClientInfo } from '../client/api';
 import type { Finding } from '../schemaTypes';
 import type { DeliveryAccount } from './accounting';
 
@@ -80,6 +81,16 @@ export function accountFindings(account: DeliveryAccount, where = 'the workload'
 /** Duplicates the at-least-once rules explain (redeliveries, republished copies). */
 export function explainedDuplicates(account: DeliveryAccount): number {
   return account.duplicates - account.unexplainedDuplicates;
+}
+
+/**
+ * The client as evidence of a finding about its publishes: its library and version, and how it
+ * confirms in its own words where its settings say (an adapter names there what its library
+ * version is known to do with a confirm, with the upstream report).
+ */
+export function clientEvidence(client: Pick<ClientInfo, 'library' | 'version' | 'settings'>): string {
+  const confirms = client.settings.confirms;
+  return `${client.library} ${client.version}${typeof confirms === 'string' ? `; its confirms: ${confirms}` : ''}`;
 }
 
 /** `thread 3: 2 error(s) nobody handled ... (unhandled rejection: write ECONNRESET)`: one line, for progress lines and assertions. */

@@ -10,6 +10,7 @@
  */
 import { ConfigError } from '../errors';
 import { splitEvenly } from '../suite-kit/distribution';
+import { nonNegativeInteger, positiveInteger, sizeLabel } from './plan';
 import { watermarksFor, type Watermarks } from './watermarks';
 
 export interface ConsumeWorkloadInput {
@@ -116,19 +117,6 @@ export function resolveConsumeWorkload(input: ConsumeWorkloadInput): ConsumeWork
 
 /** `10-256B`, `100-4KiB`: the label in a test id. */
 export function consumeLabel(workload: Pick<ConsumeWorkload, 'consumers' | 'messageSizeBytes'>): string {
-  const size =
-    workload.messageSizeBytes >= 1024 && workload.messageSizeBytes % 1024 === 0
-      ? `${workload.messageSizeBytes / 1024}KiB`
-      : `${workload.messageSizeBytes}B`;
+  const size = sizeLabel(workload.messageSizeBytes);
   return `${workload.consumers}-${size}`;
-}
-
-function positiveInteger(field: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(field, 'a whole number of at least 1', String(value));
-  return value;
-}
-
-function nonNegativeInteger(field: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new ConfigError(field, 'a whole number of at least 0', String(value));
-  return value;
 }

@@ -4,21 +4,16 @@
  * `consume_harness_overhead` (the harness's consume rate against the bare script's, in pairs).
  */
 import { isNonEmpty } from '../measure/statistics';
-import type { Metric } from '../results/rawResult';
 import { judgedTarget } from '../results/targetVerdict';
 import type { ConsumeOverheadOutcome, ConsumePair } from './consumeOverhead';
 import type { ConsumeWorkload } from './consumePlan';
 import { boundOf, type ConsumeWindow, type DepthSummary } from './consumeRates';
 import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
-import { HARNESS_OVERHEAD_TARGET_PERCENT, type ResultDraft } from './result';
+import { HARNESS_OVERHEAD_TARGET_PERCENT, throughputMetric, type ResultDraft } from './result';
 import type { PhaseOutcome } from './consumeSession';
 import type { SustainedConsumeOutcome } from './sustainedConsume';
 
-const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
-  value: value === null ? null : roundFigure(value),
-  unit,
-  direction,
-});
+const metric = throughputMetric;
 
 const median = (values: readonly number[]): number | null => (isNonEmpty(values) ? summarizeRates(values).median : null);
 

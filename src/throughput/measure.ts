@@ -3,6 +3,7 @@
  * rounds, close (always), and hand back every round and the merged latency histogram.
  */
 import type { PublishWorkload } from './plan';
+import type { UnsettledPublish } from './publishThread';
 import { openPublishSession, type PublishSessionOptions, type RoundOutcome, type SessionReport } from './session';
 
 export interface PublishThroughputOutcome {
@@ -14,7 +15,9 @@ export interface PublishThroughputOutcome {
 
 /**
  * Runs the session's warm-up rounds (`workload.warmupRounds`, more on threads new to the mode),
- * then `workload.rounds` measured rounds, in one session.
+ * then `workload.rounds` measured rounds, in one session. A round in which a publish never settled
+ * within the publish bound is the last: its publisher stopped there, and every later round would
+ * only measure the bound again (the outcome's `unsettled` names each such publish).
  * @throws WorkerError when a worker fails or a round exceeds its bound (the session is closed first).
  */
 export async function measurePublishThroughput(
@@ -25,12 +28,21 @@ export async function measurePublishThroughput(
   const rounds: RoundOutcome[] = [];
   let report: SessionReport;
   try {
-    for (let round = 0; round < session.warmupRounds + workload.rounds; round += 1) rounds.push(await session.runRound());
+    for (let round = 0; round < session.warmupRounds + workload.rounds; round += 1) {
+      const outcome = await session.runRound();
+      rounds.push(outcome);
+      if (outcome.unsettled > 0) break;
+    }
   } finally {
     // Idempotent: after a failed round it returns the report the failure already built.
     report = await session.close();
   }
   return { workload, rounds, report };
+}
+
+/** Every publish of the outcome that never settled within the publish bound, in round and publisher order. */
+export function unsettledPublishes(outcome: Pick<PublishThroughputOutcome, 'report'>): UnsettledPublish[] {
+  return outcome.report.workers.flatMap((worker) => worker.unsettled).sort((a, b) => a.round - b.round || a.publisher - b.publisher);
 }
 
 /** The measured (non-warm-up) rounds. */

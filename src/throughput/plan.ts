@@ -27,6 +27,13 @@ export interface PublishWorkloadInput {
   readonly maxWorkerThreads?: number;
   /** Bound on one round (every publish, confirm and flush of every worker). @default 60000 */
   readonly roundBoundMs?: number;
+  /**
+   * Bound on one publish (its hand-over; in confirm mode, until its confirm): one not settled
+   * within it never settled, a finding of the client, and its publisher stops there for the
+   * round. Below the round bound, so the round still ends within its own.
+   * @default min(10000, roundBoundMs / 2)
+   */
+  readonly publishBoundMs?: number;
 }
 
 export interface PublishWorkload {
@@ -38,6 +45,8 @@ export interface PublishWorkload {
   readonly warmupRounds: number;
   readonly workerThreads: number;
   readonly roundBoundMs: number;
+  /** Bound on one publish (in confirm mode, until its confirm), below `roundBoundMs`. */
+  readonly publishBoundMs: number;
   /** Messages published by all publishers in one round. */
   readonly messagesPerRound: number;
   /** Which logical publishers each worker thread runs. */
@@ -51,6 +60,7 @@ export const PUBLISH_WORKLOAD_DEFAULTS = {
   warmupRounds: 1,
   maxWorkerThreads: 4,
   roundBoundMs: 60_000,
+  publishBoundMs: 10_000,
 } as const;
 
 /** A contiguous block of logical publishers run by one worker thread. */
@@ -94,6 +104,12 @@ export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWork
   const warmupRounds = nonNegativeInteger('warmupRounds', input.warmupRounds ?? PUBLISH_WORKLOAD_DEFAULTS.warmupRounds);
   const maxWorkerThreads = positiveInteger('maxWorkerThreads', input.maxWorkerThreads ?? PUBLISH_WORKLOAD_DEFAULTS.maxWorkerThreads);
   const roundBoundMs = positiveInteger('roundBoundMs', input.roundBoundMs ?? PUBLISH_WORKLOAD_DEFAULTS.roundBoundMs);
+  const publishBoundMs = positiveInteger(
+    'publishBoundMs',
+    input.publishBoundMs ?? Math.min(PUBLISH_WORKLOAD_DEFAULTS.publishBoundMs, Math.floor(roundBoundMs / 2)),
+  );
+  if (publishBoundMs >= roundBoundMs)
+    throw new ConfigError('publishBoundMs', `less than the round bound (${roundBoundMs} ms)`, String(publishBoundMs));
   const assignments = distributePublishers(threads, maxWorkerThreads);
   return Object.freeze({
     threads,
@@ -104,26 +120,31 @@ export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWork
     warmupRounds,
     workerThreads: assignments.length,
     roundBoundMs,
+    publishBoundMs,
     messagesPerRound: threads * messagesPerThread,
     assignments,
   });
 }
 
+/** A message size in a test id: `256B`, `4KiB` (whole KiB only). */
+export function sizeLabel(bytes: number): string {
+  return bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024}KiB` : `${bytes}B`;
+}
+
 /** `10x100-256B-plain`: the label in a test id. */
 export function workloadLabel(workload: Pick<PublishWorkload, 'threads' | 'messagesPerThread' | 'messageSizeBytes' | 'mode'>): string {
-  const size =
-    workload.messageSizeBytes >= 1024 && workload.messageSizeBytes % 1024 === 0
-      ? `${workload.messageSizeBytes / 1024}KiB`
-      : `${workload.messageSizeBytes}B`;
+  const size = sizeLabel(workload.messageSizeBytes);
   return `${workload.threads}x${workload.messagesPerThread}-${size}-${workload.mode}`;
 }
 
-function positiveInteger(field: string, value: number): number {
+/** @throws ConfigError naming `field` unless `value` is a whole number of at least 1 */
+export function positiveInteger(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new ConfigError(field, 'a whole number of at least 1', String(value));
   return value;
 }
 
-function nonNegativeInteger(field: string, value: number): number {
+/** @throws ConfigError naming `field` unless `value` is a whole number of at least 0 */
+export function nonNegativeInteger(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) throw new ConfigError(field, 'a whole number of at least 0', String(value));
   return value;
 }

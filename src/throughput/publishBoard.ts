@@ -5,7 +5,7 @@
  * `Atomics.waitAsync`, so no event loop is blocked while a connection is open.
  *
  * Each worker also writes its figures for the round it just finished into its own slots
- * (first-publish and completion times, published and error counts) before counting DONE, so
+ * (first-publish and completion times, published, error and unsettled counts) before counting DONE, so
  * the main thread reads a round's figures as soon as the round is complete.
  */
 import { ControlWords } from '../workers/controlWords';
@@ -26,6 +26,8 @@ export const PublishControl = {
 const CONTROL_WORDS = 5;
 /** Control words padded to a multiple of 8 bytes, where the BigInt64 time slots start. */
 const CONTROL_BYTES = 24;
+/** Int32 counts per worker: published, errors, unsettled. */
+const COUNTS = 3;
 
 /** What one worker did in the round it finished last. Times are `process.hrtime.bigint()` readings. */
 export interface WorkerRoundSlot {
@@ -33,13 +35,15 @@ export interface WorkerRoundSlot {
   readonly completedNs: bigint;
   readonly published: number;
   readonly errors: number;
+  /** Publishes not settled within the publish bound (each stopped its publisher for the round). */
+  readonly unsettled: number;
 }
 
 export class PublishBoard extends ControlWords {
   readonly workers: number;
   /** Per worker: [startedNs, completedNs]. */
   private readonly times: BigInt64Array;
-  /** Per worker: [published, errors]. */
+  /** Per worker: [published, errors, unsettled]. */
   private readonly counts: Int32Array;
 
   /** A fresh board for `workers` threads, or a view of one created elsewhere (a worker receives the buffer). */
@@ -49,27 +53,29 @@ export class PublishBoard extends ControlWords {
     super(buffer, CONTROL_WORDS);
     this.workers = workers;
     this.times = new BigInt64Array(buffer, CONTROL_BYTES, workers * 2);
-    this.counts = new Int32Array(buffer, CONTROL_BYTES + workers * 16, workers * 2);
+    this.counts = new Int32Array(buffer, CONTROL_BYTES + workers * 16, workers * COUNTS);
   }
 
   static byteLength(workers: number): number {
-    return CONTROL_BYTES + workers * 16 + workers * 8;
+    return CONTROL_BYTES + workers * 16 + workers * COUNTS * 4;
   }
 
   /** A worker's figures for the round it just finished; write before counting DONE. */
   writeRound(worker: number, slot: WorkerRoundSlot): void {
     Atomics.store(this.times, worker * 2, slot.startedNs);
     Atomics.store(this.times, worker * 2 + 1, slot.completedNs);
-    Atomics.store(this.counts, worker * 2, slot.published);
-    Atomics.store(this.counts, worker * 2 + 1, slot.errors);
+    Atomics.store(this.counts, worker * COUNTS, slot.published);
+    Atomics.store(this.counts, worker * COUNTS + 1, slot.errors);
+    Atomics.store(this.counts, worker * COUNTS + 2, slot.unsettled);
   }
 
   readRound(worker: number): WorkerRoundSlot {
     return {
       startedNs: Atomics.load(this.times, worker * 2),
       completedNs: Atomics.load(this.times, worker * 2 + 1),
-      published: Atomics.load(this.counts, worker * 2),
-      errors: Atomics.load(this.counts, worker * 2 + 1),
+      published: Atomics.load(this.counts, worker * COUNTS),
+      errors: Atomics.load(this.counts, worker * COUNTS + 1),
+      unsettled: Atomics.load(this.counts, worker * COUNTS + 2),
     };
   }
 }

@@ -83,12 +83,14 @@ export class PublishSessionRuntime {
         url: spec.url,
         queue: this.queue,
         publishers: assignment.publishers,
+        firstPublisher: assignment.firstPublisher,
         messagesPerThread: workload.messagesPerThread,
         messageSizeBytes: workload.messageSizeBytes,
         mode: workload.mode,
         warmupRounds: this.warmupRounds,
         client: spec.client,
         phaseBoundMs: workload.roundBoundMs,
+        publishBoundMs: workload.publishBoundMs,
       }),
     );
   }
@@ -124,7 +126,8 @@ export class PublishSessionRuntime {
     const parts = Array.from({ length: workload.workerThreads }, (_, worker) => board.readRound(worker));
     if (!isNonEmpty(parts)) throw new WorkerError('a publish session needs at least one worker thread');
     const combined = combineWorkerRounds(parts);
-    const received = await this.collectQueue(workload.messagesPerRound);
+    // A round whose publishers stopped on publishes never settled: only the settled ones are sure to be there.
+    const received = await this.collectQueue(combined.unsettled > 0 ? combined.published : workload.messagesPerRound);
     const rate = rateOf(combined.published, workload.messageSizeBytes, combined.durationMs);
     return { ...combined, round, warmup: round <= this.warmupRounds, expected: workload.messagesPerRound, received, ...rate };
   }
@@ -185,7 +188,7 @@ export class PublishSessionRuntime {
         result.status === 'rejected'
           ? `worker task rejected: ${redactText(describeError(result.reason))}`
           : `worker did not finish within ${boundMs} ms of the stop signal`;
-      return { worker, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], fatal };
+      return { worker, rounds: [], histogram: { encoded: '', unit: 'us', count: 0 }, errorSamples: [], unsettled: [], fatal };
     });
   }
 }

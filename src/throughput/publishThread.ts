@@ -16,9 +16,13 @@
  * - round: from the first publish to the end of the flush. In plain mode the flush is one round
  *   trip per publisher after its last publish (the broker handles a channel's frames in order,
  *   so the reply means it has taken every message); in confirm mode the last confirm is the flush.
+ *
+ * A publish not settled within the publish bound (a confirm the client never settles) stops its
+ * publisher for the round, as it would leave a thread awaiting it waiting; the worker names it in
+ * its report (`unsettled`) and counts it on the board, and the round ends within its own bound.
  */
 import type { ClientConnection, ClientSpec, Publisher } from '../client/api';
-import { SequenceBound } from '../client/bounded';
+import { BoundPassedError, SequenceBound } from '../client/bounded';
 import { connectClient } from '../client/registry';
 import { describeError } from '../errors';
 import { nowNs } from '../measure/clock';
@@ -37,13 +41,27 @@ export interface PublishTask {
   readonly client: ClientSpec;
   readonly queue: string;
   readonly publishers: number;
+  /** Index (0-based) of this worker's first logical publisher among every worker's. */
+  readonly firstPublisher: number;
   readonly messagesPerThread: number;
   readonly messageSizeBytes: number;
   readonly mode: PublishMode;
   /** Rounds 1..warmupRounds are warm-up: run, timed, but kept out of the histogram. */
   readonly warmupRounds: number;
-  /** Bound on every wait: the barrier, one round, a drain, a confirm. */
+  /** Bound on every wait of a phase: the barrier, one round, a flush. */
   readonly phaseBoundMs: number;
+  /** Bound on one publish (its hand-over; in confirm mode, until its confirm), below `phaseBoundMs`. */
+  readonly publishBoundMs: number;
+}
+
+/** A publish not settled within the publish bound: where its publisher stopped. */
+export interface UnsettledPublish {
+  readonly round: number;
+  readonly warmup: boolean;
+  /** The logical publisher, 1-based among every worker's (1 to the workload's threads). */
+  readonly publisher: number;
+  /** Its publish of the round, 1-based. */
+  readonly publish: number;
 }
 
 /** What one worker did in one round. Times are `process.hrtime.bigint()` readings. */
@@ -54,6 +72,8 @@ export interface WorkerRound {
   /** Publishes that went out without an error (plain) or were acked (confirm). */
   readonly published: number;
   readonly errors: number;
+  /** Publishes not settled within the publish bound (each stopped its publisher for the round). */
+  readonly unsettled: number;
 }
 
 export interface PublishWorkerReport {
@@ -63,6 +83,8 @@ export interface PublishWorkerReport {
   readonly histogram: EncodedHistogram;
   /** Up to five distinct error descriptions, for the result's details. */
   readonly errorSamples: readonly string[];
+  /** Every publish that did not settle within the publish bound. */
+  readonly unsettled: readonly UnsettledPublish[];
   /** Set when the worker gave up (could not connect, or lost its connection). */
   readonly fatal?: string;
 }
@@ -72,6 +94,7 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
   const histogram = createLatencyHistogram();
   const rounds: WorkerRound[] = [];
   const errorSamples = new Set<string>();
+  const unsettled: UnsettledPublish[] = [];
   const noteError = (error: unknown): void => {
     if (errorSamples.size < 5) errorSamples.add(redactText(describeError(error)));
   };
@@ -82,6 +105,7 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
     rounds,
     histogram: encodeHistogram(histogram),
     errorSamples: [...errorSamples],
+    unsettled,
     ...(fatal === undefined ? {} : { fatal }),
   });
 
@@ -114,12 +138,14 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
       const outcomes = await Promise.all(publishers.map((publisher) => publishMessages(publisher, live, task, payload, record, noteError)));
       const flushErrors = task.mode === 'plain' ? await flush(publishers, task.phaseBoundMs, noteError) : 0;
       const completedNs = nowNs();
+      unsettled.push(...unsettledOf(outcomes, task.firstPublisher, round, record === undefined));
       const finished: WorkerRound = {
         round,
         startedNs,
         completedNs,
         published: outcomes.reduce((sum, outcome) => sum + outcome.published, 0),
         errors: outcomes.reduce((sum, outcome) => sum + outcome.errors, flushErrors),
+        unsettled: outcomes.filter((outcome) => outcome.unsettledPublish !== undefined).length,
       };
       rounds.push(finished);
       board.writeRound(task.worker, finished);
@@ -141,6 +167,17 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
 interface PublisherOutcome {
   published: number;
   errors: number;
+  /** The publish (1-based) not settled within the publish bound, where the publisher stopped. */
+  unsettledPublish?: number;
+}
+
+/** The publishes of a round's publishers (this worker's, from `firstPublisher`) that never settled. */
+function unsettledOf(outcomes: readonly PublisherOutcome[], firstPublisher: number, round: number, warmup: boolean): UnsettledPublish[] {
+  return outcomes.flatMap((outcome, index) =>
+    outcome.unsettledPublish === undefined
+      ? []
+      : [{ round, warmup, publisher: firstPublisher + index + 1, publish: outcome.unsettledPublish }],
+  );
 }
 
 /** One logical publisher's round: `messagesPerThread` publishes on its own channel. */
@@ -157,8 +194,8 @@ async function publishMessages(
   const outcome: PublisherOutcome = { published: 0, errors: 0 };
   // Bounded: a confirm may never come, and a client may hold a publish while it is down.
   const bound = new SequenceBound(
-    task.phaseBoundMs,
-    `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.phaseBoundMs} ms`,
+    task.publishBoundMs,
+    `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.publishBoundMs} ms`,
   );
   try {
     for (let i = 0; i < task.messagesPerThread; i += 1) {
@@ -166,6 +203,11 @@ async function publishMessages(
       try {
         await bound.wait(publisher.publish('', task.queue, payload));
       } catch (error) {
+        // Never settled: a thread awaiting it would still be waiting, so this publisher makes no more.
+        if (error instanceof BoundPassedError) {
+          outcome.unsettledPublish = i + 1;
+          break;
+        }
         outcome.errors += 1;
         noteError(error);
         // A lost connection fails every later publish the same way: stop this publisher.
@@ -192,10 +234,14 @@ async function publishRunOf(
   noteError: (error: unknown) => void,
 ): Promise<PublisherOutcome> {
   try {
-    const run = await publishRun('', task.queue, task.messagesPerThread, task.messageSizeBytes, task.phaseBoundMs);
+    const run = await publishRun('', task.queue, task.messagesPerThread, task.messageSizeBytes, task.phaseBoundMs, task.publishBoundMs);
     if (histogram) recordLatenciesUs(histogram, run.latencyUs.valuesUs, run.latencyUs.counts);
     run.errorSamples.forEach(noteError);
-    return { published: run.published, errors: run.errors };
+    return {
+      published: run.published,
+      errors: run.errors,
+      ...(run.unsettledPublish === undefined ? {} : { unsettledPublish: run.unsettledPublish }),
+    };
   } catch (error) {
     noteError(error);
     return { published: 0, errors: task.messagesPerThread };

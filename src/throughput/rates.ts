@@ -14,6 +14,8 @@ export interface WorkerRoundPart {
   readonly completedNs: bigint;
   readonly published: number;
   readonly errors: number;
+  /** Publishes not settled within the publish bound. */
+  readonly unsettled: number;
 }
 
 export interface CombinedRound {
@@ -23,6 +25,8 @@ export interface CombinedRound {
   readonly durationMs: number;
   readonly published: number;
   readonly errors: number;
+  /** Publishes not settled within the publish bound, each of which stopped its publisher for the round. */
+  readonly unsettled: number;
 }
 
 /** The round as the whole pool saw it: earliest start to latest completion, counts summed. */
@@ -31,13 +35,15 @@ export function combineWorkerRounds(parts: NonEmptyArray<WorkerRoundPart>): Comb
   let completedNs = parts[0].completedNs;
   let published = 0;
   let errors = 0;
+  let unsettled = 0;
   for (const part of parts) {
     if (part.startedNs < startedNs) startedNs = part.startedNs;
     if (part.completedNs > completedNs) completedNs = part.completedNs;
     published += part.published;
     errors += part.errors;
+    unsettled += part.unsettled;
   }
-  return { startedNs, completedNs, durationMs: Number(completedNs - startedNs) / 1e6, published, errors };
+  return { startedNs, completedNs, durationMs: Number(completedNs - startedNs) / 1e6, published, errors, unsettled };
 }
 
 export interface Rate {

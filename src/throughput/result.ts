@@ -10,7 +10,7 @@ import { isNonEmpty, type NonEmptyArray } from '../measure/statistics';
 import type { Metric, ResultDraft } from '../results/rawResult';
 import { combineReplicates } from '../results/replicates';
 import { judgedTarget } from '../results/targetVerdict';
-import { measuredRounds, type PublishThroughputOutcome } from './measure';
+import { measuredRounds, unsettledPublishes, type PublishThroughputOutcome } from './measure';
 import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
 
 export type { ResultDraft } from '../results/rawResult';
@@ -37,11 +37,13 @@ export function harnessOverheadReplicatesResult(inputs: NonEmptyArray<OverheadIn
 /** The harness must reach at least this share of a bare amqplib script's publish rate. */
 export const HARNESS_OVERHEAD_TARGET_PERCENT = 90;
 
-const metric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
+/** A throughput figure as a metric, rounded as every throughput figure is (`roundFigure`: 4 significant digits). */
+export const throughputMetric = (value: number | null, unit: string, direction: Metric['direction']): Metric => ({
   value: value === null ? null : roundFigure(value),
   unit,
   direction,
 });
+const metric = throughputMetric;
 
 const LATENCY_NOTES = {
   plain:
@@ -67,16 +69,22 @@ export function countMissing(outcome: PublishThroughputOutcome): number {
 }
 
 /**
- * The `publish_throughput` raw result of one configuration.
- * @throws RangeError when there is no measured round.
+ * The `publish_throughput` raw result of one configuration. Its rates come from the measured
+ * rounds in which every publish settled: a round whose publisher stopped on a publish never
+ * settled lasted as long as the publish bound, not as the client took (and is the last one, see
+ * measure.ts); with no such round, the rates are null and the result says why.
+ * @throws RangeError when there is no measured round and no publish left unsettled either.
  */
 export function publishThroughputResult(outcome: PublishThroughputOutcome): ResultDraft {
   const { workload } = outcome;
   const measured = measuredRounds(outcome);
-  const msgRates = measured.map((round) => round.msgsPerSec);
-  const mbRates = measured.map((round) => round.mbPerSec);
-  if (!isNonEmpty(msgRates) || !isNonEmpty(mbRates)) throw new RangeError('publish_throughput needs at least one measured round');
-  const rates = summarizeRates(msgRates);
+  const settled = measured.filter((round) => round.unsettled === 0);
+  const unsettled = unsettledPublishes(outcome);
+  if (measured.length === 0 && unsettled.length === 0) throw new RangeError('publish_throughput needs at least one measured round');
+  const msgRates = settled.map((round) => round.msgsPerSec);
+  const mbRates = settled.map((round) => round.mbPerSec);
+  const rates = isNonEmpty(msgRates) ? summarizeRates(msgRates) : undefined;
+  const mbMedian = isNonEmpty(mbRates) ? summarizeRates(mbRates).median : null;
   const latency = summarizeMs(outcome.report.histogram);
   const messagesTotal = measured.reduce((sum, round) => sum + round.published, 0);
   return {
@@ -91,8 +99,8 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       worker_threads: workload.workerThreads,
     },
     metrics: {
-      throughput_msgs_per_sec: metric(rates.median, 'msg/s', 'higher'),
-      throughput_mb_per_sec: metric(summarizeRates(mbRates).median, 'MB/s', 'higher'),
+      throughput_msgs_per_sec: metric(rates?.median ?? null, 'msg/s', 'higher'),
+      throughput_mb_per_sec: metric(mbMedian, 'MB/s', 'higher'),
       publish_latency_p50_ms: metric(latency.p50, 'ms', 'lower'),
       publish_latency_p95_ms: metric(latency.p95, 'ms', 'lower'),
       publish_latency_p99_ms: metric(latency.p99, 'ms', 'lower'),
@@ -105,14 +113,7 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       throughput_mb_per_sec: mbRates.map(roundFigure),
     },
     histograms: { publish_latency: encodeHistogram(outcome.report.histogram) },
-    notes: [
-      `throughput: the median of ${measured.length} measured rounds (after ${outcome.rounds.length - measured.length} warm-up round(s), discarded: more on threads new to the mode); every round's rate is in samples`,
-      ROUND_NOTES[workload.mode],
-      LATENCY_NOTES[workload.mode],
-      `${workload.threads} logical publishers (one channel each) over ${workload.workerThreads} worker thread(s), one connection per worker, straight to the broker (no proxy), default exchange into a dedicated queue purged after every round`,
-      'MB/s counts message bodies only, 1 MB = 10^6 bytes',
-      'messages_total: messages published in the measured rounds; errors: every round, warm-up included',
-    ],
+    notes: publishNotes(outcome, settled.length, unsettled.length > 0),
     details: {
       rounds: outcome.rounds.map((round) => ({
         round: round.round,
@@ -121,10 +122,13 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
         msgs_per_sec: roundFigure(round.msgsPerSec),
         published: round.published,
         errors: round.errors,
+        unsettled: round.unsettled,
         expected: round.expected,
         received: round.received,
       })),
-      rate_spread_percent: roundFigure(rates.spreadPercent),
+      rate_spread_percent: rates === undefined ? null : roundFigure(rates.spreadPercent),
+      publish_bound_ms: workload.publishBoundMs,
+      unsettled_publishes: unsettled.map((each) => ({ ...each })),
       latency_samples: latency.count,
       latency_mean_ms: latency.mean,
       messages_missing: countMissing(outcome),
@@ -139,6 +143,32 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       error_samples: outcome.report.errorSamples,
     },
   };
+}
+
+/** What a reader needs to read the result's figures: how the rate was formed, what the latency and the round mean. */
+function publishNotes(outcome: PublishThroughputOutcome, settledRounds: number, anyUnsettled: boolean): string[] {
+  const { workload } = outcome;
+  const warmupRounds = outcome.rounds.length - measuredRounds(outcome).length;
+  return [
+    ...(settledRounds > 0
+      ? [
+          `throughput: the median of ${settledRounds} measured rounds (after ${warmupRounds} warm-up round(s), discarded: more on threads new to the mode); every round's rate is in samples`,
+        ]
+      : []),
+    ...(anyUnsettled ? [unsettledNote(outcome, settledRounds)] : []),
+    ROUND_NOTES[workload.mode],
+    LATENCY_NOTES[workload.mode],
+    `${workload.threads} logical publishers (one channel each) over ${workload.workerThreads} worker thread(s), one connection per worker, straight to the broker (no proxy), default exchange into a dedicated queue purged after every round`,
+    'MB/s counts message bodies only, 1 MB = 10^6 bytes',
+    'messages_total: messages published in the measured rounds; errors: every round, warm-up included',
+  ];
+}
+
+/** Why the rates stop where they do: the round in which publishes never settled, and what is left to measure by. */
+function unsettledNote(outcome: PublishThroughputOutcome, settledRounds: number): string {
+  const last = outcome.rounds.at(-1);
+  const publishes = unsettledPublishes(outcome).length;
+  return `${publishes} publish(es) never settled within the publish bound of ${outcome.workload.publishBoundMs} ms in round ${last?.round ?? '?'}${last?.warmup ? ' (warm-up)' : ''}: each stopped its publisher, and the measurement stopped after that round; ${settledRounds > 0 ? `the rates are those of the ${settledRounds} measured round(s) before it` : 'no measured round had every publish settle, so there is no rate'}`;
 }
 
 export interface OverheadPair {

@@ -83,3 +83,68 @@ export class ControlWords {
     return waitForWord(this.control, index, target, timeoutMs, abortIndex, sliceMs);
   }
 }
+
+/** How a board with per-thread slots is laid out: its control words, then each thread's moments and integers. */
+export interface ThreadSlotsLayout {
+  readonly controlWords: number;
+  /** BigInt64 slots per thread (`process.hrtime.bigint()` moments, 0 = not yet). */
+  readonly timeSlots: number;
+  /** Int32 slots per thread (states, counts, ports). */
+  readonly intSlots: number;
+}
+
+/** Where the moments start: after the control words, 8-byte aligned (as BigInt64Array needs). */
+function timesOffset(layout: ThreadSlotsLayout): number {
+  return Math.ceil((layout.controlWords * 4) / 8) * 8;
+}
+
+/** The bytes a board of `layout` for `threads` threads takes. */
+function threadSlotsByteLength(layout: ThreadSlotsLayout, threads: number): number {
+  return timesOffset(layout) + threads * layout.timeSlots * 8 + threads * layout.intSlots * 4;
+}
+
+/**
+ * Control words, then per thread its moments and its integers, each read and written atomically:
+ * what the recovery, matrix and failover boards share. Made new (main thread) or attached to the
+ * buffer a worker was given.
+ */
+export class ThreadSlots extends ControlWords {
+  readonly threads: number;
+  protected readonly times: BigInt64Array;
+  protected readonly ints: Int32Array;
+  private readonly layout: ThreadSlotsLayout;
+
+  /** A new board for `threads` threads (main thread), or one attached to the `buffer` a worker was given for `threads` threads. */
+  constructor(layout: ThreadSlotsLayout, threadsOrBuffer: number | SharedArrayBuffer, threads = 0) {
+    if (typeof threadsOrBuffer === 'number') threads = threadsOrBuffer;
+    super(
+      typeof threadsOrBuffer === 'number' ? new SharedArrayBuffer(threadSlotsByteLength(layout, threads)) : threadsOrBuffer,
+      layout.controlWords,
+    );
+    this.layout = layout;
+    this.threads = threads;
+    const offset = timesOffset(layout);
+    this.times = new BigInt64Array(this.buffer, offset, threads * layout.timeSlots);
+    this.ints = new Int32Array(this.buffer, offset + threads * layout.timeSlots * 8, threads * layout.intSlots);
+  }
+
+  time(thread: number, slot: number): bigint {
+    return Atomics.load(this.times, thread * this.layout.timeSlots + slot);
+  }
+
+  setTime(thread: number, slot: number, ns: bigint): void {
+    Atomics.store(this.times, thread * this.layout.timeSlots + slot, ns);
+  }
+
+  int(thread: number, slot: number): number {
+    return Atomics.load(this.ints, thread * this.layout.intSlots + slot);
+  }
+
+  setInt(thread: number, slot: number, value: number): void {
+    Atomics.store(this.ints, thread * this.layout.intSlots + slot, value);
+  }
+
+  addInt(thread: number, slot: number, delta = 1): void {
+    Atomics.add(this.ints, thread * this.layout.intSlots + slot, delta);
+  }
+}

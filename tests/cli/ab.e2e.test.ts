@@ -1,18 +1,32 @@
 /**
  * `bench ab` as a user runs it: a short real paired run of identical code (the working tree against
- * itself, one publish configuration, three replicates a side), and the refusals that come before
- * anything is measured.
+ * itself, one publish configuration, three replicates a side), the same interrupted by Ctrl-C once
+ * both sides have finished a configuration, and the refusals that come before anything is measured.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { tempDir } from '../results/helpers';
-import { startBench } from '../support/benchProcess';
+import { exitedWithin, killGroup, startBench, waitForOutput } from '../support/benchProcess';
 
 const execFileAsync = promisify(execFile);
 const BIN = path.resolve(__dirname, '../../bin/bench.js');
 const ONE_CONFIGURATION = 'test_publish_throughput\\[10x100-256B-plain\\]';
+const SIDES = ['A', 'B'] as const;
+/** Both sides' start-ups and first configuration (about 20 s alone; a loaded two-core machine is several times slower). */
+const SECOND_CONFIGURATION_BOUND_MS = 200_000;
+/** Ctrl-C to exit: each side stops its Jest and archives, then the comparison is written. */
+const STOP_BOUND_MS = 60_000;
+
+/** The end of a side's log, for a failure's message. */
+function sideLogTail(output: string, side: string): string {
+  try {
+    return `--- side ${side}:\n${fs.readFileSync(path.join(output, side, 'side.log'), 'utf8').slice(-2000)}`;
+  } catch {
+    return `--- side ${side}: no log`;
+  }
+}
 
 interface Outcome {
   code: number;
@@ -48,9 +62,16 @@ describe('bench ab', () => {
     const saved = JSON.parse(fs.readFileSync(path.join(output, 'ab_comparison.json'), 'utf8')) as {
       exit_code: number;
       turns: Turn[];
+      sides: { side: string; runId: string }[];
       comparison: { design: string; correction: { judged: number } };
     };
     expect(saved.exit_code).toBe(0);
+    // One build on both sides, started in the same second: still two runs, told apart by their ids.
+    const [a, b] = saved.sides.map((side) => side.runId);
+    expect(a).not.toBe(b);
+    expect(outcome.stdout).toContain(`bench ab: side A kept ${a} (passed: `);
+    expect(outcome.stdout).toContain(`bench ab: side B kept ${b} (passed: `);
+    expect(outcome.stdout).toContain(`comparison of ${b} (B) with ${a} (A)`);
     expect(saved.comparison.design).toBe('paired');
     expect(saved.comparison.correction.judged).toBeGreaterThan(0);
     // One test start and three replicates a side, in A B B A order.
@@ -72,28 +93,61 @@ describe('bench ab', () => {
     }
   }, 180_000);
 
-  it('keeps what both sides measured when interrupted (Ctrl-C): the finished test is compared, exit 130', async () => {
-    const output = path.join(dir, 'out');
-    const twoConfigurations = 'test_publish_throughput\\[10x100-256B-(plain|confirm)\\]';
-    const run = startBench(['ab', '.', '.', '-t', twoConfigurations, '--replicates', '3', '-o', output], {});
-    const deadline = Date.now() + 150_000;
-    // Once both sides have finished the first configuration and started the second.
-    while (!/ B TestPublishThroughput test_publish_throughput\[10x100-256B-confirm\]/.test(run.output()) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    process.kill(-run.child.pid!, 'SIGINT');
-    expect(await run.exited).toBe(130);
-    expect(run.output()).toContain('bench ab: interrupted: each side stops and archives what it measured');
-    const saved = JSON.parse(fs.readFileSync(path.join(output, 'ab_comparison.json'), 'utf8')) as {
-      exit_code: number;
-      verdict: string;
-      sides: { status: string }[];
-      comparison: { matched: { key: string }[]; correction: { judged: number } };
-    };
-    expect(saved).toMatchObject({ exit_code: 130, verdict: 'interrupted: compared what both sides had measured' });
-    expect(saved.sides.map((side) => side.status)).toEqual(['interrupted', 'interrupted']);
-    expect(saved.comparison.matched.map((result) => result.key)).toEqual([expect.stringContaining('publish_mode=plain')]);
-    expect(saved.comparison.correction.judged).toBeGreaterThan(0);
-  }, 180_000);
+  it(
+    'keeps what each side finished when interrupted (Ctrl-C), says what it kept, and compares it: exit 130',
+    async () => {
+      const output = path.join(dir, 'out');
+      const twoConfigurations = 'test_publish_throughput\\[10x100-256B-(plain|confirm)\\]';
+      const run = startBench(['ab', '.', '.', '-t', twoConfigurations, '--replicates', '3', '-o', output], {});
+      const whatHappened = () => `${run.output()}\n${SIDES.map((side) => sideLogTail(output, side)).join('\n')}`;
+      try {
+        // A side asks for its turn at a test only once the test before it is recorded: both granted
+        // the second configuration means both finished the first. (B's grant alone is not enough: a
+        // side that stopped early gives up its turns and leaves the other to go on alone.)
+        const deadline = Date.now() + SECOND_CONFIGURATION_BOUND_MS;
+        for (const side of SIDES) {
+          const granted = new RegExp(` ${side} TestPublishThroughput test_publish_throughput\\[10x100-256B-confirm\\]`);
+          if (!(await waitForOutput(run, granted, Math.max(0, deadline - Date.now()))))
+            throw new Error(
+              `side ${side} was not granted the second configuration within ${SECOND_CONFIGURATION_BOUND_MS / 1000} s:\n${whatHappened()}`,
+            );
+        }
+        process.kill(-run.child.pid!, 'SIGINT');
+        const code = await exitedWithin(run, STOP_BOUND_MS);
+        if (code === 'still running')
+          throw new Error(`bench ab had not stopped ${STOP_BOUND_MS / 1000} s after Ctrl-C:\n${whatHappened()}`);
+        expect({ code, output: run.output() }).toMatchObject({ code: 130 });
+      } finally {
+        await killGroup(run);
+      }
+      const said = run.output();
+      expect(said).toContain('bench ab: interrupted: each side stops and archives what it measured');
+      // Each side says what it kept: its own run (the ids tell the two apart), the finished test and its result.
+      const keptIds = SIDES.map((side) => {
+        const kept = new RegExp(
+          `^bench ab: side ${side} kept (run_\\S+) \\(interrupted: 1 test\\(s\\) passed, 0 failed; 1 result\\(s\\)\\) in ${output}/${side}/reports/`,
+          'm',
+        ).exec(said);
+        expect({ side, kept: kept !== null, output: said }).toMatchObject({ kept: true });
+        return kept![1]!;
+      });
+      expect(new Set(keptIds).size).toBe(2);
+      const saved = JSON.parse(fs.readFileSync(path.join(output, 'ab_comparison.json'), 'utf8')) as {
+        exit_code: number;
+        verdict: string;
+        sides: { status: string; runId: string }[];
+        comparison: { matched: { key: string }[]; correction: { judged: number } };
+      };
+      expect(saved).toMatchObject({
+        exit_code: 130,
+        verdict: 'interrupted: compared what both sides had measured (1 result(s) both finished)',
+      });
+      expect(saved.sides.map((side) => [side.status, side.runId])).toEqual(keptIds.map((id) => ['interrupted', id]));
+      expect(saved.comparison.matched.map((result) => result.key)).toEqual([expect.stringContaining('publish_mode=plain')]);
+      expect(saved.comparison.correction.judged).toBeGreaterThan(0);
+    },
+    SECOND_CONFIGURATION_BOUND_MS + STOP_BOUND_MS + 20_000,
+  );
 
   it('refuses, before anything runs: a ref that names no commit, HEAD with uncommitted changes, too few replicates', async () => {
     const repo = path.join(dir, 'repo');

@@ -1,8 +1,8 @@
 /**
  * `bench check-adapter` through the real CLI (bin/bench.js, and the installed command
  * bin/amqp-bench.js started in the adapter's folder), on the real broker: the output a user
- * reads, the exit codes (0 all passed, 1 a check failed, 2 a module that cannot be used), one
- * line for a bad module, and no password anywhere.
+ * reads, the exit codes (0 no check failed, findings of the client said, 1 a check failed, 2 a
+ * module that cannot be used), one line for a bad module, and no password anywhere.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -51,6 +51,23 @@ describe('bench check-adapter (the real CLI, the real broker)', () => {
     );
   }, 120_000);
 
+  it('a client whose confirms never settle: its findings said (❗) with their evidence, the contract kept, exit 0', async () => {
+    const { code, stdout, stderr } = await cli('bench.js', ['check-adapter', 'tests/fixtures/adapters/loses-confirms.js']);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout.match(/^❗ .*$/gm)).toEqual([
+      expect.stringMatching(
+        /^❗ publish, consume \(auto ack\): a publish with confirms never settled within 5 s, though the broker took the message: a confirm the client never settled, a finding of the client as every suite reports it \(amqplib \d+\.\d+\.\d+\)$/,
+      ),
+      expect.stringMatching(
+        /^❗ publisher after recovery: a confirmed publish on the publisher opened before the reset never settled within 5 s, though/,
+      ),
+    ]);
+    expect(stdout).not.toMatch(/^❌/m);
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^fixture-loses-confirms \(defaults\): 14 passed, 1 not checked, 2 finding\(s\) of the client: it keeps the contract; the client's findings: publish, consume \(auto ack\), publisher after recovery, in [\d.]+ m?s$/,
+    );
+  }, 120_000);
+
   it.each([
     [
       'a module that does not exist',
@@ -78,7 +95,7 @@ describe('bench check-adapter (the real CLI, the real broker)', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/Usage: bench check-adapter \[options\] <module>/);
     expect(stdout).toMatch(/--profile <profile>/);
-    expect(stdout).toMatch(/Exit code 0 when every check passed, 1 when one failed, 2 when the module cannot be loaded/);
+    expect(stdout).toMatch(/Exit code 0 when no check failed, 1 when one did, 2 when the module cannot be loaded/);
     expect(stdout).toMatch(/npx amqp-bench check-adapter \.\/bench\/myClient\.ts/);
   }, 60_000);
 });

@@ -11,7 +11,8 @@ import { recoverKilledRun, type Recovery } from '../../src/cli/killedRun';
 import { SET_ASIDE_FOLDER } from '../../src/cli/previousResults';
 import { buildRunArchive, readRunArchive, type RunArchive } from '../../src/results/archive';
 import { readHistory } from '../../src/results/history';
-import { countTests, type JestOutcome, type TestOutcome } from '../../src/results/outcome';
+import { appendOutcome, countTests, writeOutcome, type JestOutcome, type TestOutcome } from '../../src/results/outcome';
+import { startResultIndex } from '../../src/results/writtenResults';
 import { RUN_MANIFEST_FILE_NAME, type RunManifest, type RunPhase } from '../../src/results/runManifest';
 import { expectValid } from '../results/schemaValidator';
 import { environment, rawResult, tempDir } from '../results/helpers';
@@ -61,16 +62,18 @@ describe('recovery of a killed run', () => {
     duration_ms: 5,
     failure_message: null,
   });
+  /** As the reporter leaves it: the outcome written at the start, each finished test a line of its journal. */
   const leaveOutcome = (tests: TestOutcome[]) => {
     const outcome: JestOutcome = {
       schema_version: 1,
       started_at: STARTED_AT,
       updated_at: STARTED_AT,
       complete: false,
-      tests,
+      tests: [],
       suite_errors: [],
     };
-    fs.writeFileSync(path.join(raw, '.jest-outcome.json'), JSON.stringify(outcome));
+    writeOutcome(raw, outcome);
+    for (const each of tests) appendOutcome(raw, { ...outcome, tests: [each] });
   };
   const leaveResult = (name: string) =>
     fs.writeFileSync(
@@ -87,6 +90,7 @@ describe('recovery of a killed run', () => {
     leaveResult('publish_throughput');
     leaveResult('recovery_after_reset_peer');
     leaveOutcome([test('test_publish'), test('test_recovery', 'failed')]);
+    startResultIndex(raw);
 
     const recovery = recover();
 
@@ -109,7 +113,8 @@ describe('recovery of a killed run', () => {
     const history = readHistory(reports).history;
     expect(history.runs.map((run) => [run.run_id, run.status])).toEqual([['run_20261125_100000_feedbeef', 'killed']]);
     expectValid('benchmark-history.schema.json', history);
-    // The folder is as it was before the killed run started: its results are in the archive.
+    expect(archive.tests.map((each) => each.test_id)).toEqual([test('test_publish').test_id, test('test_recovery').test_id]);
+    // The folder is as it was before the killed run started: its results and outcome are in the archive.
     expect(listing()).toEqual(restoredBefore);
     expect(fs.readFileSync(path.join(raw, '.jest-outcome.json'), 'utf8')).toBe('{"before":".jest-outcome.json"}');
     expect(lines).toEqual([
@@ -198,10 +203,10 @@ describe('recovery of a killed run', () => {
     const recovery = recover();
     expect(recovery).toMatchObject({ outcome: 'moved', archivePath: null, restored: 2 });
     expect(recovery.movedTo).toBe(path.join(raw, `killed-run-20261125_100000-${GONE_PID}`));
-    expect(listing(recovery.movedTo!)).toEqual(['.jest-outcome.json', 'publish_throughput_killed.json']);
+    expect(listing(recovery.movedTo!)).toEqual(['.jest-outcome.json', '.jest-outcome.jsonl', 'publish_throughput_killed.json']);
     expect(listing()).toEqual([...restoredBefore, path.basename(recovery.movedTo!)].sort());
     expect(lines[0]).toMatch(
-      /was killed and its files could not be archived \(not archived: .*ENOTDIR.*\); 2 file\(s\) moved to .*killed-run-20261125_100000-4194305; 2 raw result file\(s\) of the run before put back$/,
+      /was killed and its files could not be archived \(not archived: .*ENOTDIR.*\); 3 file\(s\) moved to .*killed-run-20261125_100000-4194305; 2 raw result file\(s\) of the run before put back$/,
     );
   });
 

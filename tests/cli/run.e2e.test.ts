@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { History } from '../../src/results/history';
 import type { RunArchive } from '../../src/results/archive';
+import { readOutcome } from '../../src/results/outcome';
 import { expectValid } from '../results/schemaValidator';
 import { tempDir } from '../results/helpers';
 import { seedPriorRun, snapshotTree } from '../support/reportsFolder';
@@ -196,10 +197,9 @@ describe('bench run (end to end on a fake benchmark project)', () => {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
     });
-    const outcomeFile = path.join(env.BENCH_RAW_DIR!, '.jest-outcome.json');
     const deadline = Date.now() + 60_000;
-    // Wait until the three quick tests are recorded and the fourth hangs.
-    while (!(fs.existsSync(outcomeFile) && fs.readFileSync(outcomeFile, 'utf8').includes('test_can_fail'))) {
+    // Wait until the three quick tests are recorded (in the outcome's journal) and the fourth hangs.
+    while (!readOutcome(env.BENCH_RAW_DIR!)?.tests.some((test) => test.test_id.endsWith('test_can_fail'))) {
       if (Date.now() > deadline) throw new Error(`the fake run never got going:\n${stdout}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

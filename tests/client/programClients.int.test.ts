@@ -4,7 +4,8 @@
  * library and comes back as a typed fault timed in the program's own process, and a program that
  * dies (killed with its group, as a misbehaving one is) leaves no connection on the broker; and
  * consumers that hand over counts (the consume throughput suite's) keep handing them over while a
- * backlog flows, not only once it is gone.
+ * backlog flows, not only once it is gone; amqp091-go's timed run of confirmed publishes stops at a
+ * confirm that does not settle within its publish bound, naming it, instead of waiting for ever.
  * Skipped, saying how to install them, where scripts/setup-clients.sh has not run.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,6 +16,7 @@ import { ContractFaultProxy } from '../../src/client/contract/faultProxy';
 import { listBrokerConnections } from '../../src/faults/brokerConnections';
 import { getConfig } from '../../src/config';
 import { nowNs } from '../../src/measure/clock';
+import { startEmbeddedProxyEntry } from '../support/embeddedProxy';
 
 const PROGRAM_CLIENTS = ['kombu', 'pika', 'amqp091-go'] as const;
 const missing = new Map(unavailableClients().map(({ name, why }) => [name as string, why]));
@@ -64,6 +66,36 @@ describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded pro
       const back = await connection.ensureConnected(10_000);
       expect(back.attempts).toBeGreaterThanOrEqual(1);
       expect(connection.state).toBe('up');
+    },
+    60_000,
+  );
+
+  run(
+    'times each delivery in its own process where it hands deliveries over in batches (the Python programs)',
+    async () => {
+      const queue = `amqp-bench.test.received.${randomUUID()}`;
+      const admin = await amqp.connect(url);
+      try {
+        const channel = await admin.createChannel();
+        await channel.assertQueue(queue, { durable: false, arguments: { 'x-expires': 60_000 } });
+        const connection = await adapterOf(name).connect('defaults', { urls: [url], connectionName: `amqp-bench.test.${randomUUID()}` });
+        opened.push(connection);
+        const seen: { receivedNs: bigint | undefined; callbackNs: bigint }[] = [];
+        await connection.consume(queue, { ack: 'auto' }, (delivery) => seen.push({ receivedNs: delivery.receivedNs, callbackNs: nowNs() }));
+        const sentNs = nowNs();
+        channel.sendToQueue(queue, Buffer.from('timed'));
+        expect(await waitUntil(() => seen.length === 1, 10_000)).toBe(true);
+        const [one] = seen;
+        // The Go program hands each delivery over as it comes: the callback's moment is its time.
+        if (name === 'amqp091-go') expect(one!.receivedNs).toBeUndefined();
+        else {
+          expect(one!.receivedNs).toBeGreaterThanOrEqual(sentNs);
+          expect(one!.receivedNs).toBeLessThanOrEqual(one!.callbackNs);
+        }
+        await channel.deleteQueue(queue);
+      } finally {
+        await admin.close().catch(() => undefined);
+      }
     },
     60_000,
   );
@@ -136,5 +168,56 @@ describe.each(PROGRAM_CLIENTS)('the client program %s (real broker, embedded pro
       }
     },
     150_000,
+  );
+});
+
+describe('amqp091-go: a confirm that does not settle within the publish bound (real program, embedded proxy)', () => {
+  const missingWhy = missing.get('amqp091-go');
+  (missingWhy ? it.skip : it)(
+    'ends its publish_run at the first publish whose confirm is held past the bound, naming it, and makes no more',
+    async () => {
+      const entry = await startEmbeddedProxyEntry('go-confirm-bound');
+      const admin = await amqp.connect(url);
+      const queue = `amqp-bench.test.confirm-bound.${randomUUID()}`;
+      let connection: ClientConnection | undefined;
+      try {
+        const channel = await admin.createChannel();
+        await channel.assertQueue(queue, { durable: false, arguments: { 'x-expires': 60_000 } });
+        connection = await adapterOf('amqp091-go').connect('defaults', {
+          urls: [entry.proxiedUrl],
+          connectionName: `amqp-bench.test.${randomUUID()}`,
+        });
+        const publisher = await connection.publisher({ confirms: true });
+        // Everything towards the client held 3 s: each confirm comes, but long after a 500 ms bound.
+        await entry.proxy.client.addToxic(entry.proxy.name, {
+          type: 'latency',
+          name: 'confirms_late',
+          stream: 'downstream',
+          toxicity: 1,
+          attributes: { latency: 3000, jitter: 0 },
+        });
+        const startedMs = performance.now();
+        const run = await publisher.publishRun!('', queue, 5, 16, 10_000, 500);
+        const tookMs = performance.now() - startedMs;
+        expect({ published: run.published, errors: run.errors, unsettledPublish: run.unsettledPublish }).toEqual({
+          published: 0,
+          errors: 0,
+          unsettledPublish: 1,
+        });
+        expect(tookMs).toBeGreaterThanOrEqual(500);
+        expect(tookMs).toBeLessThan(2500);
+        // The one publish went out: no more were made after it.
+        await entry.proxy.client.removeToxic(entry.proxy.name, 'confirms_late');
+        expect(await waitUntil(async () => (await channel.checkQueue(queue)).messageCount === 1, 10_000)).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await channel.checkQueue(queue)).messageCount).toBe(1);
+        await channel.deleteQueue(queue);
+      } finally {
+        await connection?.close().catch(() => undefined);
+        await admin.close().catch(() => undefined);
+        await entry.close();
+      }
+    },
+    60_000,
   );
 });

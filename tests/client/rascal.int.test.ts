@@ -4,7 +4,8 @@
  * reconnection at once on a new socket, its subscription consuming again), a publish made while
  * the broker cannot be reached (held in rascal's paused channel pool, sent after the
  * reconnection), a queue deleted under a consumer (rascal's 'cancelled', then its re-subscription
- * failing with 404s until the queue is back, then consuming again by itself), and a close with
+ * failing with 404s until the queue is back, then consuming again by itself), its back-pressure
+ * signal while the broker stops reading (the channel pool's 'busy', then 'ready'), and a close with
  * deliveries left unacked (bounded by the subscription's closeTimeout).
  */
 import { randomUUID } from 'node:crypto';
@@ -145,6 +146,24 @@ describe('rascal adapter (real broker, embedded proxy)', () => {
     expect(ensured.attempts).toBeGreaterThan(1);
     expect(faults).toHaveLength(1);
   }, 40_000);
+
+  it("says its writes are held (rascal's pool 'busy') while the broker stops reading, until its 'ready' once the broker reads again", async () => {
+    const connection = await connect('normalised');
+    const publisher = await connection.publisher({ confirms: true });
+    await publisher.publish('', queue, Buffer.from('before'));
+    expect(publisher.writesHeld!()).toBe(false);
+
+    await api.addToxic('broker', { type: 'bandwidth', name: 'stop-reading', stream: 'upstream', attributes: { rate: 0 } });
+    // Each confirmed publish holds one of the confirm pool's 5 channels until its confirm: the others wait in the pool's queue.
+    const held = Array.from({ length: 20 }, (_, index) => publisher.publish('', queue, Buffer.from(`held ${index}`)));
+    await eventually(() => publisher.writesHeld!(), 5000, "rascal's 'busy'");
+    await sleep(500);
+    expect(publisher.writesHeld!()).toBe(true);
+
+    await api.removeToxic('broker', 'stop-reading');
+    await Promise.all(held);
+    await eventually(() => !publisher.writesHeld!(), 5000, "rascal's 'ready'");
+  }, 30_000);
 
   it("tells a deleted queue's cancel, then the 404s of its re-subscription, and consumes again once the queue is back", async () => {
     const connection = await connect('normalised', [directUrl]);

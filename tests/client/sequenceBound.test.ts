@@ -1,5 +1,5 @@
 /** One bound for a sequence of waits (a publisher's awaited publishes), with one timer for all of them. */
-import { SequenceBound } from '../../src/client/bounded';
+import { BoundPassedError, SequenceBound } from '../../src/client/bounded';
 import { ClientFaultError } from '../../src/client/types';
 import { trapUnhandled } from '../../src/client/unhandledTrap';
 
@@ -16,6 +16,8 @@ describe('a bound on a sequence of waits', () => {
         (error: unknown) => error,
       );
       expect(failure).toBeInstanceOf(ClientFaultError);
+      expect(failure).toBeInstanceOf(BoundPassedError);
+      expect((failure as BoundPassedError).boundMs).toBe(30);
       expect((failure as ClientFaultError).kind).toBe('deadline');
       expect((failure as ClientFaultError).message).toBe('no hand-over within 30 ms');
       // The next wait starts its own clock: a quick one is not failed by the earlier one's age.

@@ -16,6 +16,8 @@ const LIBRARIES = [
   '@cloudamqp/amqp-client',
   '@golevelup/nestjs-rabbitmq',
   'rascal',
+  // Its own amqplib 0.8 is cited below its package: `node_modules/amqplib/lib/connection.js`.
+  'foo-foo-mq',
 ] as const;
 /** Where a package's cited paths start (amqp-connection-manager's are cited without `dist/cjs/`). */
 const ROOTS = LIBRARIES.flatMap((library) => ['', 'dist/cjs/'].map((prefix) => path.join(PROJECT_ROOT, 'node_modules', library, prefix)));

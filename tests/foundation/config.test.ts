@@ -16,6 +16,7 @@ describe('resolveConfig', () => {
       embeddedProxy: 'auto',
       rawResultsDir: path.join(PROJECT_ROOT, DEFAULTS.rawResultsDir),
       reportsDir: path.join(PROJECT_ROOT, DEFAULTS.reportsDir),
+      runIdClaimsDir: null,
       markerExpression: undefined,
       strictTargets: false,
       failOnFindings: false,
@@ -35,6 +36,7 @@ describe('resolveConfig', () => {
       BENCH_PROXY_UPSTREAM: '[::1]:5672',
       BENCH_EMBEDDED_PROXY: 'NEVER',
       BENCH_RAW_DIR: '/tmp/raw',
+      BENCH_RUN_ID_CLAIMS: '/tmp/ab/.run-ids',
       BENCH_MARKERS: ' not slow ',
       BENCH_STRICT_TARGETS: 'yes',
     });
@@ -45,6 +47,7 @@ describe('resolveConfig', () => {
     expect(config.proxyUpstream).toEqual({ host: '::1', port: 5672 });
     expect(config.embeddedProxy).toBe('never');
     expect(config.rawResultsDir).toBe('/tmp/raw');
+    expect(config.runIdClaimsDir).toBe('/tmp/ab/.run-ids');
     expect(config.markerExpression).toBe('not slow');
     expect(config.strictTargets).toBe(true);
   });

@@ -169,22 +169,14 @@ test('a resource alarm runs on a node of the run’s own: publishers held while 
   const workload = workloadOf({
     name: 'int_alarm',
     rate: 200,
-    duration: '5s',
+    duration: '8s',
     confirm_window: 20,
     queue_pattern: `bench-load-alarm-${process.pid}-%d`,
     faults: [{ fault: 'alarm', at: '1s', length: '3s' }],
   });
   const result = await runWith({ workload, viaProxy: true, intervalMs: 250 });
-  const [fault] = result.faults;
-  expect(fault!.error).toBeNull();
-  // Timed from the broker's connection.blocked as the proxy saw it pass.
-  expect(fault!.record?.reference.source).toBe('proxy_timeline');
-  // Held: the confirm window filled while blocked, and the publisher fell behind schedule (the
-  // alarm's CLI calls take a while under load: 3 s leaves the block long enough to fill it).
-  const during = result.timeseries.filter((point) => point.fault_state !== 'none');
-  expect(Math.max(...during.map((point) => point.outstanding_confirms))).toBe(20);
-  expect(result.latency_ms.schedule_lag.max ?? 0).toBeGreaterThan(500);
-  expect(result.messages).toMatchObject({ intended: 1000, published: 1000, unsent: 0, lost_confirmed: 0, confirmed: 1000 });
+  expect(result.messages).toMatchObject({ intended: 1600, published: 1600, unsent: 0, lost_confirmed: 0, confirmed: 1600 });
+  expectAlarmAsItFell(result);
   // The node is gone: nothing listens on its port any more.
   const refused = await new Promise<boolean>((resolve) => {
     const socket = net.connect(LOAD_NODE.amqpPort, '127.0.0.1');
@@ -196,3 +188,34 @@ test('a resource alarm runs on a node of the run’s own: publishers held while 
   });
   expect(refused).toBe(true);
 }, 120_000);
+
+/**
+ * The alarm is raised and cleared by rabbitmqctl calls: 0.4 s on a quiet machine, 6-19 s measured
+ * with two busy loops beside the other work of two shared cores, past its 30 s bound at a load
+ * average of 14. What the result must say depends on where the alarm fell; each case is checked.
+ */
+function expectAlarmAsItFell(result: Awaited<ReturnType<typeof runLoad>>): void {
+  const [fault] = result.faults;
+  if (fault!.error !== null) {
+    // The call outlasted its bound: said as such, and nothing timed from it.
+    expect(fault!.error).toMatch(/^injection failed: `rabbitmqctl .*set_vm_memory_high_watermark 0` did not finish within \d+ ms/);
+    expect(fault!.record).toBeNull();
+  } else if (fault!.injectionCompletedAtMs! < result.publishing_ended_ms) {
+    // In place while publishing: timed from the broker's connection.blocked as the proxy saw it pass.
+    expect(fault!.record?.reference).toMatchObject({ source: 'proxy_timeline', exact: true });
+    // Held: the confirm window filled while blocked, and the publisher fell behind schedule.
+    const during = result.timeseries.filter((point) => point.fault_state !== 'none');
+    expect(Math.max(...during.map((point) => point.outstanding_confirms))).toBe(20);
+    expect(result.latency_ms.schedule_lag.max ?? 0).toBeGreaterThan(500);
+  } else {
+    // In place only after publishing ended: nothing was blocked, so no connection.blocked passed the
+    // proxy; the result says so, and its moment is the call's start, labelled an upper bound.
+    expect(fault!.record?.reference).toMatchObject({ source: 'api_call_start', exact: false });
+    expect(fault!.record?.reference.description).toContain('an upper bound');
+    expect(result.notes).toContainEqual(
+      expect.stringMatching(
+        /^fault alarm: its injecting call took \d+ ms, so it was in place only from \d+ ms, after publishing ended \(\d+ ms\): nothing was published under it$/,
+      ),
+    );
+  }
+}

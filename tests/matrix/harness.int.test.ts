@@ -2,7 +2,8 @@
  * The fault matrix's own honesty, against the real broker and the embedded proxy: a publish whose
  * confirm never comes is counted hung (classed at the end of the settle bound, before anything is
  * closed: a close that rejects it afterwards cannot hide it), and a cell whose harness part failed
- * is ⚠ with its reason, neither ✅ nor a finding.
+ * is ⚠ with its reason, neither ✅ nor a finding; at the fault's moment every consumer has a
+ * delivery in its handler, so what a library does with its ack on the dead channel shows every run.
  */
 import path from 'node:path';
 import type { ClientSpec } from '../../src/client/api';
@@ -55,6 +56,24 @@ describe('the fault matrix (real broker, embedded proxy)', () => {
     const m = (name: string) => result.metrics[name]?.value ?? 0;
     expect(m('messages_confirmed') + m('publishes_nacked') + m('publishes_rejected') + m('publishes_hung')).toBe(m('messages_published'));
   }, 60_000);
+
+  it("has a delivery in every consumer's handler at the fault's moment: golevelup's ack on the dead channel is an unhandled rejection in every thread", async () => {
+    const outcome = await runMatrixCell({
+      client: { name: 'golevelup', profile: 'defaults' },
+      fault: { kind: 'broker_close' },
+      broker: sharedBroker(),
+      threads: 2,
+      warmupMessages: 10,
+      detectionBoundMs: 5000,
+      recoveryBoundMs: 15_000,
+      settleMs: 1500,
+    });
+    const result = computeMatrixResult(outcome);
+    expect(result.details.harness_problems).toEqual([]);
+    // @golevelup/nestjs-rabbitmq's wrapConsumer: the handler settles after the channel died, channel.ack throws, the nack throws too.
+    for (const thread of result.details.threads) expect(thread.unhandled.join('\n')).toMatch(/Channel closed/);
+    expect(result.verdict.cell).toMatch(/^❌ .*unhandled error/);
+  }, 90_000);
 
   it('makes a cell whose fault could not be injected ⚠ with the reason: neither ✅ nor a finding', async () => {
     // An alarm is refused on the shared broker (it would block every client of it): the injection fails.

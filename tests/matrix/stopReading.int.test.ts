@@ -1,10 +1,11 @@
 /**
  * The broker that stops reading (stop_reading: the bandwidth toxic upstream at 1 KB/s) against the
  * real broker and the embedded proxy, as a row of the fault matrix: amqplib, whose publish()
- * returns false while its buffer is over its mark, is seen to say so; rabbitmq-client, which has
- * no such signal, is a finding; both take every publish offered during the stall (their memory
- * grows), and once the toxic is gone every publish made during it is confirmed or rejected, none
- * lost, and the drain is timed. The proxy's own backlog is bounded (it stops reading instead).
+ * returns false while its buffer is over its mark, and rascal, whose publication pool says 'busy'
+ * once its queue is full, are seen to say so; rabbitmq-client, which has no such signal, is a
+ * finding; all take every publish offered during the stall (their memory grows), and once the
+ * toxic is gone every publish made during it is confirmed or rejected, none lost, and the drain is
+ * timed. The proxy's own backlog is bounded (it stops reading instead).
  */
 import type { ClientSpec } from '../../src/client/api';
 import { sharedBrokerActions } from '../../src/broker/actions';
@@ -70,6 +71,14 @@ it('amqplib: publish() returning false is its back-pressure signal, noticed duri
   expect(thread.detection_ms).toBeLessThan(6000);
   expect(result.verdict.findings.filter((finding) => /back-pressure/.test(finding))).toEqual([]);
   expect(result.metrics.stall_worker_memory_mb_per_s?.value).not.toBeNull();
+}, 150_000);
+
+it("rascal: its channel pool's 'busy' is its back-pressure signal, turned on during the stall; all confirmed after it", async () => {
+  const result = await stallCell({ name: 'rascal', profile: 'normalised' });
+  const thread = result.details.threads[0]!;
+  expect(thread.stall!.signal).toBe('given');
+  expect(thread.detected_by).toBe('backpressure');
+  expect(result.verdict.findings.filter((finding) => /back-pressure/.test(finding))).toEqual([]);
 }, 150_000);
 
 it('rabbitmq-client: no back-pressure signal at all, a finding with its memory growth; all confirmed after the stall', async () => {

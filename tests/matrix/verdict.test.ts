@@ -12,7 +12,7 @@ import { PublishLedger } from '../../src/matrix/ledger';
 import { PublishPhase } from '../../src/matrix/report';
 import { computeMatrixResult } from '../../src/matrix/result';
 import { resolveCellOptions, type MatrixOutcome } from '../../src/matrix/scenario';
-import { verdictClass } from '../../src/matrix/verdict';
+import { leadingClause, verdictClass } from '../../src/matrix/verdict';
 
 const MS = 1_000_000n;
 const T0 = 5_000_000n * MS;
@@ -172,6 +172,62 @@ describe('what told a thread, and the verdict', () => {
     const result = computeMatrixResult(outcome);
     expect(result.verdict).toMatchObject({ ok: false, class: 'harness', findings: [] });
     expect(result.verdict.harness_problems).toEqual(['no probe could be published after the removal (4 attempt(s) failed)']);
+  });
+
+  it('names a thread whose consumer and publisher came back but whose own messages did not, in whole words', () => {
+    const back = outcomeOf('ack_timeout', 'channel_closed', 1, [frame(0, 'downstream', 'channel.close', 406)]);
+    // Its consumer got something after the removal and its publisher was confirmed, but none of its own messages published after the removal came back.
+    const ledger = new PublishLedger();
+    ledger.published(0, PublishPhase.BEFORE, at(-10));
+    ledger.confirmed(0);
+    ledger.delivered(0, at(2050));
+    ledger.published(1, PublishPhase.AFTER_REMOVAL, at(2100));
+    ledger.confirmed(1);
+    ledger.classAll();
+    // Message 1 waits in the queue the consumer no longer reads: not lost.
+    const result = computeMatrixResult({
+      ...back,
+      threads: [{ ...back.threads[0]!, ...ledger.report() }],
+      leftInQueue: [new Map([[1, 1]])],
+      allRecovered: false,
+    });
+    expect(result.verdict.findings[0]).toMatch(/^thread 0: not back within 10 s of the removal \(/);
+    expect(result.verdict.cell).toBe('❌ not back');
+  });
+
+  it('cuts a finding the cell has no words for at its first clause, never inside a word', () => {
+    expect(leadingClause('thread 0: something new happened (its last event: channel_closed "x")')).toBe('something new happened');
+    const long = 'thread 1: ' + 'a very long description of what went wrong with this client '.repeat(3);
+    const clause = leadingClause(long);
+    expect(clause.length).toBeLessThanOrEqual(62);
+    expect(clause).toMatch(/^a very long description .* …$/);
+    expect(long).toContain(clause.replace(' …', ''));
+  });
+
+  it('adds how the library notices a silence to the findings of a silence it did not notice by itself', () => {
+    const dropped: FaultEvent = { at_ns: String(at(0)), kind: 'data_dropped', connection_id: 1, client: `127.0.0.1:${PORT}` };
+    const silence = outcomeOf('dead_peer', 'closed', 12_000, [dropped], 20_000);
+    const check = 'heartbeats checked only between publishes, never while one waits for its confirm';
+    const result = computeMatrixResult(silence, { heartbeatSeconds: 5, silenceCheck: check });
+    expect(result.verdict.findings).toContain(`how the library notices a silence: ${check}`);
+    expect(result.verdict.cell).toBe('❌ told by the broker, not its heartbeat');
+    expect(result.details.heartbeat?.summary).toMatch(/How it notices: heartbeats checked only between publishes/);
+  });
+
+  it("says a client program's publishes during a stall waited in the program, not that the library took them", () => {
+    const stalled = outcomeOf('stop_reading', 'channel_closed', 1, [frame(0, 'upstream', 'basic.publish')]);
+    const samples = [0, 500, 1000].map((ms) => ({ atNs: String(at(ms)), heapBytes: 0, externalBytes: 0, rssBytes: 0, outstanding: ms }));
+    const thread = (outOfProcess: boolean) => ({ ...stalled.threads[0]!, stall: { signal: false, episodes: 0, outOfProcess, samples } });
+    const program = computeMatrixResult({ ...stalled, threads: [thread(true)] });
+    expect(program.verdict.findings).toContainEqual(
+      expect.stringMatching(
+        /^thread 0: no back-pressure signal: the library has none; its client program was handed \d+ publishes .* which waited in the program's own process behind the library's calls .*; its memory not measured$/,
+      ),
+    );
+    const inProcess = computeMatrixResult({ ...stalled, threads: [thread(false)] });
+    expect(inProcess.verdict.findings).toContainEqual(
+      expect.stringMatching(/^thread 0: no back-pressure signal: the library has none; it took \d+ publishes .*; worker memory/),
+    );
   });
 
   it('keeps the class of a verdict without its figures', () => {

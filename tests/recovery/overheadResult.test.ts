@@ -2,6 +2,8 @@ import type { RecoveryMetrics } from '../../src/recovery/metrics';
 import type { RecoveryOverheadPair, RecoverySide } from '../../src/recovery/overhead';
 import { recoveryOverheadProgress, recoveryOverheadResult, timeRatioPercent } from '../../src/recovery/overheadResult';
 
+const FLOOR = 'scripts/bare-recovery.js, plain amqplib consumers in worker threads of their own process, nothing else in their path';
+
 /** A side whose connections took `detectionMs` from their own RST and `recoveryMs` from hearing of the removal. */
 function side(
   detectionMs: (number | null)[],
@@ -52,10 +54,13 @@ describe('recoveryOverheadResult', () => {
       bare: side([5, 5, 5], [30, 30, 30], { propagation: 20, spread: 8 }),
     },
   ];
-  const result = recoveryOverheadResult({ threads: 3, pairs });
+  const result = recoveryOverheadResult({ threads: 3, bareFloor: FLOOR, pairs });
 
   it("compares each connection's own delays: per side the median over the pairs of each run's quantile, the ratio of the medians", () => {
     expect(result.name).toBe('recovery_harness_overhead');
+    expect(result.notes).toContain(
+      `bare floor: ${FLOOR}; same proxy, same fault, same traffic, same removal (the scenario that drives the harness drives it)`,
+    );
     expect(result.parameters).toEqual({ threads: 3, toxic: 'reset_peer', toxic_timeout_ms: 0 });
     expect(result.metrics.harness_connection_detection_p50_ms).toEqual({ value: 4.5, unit: 'ms', direction: 'lower' });
     expect(result.metrics.bare_connection_detection_p50_ms!.value).toBe(5);
@@ -99,6 +104,7 @@ describe('recoveryOverheadResult', () => {
   it('says the two sides differ, with the figures and fault spread of each, when a ratio is outside 80–125% (never met)', () => {
     const fasterHarness = recoveryOverheadResult({
       threads: 3,
+      bareFloor: FLOOR,
       pairs: [0, 1, 2].map((index) => ({
         first: index % 2 === 0 ? ('harness' as const) : ('bare' as const),
         harness: side([2, 2, 3], [30, 30, 30], { propagation: 10, spread: 6.5 }),
@@ -115,6 +121,7 @@ describe('recoveryOverheadResult', () => {
     // Above the band too: a harness at 130% of the floor is a difference of work, not a measured overhead.
     const slower = recoveryOverheadResult({
       threads: 3,
+      bareFloor: FLOOR,
       pairs: [
         {
           first: 'harness',
@@ -127,6 +134,7 @@ describe('recoveryOverheadResult', () => {
     // Recovery: the spread that matters is when each side's threads heard of the removal.
     const laterRecovery = recoveryOverheadResult({
       threads: 3,
+      bareFloor: FLOOR,
       pairs: [
         {
           first: 'harness',

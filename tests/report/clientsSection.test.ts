@@ -233,6 +233,49 @@ describe('the clients side by side section', () => {
     );
   });
 
+  it('a client whose confirms never settled: its confirm-mode publish results are findings with no rate, never a harness failure', () => {
+    const unsettled = {
+      kind: 'publish_hung' as const,
+      text: '1 confirm(s) never settled within the publish bound of 10000 ms: each stopped its publisher there (an application awaiting it would still be waiting), and the measurement after that round',
+      count: 1,
+      evidence: ['round 1 (warm-up): publisher 4 at its publish 15 of 100', 'github.com/rabbitmq/amqp091-go 1.5.0; its confirms: ...'],
+    };
+    const hung = clientRun('cloudamqp', 'defaults').map((result): RawResult =>
+      result.name === 'publish_throughput' && result.parameters.publish_mode === 'confirm'
+        ? {
+            ...result,
+            metrics: Object.fromEntries(Object.entries(result.metrics).map(([name, each]) => [name, { ...each, value: null }])),
+            samples: {},
+            replicates: {},
+            findings: [unsettled],
+          }
+        : result,
+    );
+    // Run with --fail-on-findings: its tests failed on the findings alone.
+    const failedOnFindings = hung
+      .filter((result) => result.findings)
+      .map((result): TestOutcome => ({
+        ...passed(result.test_id),
+        status: 'failed',
+        failure_message: 'expect(received).toEqual(expected)',
+      }));
+    const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...hung], failedOnFindings)!;
+    const cloudamqp = section.rows[1]!;
+    expect(cloudamqp.findings).toEqual([
+      expect.stringMatching(
+        /^1 confirm\(s\) never settled within the publish bound of 10000 ms: .* \(publish_throughput \(10 threads .*confirm/,
+      ),
+      expect.stringMatching(
+        /^1 confirm\(s\) never settled within the publish bound of 10000 ms: .* \(publish_throughput \(100 threads .*confirm/,
+      ),
+    ]);
+    expect(cloudamqp.harness_failures).toEqual([]);
+    expect(cloudamqp.verdict).toMatch(/^❌ 1 confirm\(s\) never settled/);
+    expect(cloudamqp.verdict).not.toContain('harness failure');
+    // Clients with findings: this one.
+    expect(section.findings_count).toBe(1);
+  });
+
   it('a client whose only trouble is a harness failure gets ⚠, never ❌ or ✅', () => {
     const partitionFailed: TestOutcome = {
       ...passed(

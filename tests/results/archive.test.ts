@@ -3,7 +3,7 @@ import path from 'node:path';
 import { listRunArchives, readRunArchive, writeRunArchive, buildRunArchive } from '../../src/results/archive';
 import { clearRawResults, collectRawResults } from '../../src/results/collect';
 import { extractKeyMetrics } from '../../src/results/keyMetrics';
-import { OUTCOME_FILE_NAME, writeOutcome, type JestOutcome } from '../../src/results/outcome';
+import { appendOutcome, OUTCOME_FILE_NAME, writeOutcome, type JestOutcome } from '../../src/results/outcome';
 import { finalizeRun } from '../../src/run/pipeline';
 import { writeRawResult } from '../../src/results/rawResult';
 import { expectValid } from './schemaValidator';
@@ -65,11 +65,12 @@ describe('collecting raw results', () => {
     ]);
   });
 
-  it('deletes old results and our outcome file, nothing else', () => {
+  it('deletes old results and our outcome files, nothing else', () => {
     writeRawResult(publishResult(10, 'plain', 50_000), dir);
-    writeOutcome(dir, failedOutcome);
+    writeOutcome(dir, { ...failedOutcome, complete: false });
+    appendOutcome(dir, { ...failedOutcome, complete: false });
     fs.writeFileSync(path.join(dir, 'keep.txt'), 'x');
-    expect(clearRawResults(dir)).toBe(2);
+    expect(clearRawResults(dir)).toBe(3);
     expect(fs.readdirSync(dir)).toEqual(['keep.txt']);
     expect(clearRawResults(path.join(dir, 'missing'))).toBe(0);
   });
@@ -145,6 +146,18 @@ describe('run archive', () => {
       'run_20250131_120000_abcd1234_2.json',
     ]);
     expect(readRunArchive(first.filePath).run_id).toBe('run_20250131_120000_abcd1234');
+  });
+
+  it('gives two runs that archive into different folders but claim their ids in one place two ids (bench ab, same build on both sides)', () => {
+    const claims = path.join(dir, 'claims');
+    const a = writeRunArchive(buildRunArchive(input), path.join(dir, 'A'), [], claims);
+    const b = writeRunArchive(buildRunArchive(input), path.join(dir, 'B'), [], claims);
+    expect([a.archive.run_id, b.archive.run_id]).toEqual(['run_20250131_120000_abcd1234', 'run_20250131_120000_abcd1234_2']);
+    expect(path.basename(b.filePath)).toBe('run_20250131_120000_abcd1234_2.json');
+    // Each claim names where its archive went.
+    expect(fs.readFileSync(path.join(claims, 'run_20250131_120000_abcd1234_2'), 'utf8')).toBe(`${path.join(dir, 'B')}\n`);
+    // Without the shared claims, each folder's own first name: the same id twice.
+    expect(writeRunArchive(buildRunArchive(input), path.join(dir, 'C')).archive.run_id).toBe('run_20250131_120000_abcd1234');
   });
 
   it('archives a failed run with its counts, failures and filters, valid against the schema', () => {

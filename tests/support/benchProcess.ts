@@ -60,6 +60,17 @@ function groupAlive(group: number): boolean {
   }
 }
 
+/** The CLI's exit code once it has exited, or `still running` when `boundMs` passed first (the timer cleared either way). */
+export async function exitedWithin(run: BenchProcess, boundMs: number): Promise<number | null | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), boundMs)));
+  try {
+    return await Promise.race([run.exited, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Waits until `run`'s output matches `pattern`; false if it exited first or the bound passed. */
 export async function waitForOutput(run: BenchProcess, pattern: RegExp, boundMs: number): Promise<boolean> {
   return waitUntil(run, () => pattern.test(run.output()), boundMs);

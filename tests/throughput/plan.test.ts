@@ -52,6 +52,7 @@ describe('resolvePublishWorkload', () => {
       warmupRounds: 1,
       workerThreads: 4,
       roundBoundMs: 60_000,
+      publishBoundMs: 10_000,
       messagesPerRound: 9000,
     });
     expect(workload.assignments.map((block) => block.publishers)).toEqual([225, 225, 225, 225]);
@@ -61,6 +62,16 @@ describe('resolvePublishWorkload', () => {
   it('uses one worker thread per publisher below the bound, and honours a lower bound', () => {
     expect(resolvePublishWorkload({ threads: 2, messagesPerThread: 20 }).workerThreads).toBe(2);
     expect(resolvePublishWorkload({ threads: 10, messagesPerThread: 100, maxWorkerThreads: 1 }).workerThreads).toBe(1);
+  });
+
+  it('bounds one publish below the round: 10 s, or half a shorter round', () => {
+    expect(resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000 }).publishBoundMs).toBe(4000);
+    expect(resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000, publishBoundMs: 7000 }).publishBoundMs).toBe(
+      7000,
+    );
+    expect(() => resolvePublishWorkload({ threads: 1, messagesPerThread: 1, roundBoundMs: 8000, publishBoundMs: 8000 })).toThrow(
+      'publishBoundMs must be less than the round bound (8000 ms); got "8000"',
+    );
   });
 
   it('names the bad field and what it expects', () => {

@@ -1,7 +1,9 @@
 /**
  * The throughput machinery against the real broker: a tiny session (2 logical publishers x 20
  * messages) in both modes, the raw result it records, the bare script, and the worker's
- * failure path. Raw results go to a temporary BENCH_RAW_DIR (set before the first getConfig()).
+ * failure path; a client whose confirms never settle (a fixture, and amqp091-go 1.5.0 as it
+ * comes) ends in the finding, within the bounds. Raw results go to a temporary BENCH_RAW_DIR (set
+ * before the first getConfig()).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,7 +23,9 @@ import { measurePublishThroughput, measuredRounds } from '../../src/throughput/m
 import { measureHarnessOverhead } from '../../src/throughput/overhead';
 import { bareClientOf } from '../../src/suite-kit/barePublish';
 import { clientLabel } from '../../src/client/api';
-import { adapterOf, allClientSpecs } from '../../src/client/registry';
+import { adapterOf, allClientSpecs, clientInfo, unavailableClients } from '../../src/client/registry';
+import { unsettledPublishFinding } from '../../src/throughput/unsettled';
+import { unsettledPublishes } from '../../src/throughput/measure';
 import { resolvePublishWorkload } from '../../src/throughput/plan';
 import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard';
 import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
@@ -150,6 +154,87 @@ describe('a publish session', () => {
   }, 60_000);
 });
 
+describe('a client whose confirms never settle', () => {
+  const neverSettles = {
+    name: 'fixture-never-settles',
+    profile: 'normalised' as const,
+    module: path.join(__dirname, '../fixtures/adapters/never-settles.js'),
+  };
+
+  it('stops the publisher at the publish never settled within the publish bound, and the measurement after that round: the finding, not a hang', async () => {
+    // One publisher, 40 a round: its publishes 101 to 105 never settle, so round 3 stops at its 21st.
+    const workload = resolvePublishWorkload({
+      threads: 1,
+      messagesPerThread: 40,
+      mode: 'confirm',
+      rounds: 3,
+      warmupRounds: 1,
+      roundBoundMs: 10_000,
+      publishBoundMs: 1000,
+    });
+    const outcome = await measurePublishThroughput({ url, client: neverSettles, firstUseWarmupPublishesPerThread: 0 }, workload);
+    expect(outcome.rounds.map((round) => [round.round, round.warmup, round.published, round.errors, round.unsettled])).toEqual([
+      [1, true, 40, 0, 0],
+      [2, false, 40, 0, 0],
+      [3, false, 20, 0, 1],
+    ]);
+    expect(outcome.rounds[2]!.durationMs).toBeGreaterThanOrEqual(1000);
+    expect(unsettledPublishes(outcome)).toEqual([{ round: 3, warmup: false, publisher: 1, publish: 21 }]);
+    expect(outcome.report.workers.map((worker) => worker.fatal)).toEqual([undefined]);
+
+    const result = publishThroughputResult(outcome);
+    expect(result.samples?.throughput_msgs_per_sec).toHaveLength(1);
+    expect(result.metrics.throughput_msgs_per_sec?.value).toBe(result.samples?.throughput_msgs_per_sec?.[0]);
+    expect(result.notes).toContain(
+      '1 publish(es) never settled within the publish bound of 1000 ms in round 3: each stopped its publisher, and the measurement stopped after that round; the rates are those of the 1 measured round(s) before it',
+    );
+    const { version } = clientInfo({ name: 'amqplib', profile: 'normalised' });
+    expect(unsettledPublishFinding([outcome], clientInfo(neverSettles))).toEqual({
+      kind: 'publish_hung',
+      text: '1 confirm(s) never settled within the publish bound of 1000 ms: each stopped its publisher there (an application awaiting it would still be waiting), and the measurement after that round',
+      count: 1,
+      evidence: ['round 3: publisher 1 at its publish 21 of 40', `amqplib ${version}`],
+    });
+  }, 60_000);
+
+  it('has no finding when every confirm settled', async () => {
+    const workload = resolvePublishWorkload({ threads: 1, messagesPerThread: 20, mode: 'confirm', rounds: 1, warmupRounds: 0 });
+    const outcome = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 0 }, workload);
+    expect(unsettledPublishFinding([outcome], clientInfo({ name: 'amqplib', profile: 'defaults' }))).toBeUndefined();
+  }, 30_000);
+
+  const goMissing = unavailableClients().find((client) => client.name === 'amqp091-go')?.why;
+  (goMissing ? it.skip : it)(
+    'amqp091-go 1.5.0 in confirm mode: every confirm settled, or the finding naming the library, its version and the upstream report',
+    async () => {
+      const goClient = { name: 'amqp091-go', profile: 'defaults' as const };
+      const workload = resolvePublishWorkload({
+        threads: 2,
+        messagesPerThread: 500,
+        mode: 'confirm',
+        rounds: 2,
+        warmupRounds: 1,
+        roundBoundMs: 20_000,
+        publishBoundMs: 3000,
+      });
+      const outcome = await measurePublishThroughput({ url, client: goClient, firstUseWarmupPublishesPerThread: 0 }, workload);
+      expect(outcome.report.workers.map((worker) => worker.fatal)).toEqual([undefined, undefined]);
+      const finding = unsettledPublishFinding([outcome], clientInfo(goClient));
+      const info = clientInfo(goClient);
+      if (finding === undefined) {
+        expect(outcome.rounds.map((round) => round.published)).toEqual([1000, 1000, 1000]);
+        return;
+      }
+      expect(finding.text).toMatch(/^[12] confirm\(s\) never settled within the publish bound of 3000 ms: /);
+      expect(finding.evidence[0]).toMatch(/^round \d+(?: \(warm-up\))?: publisher [12] at its publish \d+ of 500/);
+      expect(finding.evidence[1]).toBe(`${info.library} ${info.version}; its confirms: ${String(info.settings.confirms)}`);
+      if (info.version === '1.5.0') expect(finding.evidence[1]).toMatch(/rabbitmq\/amqp091-go#182, fixed in 1\.8\.0/);
+      expect(outcome.rounds.at(-1)!.unsettled).toBe(finding.count);
+    },
+    60_000,
+  );
+});
+
 describe('the publish worker', () => {
   it('reports a connection it cannot make as fatal and still counts itself ready, so nobody waits for it', async () => {
     const board = new PublishBoard(1);
@@ -160,12 +245,14 @@ describe('the publish worker', () => {
       url: 'amqp://guest:guest@127.0.0.1:1',
       queue: 'unused',
       publishers: 3,
+      firstPublisher: 0,
       messagesPerThread: 1,
       messageSizeBytes: 8,
       mode: 'plain',
       warmupRounds: 0,
       client: { name: 'amqplib', profile: 'defaults' },
       phaseBoundMs: 2000,
+      publishBoundMs: 1000,
     });
     expect(report.fatal).toMatch(/could not connect and open 3 publishers: .*ECONNREFUSED/);
     expect(report.fatal).not.toContain('guest:guest');

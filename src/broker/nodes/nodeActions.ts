@@ -10,7 +10,8 @@ import type { ProxyTarget } from '../../faults/toxics';
 import { nowNs, type Bracket } from '../../measure/clock';
 import type { ClusterLayout, ClusterNode } from './layout';
 import { killNode, restartNode, stopNode } from './nodeControl';
-import { pause as sleep, runningPid } from './processes';
+import { sleep } from '../../measure/clock';
+import { runningPid } from './processes';
 import { runCli } from './rabbitmqctl';
 
 /** Bound on a node's boot after a kill or stop. */

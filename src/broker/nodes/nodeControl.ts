@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TimeoutError } from '../../errors';
-import { nowNs, type Bracket } from '../../measure/clock';
+import { nowNs, sleep, type Bracket } from '../../measure/clock';
 import { nodeEnvironment, nodeFiles, type ClusterLayout, type ClusterNode } from './layout';
-import { isAlive, killNodeProcess, pause, portAnswers, runningPid, waitForExit } from './processes';
+import { isAlive, killNodeProcess, portAnswers, runningPid, waitForExit } from './processes';
 import { runCli } from './rabbitmqctl';
 
 /** Bound on one CLI call that changes a node (stop_app, join_cluster, start_app). */
@@ -57,7 +57,7 @@ export async function waitForNode(node: ClusterNode, boundMs: number, launcherPi
     if (Date.now() >= deadline) {
       throw new TimeoutError(`${node.name} not running within ${boundMs} ms (${seen}); last console lines: ${consoleTail(node)}`);
     }
-    await pause(250);
+    await sleep(250);
   }
 }
 

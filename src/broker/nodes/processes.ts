@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import { sleep } from '../../measure/clock';
 import { NODE_MARKER_VARIABLE, type ClusterNode } from './layout';
 
 /** The pid in the node's pid file; undefined when there is none (never started, or cleaned up). */
@@ -65,20 +66,12 @@ export function killNodeProcess(node: Pick<ClusterNode, 'name' | 'pidFile'>): nu
   return pid;
 }
 
-/**
- * Resolves after `ms`, keeping the process alive meanwhile: a CLI waiting for a node has
- * nothing else holding its event loop open (the harness's `sleep` is unref'd on purpose).
- */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Waits (bounded) until `pid` is gone; true when it is. */
 export async function waitForExit(pid: number, boundMs: number): Promise<boolean> {
   const deadline = Date.now() + boundMs;
   while (isAlive(pid)) {
     if (Date.now() >= deadline) return false;
-    await pause(50);
+    await sleep(50);
   }
   return true;
 }

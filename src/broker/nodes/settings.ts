@@ -4,7 +4,7 @@
  * single broker. Kept beside the cluster code: nothing else in the harness needs them.
  */
 import path from 'node:path';
-import { workDir } from '../../config';
+import { envReader, workDir, type Env } from '../../config';
 import { ConfigError } from '../../errors';
 
 /** The node names, in order; the first is the one the others join. */
@@ -39,14 +39,9 @@ export const CLUSTER_DEFAULTS = {
 /** Ports the system broker uses (AMQP, its distribution port): a cluster node must never take them. */
 const SYSTEM_BROKER_PORTS: readonly number[] = [5672, 25672];
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** @throws ConfigError naming the first bad variable */
 export function resolveClusterSettings(env: Env = process.env): ClusterSettings {
-  const value = (name: string): string | undefined => {
-    const raw = env[name];
-    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
-  };
+  const value = envReader(env);
   const firstAmqpPort = parsePortBase('BENCH_CLUSTER_AMQP_PORT', value('BENCH_CLUSTER_AMQP_PORT'), CLUSTER_DEFAULTS.firstAmqpPort);
   const firstDistPort = parsePortBase('BENCH_CLUSTER_DIST_PORT', value('BENCH_CLUSTER_DIST_PORT'), CLUSTER_DEFAULTS.firstDistPort);
   const amqpPorts = portsFrom(firstAmqpPort);

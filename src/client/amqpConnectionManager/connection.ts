@@ -9,11 +9,10 @@ import { connect, type AmqpConnectionManagerOptions, type AmqpConnectionManager 
 import type { ChannelModel } from 'amqplib';
 import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
-import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
+import type { ClientInfo, ConsumeOptions, Consumer, Delivery, Publisher } from '../api';
 import { socketOf } from '../amqplib/common';
 import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
-import { classifyFault, type FaultKind } from '../faults';
 import { AcmConsumer, AcmPublisher, type WrapperBinding, type WrapperOwner } from './channels';
 import { withinMs } from '../../measure/clock';
 import { unwrapUnhandled } from '../unhandledError';
@@ -24,6 +23,7 @@ const CLOSE_BOUND_MS = 1000;
 const CHANNEL_OPEN_BOUND_MS = 10_000;
 
 export class AcmConnection extends ConnectionBase implements WrapperOwner {
+  protected override readonly faultWords = amqplibFaultWords;
   readonly info: ClientInfo;
   readonly manager: AmqpConnectionManager;
   generation = 0;
@@ -98,10 +98,6 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
     return consumer;
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    return this.waitForLibraryRecovery(deadlineMs);
-  }
-
   destroy(reason: string): void {
     const socket = socketOf(this.manager.connection);
     this.reportFault(new Error(`connection destroyed by the client: ${reason}`), 'deadline');
@@ -141,10 +137,6 @@ export class AcmConnection extends ConnectionBase implements WrapperOwner {
   forget(binding: WrapperBinding): void {
     this.bindings.delete(binding);
     this.bindingReady();
-  }
-
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, amqplibFaultWords);
   }
 
   private onLibraryConnect(): void {

@@ -11,7 +11,7 @@ import { TimeoutError } from '../../errors';
 import { elapsedMs, nowNs } from '../../measure/clock';
 import type { ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
 import { ConnectionBase } from '../connectionBase';
-import { classifyFault, type FaultKind } from '../faults';
+import type { FaultKind } from '../faults';
 import type { ChannelBinding, ChannelLoss, ChannelOwner } from './binding';
 import { socketOf } from './common';
 import { AmqplibConsumer } from './consumer';
@@ -25,6 +25,7 @@ interface BlockingEvents {
 }
 
 export abstract class AmqplibConnectionBase extends ConnectionBase implements ChannelOwner {
+  protected override readonly faultWords = amqplibFaultWords;
   protected model: ChannelModel | undefined;
   protected readonly bindings = new Set<ChannelBinding>();
   /** Woken whenever a binding or the connection changes state (see `waitForBindings`). */
@@ -69,10 +70,6 @@ export abstract class AmqplibConnectionBase extends ConnectionBase implements Ch
   protected mapBlocking(source: BlockingEvents, current: () => boolean): void {
     source.on('blocked', (reason: string) => current() && this.reportSignal('blocked', reason));
     source.on('unblocked', () => current() && this.reportSignal('unblocked', undefined));
-  }
-
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, amqplibFaultWords);
   }
 
   protected override reportFault(error: unknown, kind?: FaultKind): void {

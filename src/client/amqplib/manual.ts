@@ -63,7 +63,7 @@ class AmqplibManualConnection extends AmqplibConnectionBase {
     this.current = 'down';
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+  override ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     return this.everythingBack(
       deadlineMs,
       (remainingMs) => this.reconnect(remainingMs),

@@ -73,7 +73,7 @@ class AmqplibRecoveryConnection extends AmqplibConnectionBase {
     this.reportBack();
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+  override ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     return this.everythingBack(
       deadlineMs,
       (remainingMs) => this.waitForLibraryRecovery(remainingMs),

@@ -134,7 +134,7 @@ export class CloudamqpConnection extends ConnectionBase implements HandleOwner {
     return consumer;
   }
 
-  async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+  override async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     try {
       return await this.waitForLibraryRecovery(deadlineMs);
     } catch (error) {

@@ -13,7 +13,15 @@ import { backlogCheck, connectCheck, manualAckCheck, publishConsumeCheck } from 
 import type { AlarmNode, CheckOutcome, ContractCheck } from './types';
 
 export { ContractSession } from './session';
-export { ContractViolation, NotChecked, type AlarmNode, type CheckOutcome, type CheckStatus, type ContractCheck } from './types';
+export {
+  ClientFinding,
+  ContractViolation,
+  NotChecked,
+  type AlarmNode,
+  type CheckOutcome,
+  type CheckStatus,
+  type ContractCheck,
+} from './types';
 
 export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   infoCheck,

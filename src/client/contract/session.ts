@@ -13,6 +13,7 @@ import { adapterOf, clientInfo } from '../registry';
 import { ContractFaultProxy } from './faultProxy';
 import { HarnessBroker } from './harnessBroker';
 import {
+  ClientFinding,
   ContractViolation,
   NotChecked,
   formatDuration,
@@ -104,6 +105,7 @@ export class ContractSession {
         result = outcome('failed', `bound of ${formatDuration(check.boundMs)} passed while ${state.step}`);
       } else if (error instanceof NotChecked) result = outcome('skipped', error.message);
       else if (error instanceof ContractViolation) result = outcome('failed', error.message);
+      else if (error instanceof ClientFinding) result = outcome('finding', error.message);
       else result = outcome('failed', `threw while ${state.step}: ${describeError(error)}`);
     } finally {
       clearTimeout(timer);

@@ -3,12 +3,41 @@
  * plain and with confirms, consuming with automatic and manual ack within a prefetch window (on
  * several consumers of one connection), and draining a backlog larger than its prefetch.
  */
+import { clientEvidence } from '../../suite-kit/findings';
 import { SIGNAL_KINDS, type ClientConnection, type ClientInfo, type Delivery } from '../api';
 import { CONNECT_BOUND_MS } from './session';
-import { ContractViolation, formatDuration, needs, type CheckContext, type ContractCheck } from './types';
+import { ClientFinding, ContractViolation, formatDuration, needs, type CheckContext, type ContractCheck } from './types';
 
 /** How long a message may take to reach a consumer on a live connection before it is said to be lost. */
 export const DELIVERY_BOUND_MS = 5000;
+/** How long a confirm may take on a live connection before it is said never to settle (a local broker confirms within milliseconds). */
+export const CONFIRM_BOUND_MS = 5000;
+
+/**
+ * Waits for a confirmed publish to settle within CONFIRM_BOUND_MS. One that does not is a
+ * finding of the client when `reached()` says the broker took the message (the confirm is what
+ * never came), and a ContractViolation when it did not (the publish never went out).
+ * @throws ClientFinding, ContractViolation, or what the publish rejected with
+ */
+export async function confirmSettles(
+  context: CheckContext,
+  publishing: Promise<void>,
+  what: string,
+  reached: () => Promise<boolean>,
+): Promise<void> {
+  try {
+    await context.within(publishing, CONFIRM_BOUND_MS, what);
+  } catch (error) {
+    if (!(error instanceof ContractViolation)) throw error;
+    if (await reached())
+      throw new ClientFinding(
+        `${what} never settled within ${formatDuration(CONFIRM_BOUND_MS)}, though the broker took the message: a confirm the client never settled, a finding of the client as every suite reports it (${clientEvidence(context.info)})`,
+      );
+    throw new ContractViolation(
+      `${what} did not settle within ${formatDuration(CONFIRM_BOUND_MS)}, and the message never reached the broker`,
+    );
+  }
+}
 
 /** What the connection's `info` says that the adapter does not (results would record the wrong one). */
 function infoDisagreements(connection: ClientInfo, expected: ClientInfo): string[] {
@@ -69,8 +98,13 @@ export const publishConsumeCheck: ContractCheck = {
     context.step('publishing plain, then flush(5 s)');
     await plain.publish('', queue, Buffer.from('plain'));
     await plain.flush(5000);
-    context.step('publishing with confirms (persistent)');
-    await confirmed.publish('', queue, Buffer.from('confirmed'), { persistent: true });
+    context.step(`publishing with confirms (persistent), its confirm awaited for ${formatDuration(CONFIRM_BOUND_MS)}`);
+    await confirmSettles(
+      context,
+      confirmed.publish('', queue, Buffer.from('confirmed'), { persistent: true }),
+      'a publish with confirms',
+      () => context.waitUntil(() => received.includes('confirmed'), DELIVERY_BOUND_MS),
+    );
     context.step('waiting for both deliveries');
     if (!(await context.waitUntil(() => received.length >= 2, DELIVERY_BOUND_MS))) {
       const { ready } = await context.broker.inspect(queue);
@@ -100,24 +134,26 @@ export const manualAckCheck: ContractCheck = {
     const queue = await context.broker.declareQueue('amqp-bench.check-adapter.prefetch');
     const pending: Delivery[] = [];
     let deliveries = 0;
-    context.step(`consuming with manual ack, prefetch ${PREFETCH}, on ${CONSUMERS} consumers`);
-    for (let consumer = 0; consumer < CONSUMERS; consumer += 1)
+    // A library with one subscription per queue per connection is checked with the one it can have.
+    const consumers = context.adapter.consumersPerQueue === 'one' ? 1 : CONSUMERS;
+    context.step(`consuming with manual ack, prefetch ${PREFETCH}, on ${consumers} consumer(s)`);
+    for (let consumer = 0; consumer < consumers; consumer += 1)
       await connection.consume(queue, { ack: 'manual', prefetch: PREFETCH }, (delivery) => {
         deliveries += 1;
         pending.push(delivery);
       });
     await context.broker.send(queue, ...Array.from({ length: MESSAGES }, (_, n) => `m${n}`));
-    const window = CONSUMERS * PREFETCH;
+    const window = consumers * PREFETCH;
     context.step(`waiting for ${window} deliveries`);
     if (!(await context.waitUntil(() => deliveries >= window, DELIVERY_BOUND_MS)))
       throw new ContractViolation(
-        `${CONSUMERS} consumers with prefetch ${PREFETCH} received ${deliveries} of ${MESSAGES} messages within ${formatDuration(DELIVERY_BOUND_MS)}, not ${window}`,
+        `${consumers} consumer(s) with prefetch ${PREFETCH} received ${deliveries} of ${MESSAGES} messages within ${formatDuration(DELIVERY_BOUND_MS)}, not ${window}`,
       );
     // Nothing more may come while those are unacked.
     await context.sleep(200);
     if (deliveries > window)
       throw new ContractViolation(
-        `${CONSUMERS} consumers with prefetch ${PREFETCH} got ${deliveries} deliveries before any ack, not ${window}: the adapter does not set the prefetch (basic.qos) per consumer`,
+        `${consumers} consumer(s) with prefetch ${PREFETCH} got ${deliveries} deliveries before any ack, not ${window}: the adapter does not set the prefetch (basic.qos) per consumer`,
       );
     context.step(`acking each delivery until all ${MESSAGES} came`);
     let acked = 0;
@@ -134,7 +170,8 @@ export const manualAckCheck: ContractCheck = {
       );
     const { ready } = await context.broker.inspect(queue);
     if (ready !== 0) throw new ContractViolation(`after ${MESSAGES} deliveries acked, the broker still holds ${ready} ready`);
-    return `${window} unacked at most, then all ${MESSAGES} acked`;
+    const one = consumers === 1 ? ' (one consumer: the adapter says its library has one subscription per queue per connection)' : '';
+    return `${window} unacked at most, then all ${MESSAGES} acked${one}`;
   },
 };
 

@@ -1,18 +1,20 @@
 /**
  * The contract every client adapter keeps, as data: named checks, each bounded in time, each
- * ending passed, failed (with what the adapter does wrong, in plain words) or not checked (with
- * why). `bench check-adapter` prints them; tests/client/contract.int.test.ts runs them for every
- * built-in adapter.
+ * ending passed, failed (with what the adapter does wrong, in plain words), not checked (with
+ * why), or a finding of the client (what the client under the adapter failed to do, with the
+ * evidence, as every suite reports it: a confirm that never settled though the broker took the
+ * message). `bench check-adapter` prints them; tests/client/contract.int.test.ts runs them for
+ * every built-in adapter.
  */
 import type { ClientAdapter, ClientConnection, ClientInfo, ClientSpec } from '../api';
 import type { HarnessBroker } from './harnessBroker';
 
-export type CheckStatus = 'passed' | 'failed' | 'skipped';
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'finding';
 
 export interface CheckOutcome {
   readonly name: string;
   readonly status: CheckStatus;
-  /** What was seen (passed), what the adapter does wrong (failed), or why it was not checked (skipped). */
+  /** What was seen (passed), what the adapter does wrong (failed), why it was not checked (skipped), or what the client failed to do (finding). */
   readonly words: string;
   readonly elapsedMs: number;
 }
@@ -20,6 +22,15 @@ export interface CheckOutcome {
 /** Thrown by a check: what the adapter does wrong, in words a reader can act on. */
 export class ContractViolation extends Error {
   override readonly name = 'ContractViolation';
+}
+
+/**
+ * Thrown by a check that saw the client fail at what it asks in a way the suites report as a
+ * finding of the client (a confirm that never settled within its bound, though the broker took the
+ * message): with the evidence, and no breach of the contract by itself.
+ */
+export class ClientFinding extends Error {
+  override readonly name = 'ClientFinding';
 }
 
 /** Thrown by a check that does not apply here (the adapter says its library has no such thing, or it needs what check-adapter never does). */

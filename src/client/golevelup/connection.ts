@@ -11,11 +11,10 @@
 import type { ChannelModel } from 'amqplib';
 import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
-import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
+import type { ClientInfo, ConsumeOptions, Consumer, Delivery, Publisher } from '../api';
 import { socketOf } from '../amqplib/common';
 import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
-import { classifyFault, type FaultKind } from '../faults';
 import { GolevelupConsumer, GolevelupPublisher, type ModuleOwner } from './bindings';
 import { golevelupModules, type GolevelupAmqpConnection, type GolevelupConfig, type NestContext } from './golevelupApi';
 import { withinMs } from '../../measure/clock';
@@ -36,6 +35,7 @@ const SILENT_LOGGER = {
 let contexts = 0;
 
 export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
+  protected override readonly faultWords = amqplibFaultWords;
   readonly info: ClientInfo;
   generation = 0;
   private model: ChannelModel | undefined;
@@ -148,10 +148,6 @@ export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
     return consumer;
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    return this.waitForLibraryRecovery(deadlineMs);
-  }
-
   destroy(reason: string): void {
     const socket = socketOf(this.amqp.managedConnection.connection);
     this.reportFault(new Error(`connection destroyed by the client: ${reason}`), 'deadline');
@@ -188,10 +184,6 @@ export class GolevelupConnection extends ConnectionBase implements ModuleOwner {
   /** Consumer handlers still waiting for the harness are not this connection's once it moved on. */
   forget(consumer: GolevelupConsumer): void {
     this.consumers.delete(consumer);
-  }
-
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, amqplibFaultWords);
   }
 
   private forgetInRegistry(): void {

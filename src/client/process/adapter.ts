@@ -12,12 +12,13 @@ import { ProgramConnection } from './connection';
 import { commandWords, describeProgram } from './describe';
 
 /**
- * How to start a client program: its command line (and that of its bare publish reference, the
- * library alone, for the harness-overhead check), or why it cannot run here and how to install
- * what it needs.
+ * How to start a client program: its command line (and those of its bare references, the library
+ * alone, for the harness-overhead checks: publish, and one connection's recovery), or why it cannot
+ * run here and how to install what it needs.
  */
 export type ProgramCommand = () =>
-  { readonly command: readonly string[]; readonly barePublish?: readonly string[] } | { readonly missing: string };
+  | { readonly command: readonly string[]; readonly barePublish?: readonly string[]; readonly bareRecovery?: readonly string[] }
+  | { readonly missing: string };
 
 /**
  * The adapter of the program `resolve` names. Nothing runs until the adapter is used: then
@@ -25,7 +26,13 @@ export type ProgramCommand = () =>
  */
 export function programAdapter(name: string, resolve: ProgramCommand): ProgramAdapter {
   let described:
-    { readonly command: readonly string[]; readonly barePublish?: readonly string[]; readonly description: Description } | undefined;
+    | {
+        readonly command: readonly string[];
+        readonly barePublish?: readonly string[];
+        readonly bareRecovery?: readonly string[];
+        readonly description: Description;
+      }
+    | undefined;
   const load = () => {
     if (described) return described;
     const resolved = resolve();
@@ -47,6 +54,9 @@ export function programAdapter(name: string, resolve: ProgramCommand): ProgramAd
     get barePublishCommand() {
       return load().barePublish;
     },
+    get bareRecoveryCommand() {
+      return load().bareRecovery;
+    },
     get library() {
       return description().library;
     },
@@ -67,6 +77,9 @@ export function programAdapter(name: string, resolve: ProgramCommand): ProgramAd
     },
     get acks() {
       return description().acks;
+    },
+    get silenceCheck() {
+      return description().silenceCheck;
     },
     settings: settingsOf,
     // Its bare script (adapters/<language>/) reads the profile in the same table of settings as the program.
@@ -93,6 +106,8 @@ export interface ProgramAdapter extends ClientAdapter {
   readonly command: readonly string[];
   /** The bare publish reference (scripts/bare-publish.js's command line and records), where the program has one. */
   readonly barePublishCommand: readonly string[] | undefined;
+  /** The bare recovery reference: one connection of the library alone (src/recovery/bareProgramConsumers.ts), where the program has one. */
+  readonly bareRecoveryCommand: readonly string[] | undefined;
 }
 
 /** A file that is a client program rather than a JS/TS adapter module: any file but a .js/.ts one. */

@@ -110,7 +110,7 @@ export class ProgramConnection extends ConnectionBase {
     return consumer;
   }
 
-  async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
+  override async ensureConnected(deadlineMs: number): Promise<EnsureResult> {
     const link = this.link;
     if (!link || link.endedWith) throw link?.endedWith ?? new TimeoutError(`${this.info.name} is not connected`);
     const reply = await ask(link, (it) =>

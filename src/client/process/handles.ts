@@ -62,10 +62,20 @@ export function programPublisher(link: ProgramLink, handle: number, confirms: bo
         it.request({ op: 'flush', publisher: handle, boundMs: Math.max(1, Math.round(boundMs)) }, boundMs + ANSWER_GRACE_MS),
       );
     },
-    async publishRun(exchange, routingKey, count, sizeBytes, boundMs): Promise<PublishRunOutcome> {
+    async publishRun(exchange, routingKey, count, sizeBytes, boundMs, publishBoundMs): Promise<PublishRunOutcome> {
+      const bound = (ms: number) => Math.max(1, Math.round(ms));
       const reply = await ask(link, (it) =>
         it.request(
-          { op: 'publish_run', publisher: handle, exchange, routingKey, count, sizeBytes, boundMs: Math.max(1, Math.round(boundMs)) },
+          {
+            op: 'publish_run',
+            publisher: handle,
+            exchange,
+            routingKey,
+            count,
+            sizeBytes,
+            boundMs: bound(boundMs),
+            ...(publishBoundMs === undefined ? {} : { publishBoundMs: bound(publishBoundMs) }),
+          },
           boundMs + ANSWER_GRACE_MS,
         ),
       );
@@ -78,6 +88,7 @@ export function programPublisher(link: ProgramLink, handle: number, confirms: bo
         completedNs: nsOf(run.completedNs),
         latencyUs: run.latencyUs,
         errorSamples: run.errorSamples,
+        ...(run.unsettledPublish === undefined ? {} : { unsettledPublish: run.unsettledPublish }),
       };
     },
     async close() {
@@ -113,6 +124,7 @@ export class ProgramConsumer implements Consumer {
       this.onDelivery({
         body: Buffer.from(message.body, 'base64'),
         redelivered: message.redelivered,
+        ...(message.atNs === undefined ? {} : { receivedNs: nsOf(message.atNs) }),
         ack: () => this.queueAck(tag),
         ackUpTo: () => this.sendNow({ op: 'ack', consumer: this.handle, tags: [tag], multiple: true }),
         nack: (requeue: boolean) => this.sendNow({ op: 'nack', consumer: this.handle, tags: [tag], requeue }),

@@ -21,13 +21,14 @@ export function pythonInterpreter(): string {
   return fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 }
 
-/** A Python client program of adapters/python/ (its bare publish reference: bare_publish.py --client `client`). */
+/** A Python client program of adapters/python/ (its bare references: bare_publish.py and bare_recovery.py --client `client`). */
 export function pythonProgram(script: string, client: string): ProgramCommand {
   return () => {
     const folder = path.join(packageRoot(), 'adapters', 'python');
     return {
       command: [pythonInterpreter(), path.join(folder, script)],
       barePublish: [pythonInterpreter(), path.join(folder, 'bare_publish.py'), '--client', client],
+      bareRecovery: [pythonInterpreter(), path.join(folder, 'bare_recovery.py'), '--client', client],
     };
   };
 }
@@ -38,7 +39,7 @@ export function goProgram(binary: string): ProgramCommand {
     const folder = process.env.BENCH_GO_CLIENT_DIR || path.join(packageRoot(), 'adapters', 'go', 'bin');
     const file = path.join(folder, binary);
     return fs.existsSync(file)
-      ? { command: [file], barePublish: [file, '--bare-publish'] }
+      ? { command: [file], barePublish: [file, '--bare-publish'], bareRecovery: [file, '--bare-recovery'] }
       : { missing: `${file} is not built (${SETUP}, and builds it)` };
   };
 }

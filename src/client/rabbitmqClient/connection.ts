@@ -29,7 +29,7 @@ import { Connection, type ConnectionOptions } from 'rabbitmq-client';
 import { BrokerError, describeError } from '../../errors';
 import { redactText } from '../../redact';
 import { nowNs } from '../../measure/clock';
-import type { ClientInfo, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher, SignalKind } from '../api';
+import type { ClientInfo, ConsumeOptions, Consumer, Delivery, Publisher, SignalKind } from '../api';
 import { bounded } from '../bounded';
 import { ConnectionBase } from '../connectionBase';
 import { classifyFault, type FaultKind } from '../faults';
@@ -49,6 +49,7 @@ function socketOf(rabbit: Connection): Socket | undefined {
 }
 
 export class RabbitmqClientConnection extends ConnectionBase implements PublisherOwner, ConsumerOwner {
+  protected override readonly faultWords = rabbitmqClientFaultWords;
   readonly info: ClientInfo;
   private readonly rabbit: Connection;
   private readonly publishers = new Set<RabbitmqClientPublisher>();
@@ -144,10 +145,6 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     return consumer;
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    return this.waitForLibraryRecovery(deadlineMs);
-  }
-
   destroy(reason: string): void {
     const error = new Error(`connection destroyed by the client: ${reason}`);
     const socket = socketOf(this.rabbit);
@@ -196,10 +193,6 @@ export class RabbitmqClientConnection extends ConnectionBase implements Publishe
     // write error of an old channel can arrive once it is connected again.
     if (this.rabbit.ready) return;
     this.lost(error);
-  }
-
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, rabbitmqClientFaultWords);
   }
 
   /** The connection failed (reported once per outage by `reportFault`). */

@@ -13,7 +13,7 @@ import { bounded } from '../bounded';
 import { amqplibFaultWords } from '../amqplib/library';
 import { classifyFault } from '../faults';
 import { ClientFaultError, PublishNackedError } from '../types';
-import type { AckOrNack, RascalBroker, RascalMessageListener, RascalSubscriberSession } from './rascalApi';
+import type { AckOrNack, RascalBroker, RascalMessageListener, RascalPoolStats, RascalSubscriberSession } from './rascalApi';
 import { CONFIRMED_PUBLICATION, PLAIN_PUBLICATION, SUBSCRIPTION } from './settings';
 
 /** What a publisher or consumer needs from its connection. */
@@ -29,6 +29,8 @@ export interface RascalOwner {
   subscriptionCancelled(error: unknown): void;
   /** Runs a harness callback outside the connection's socket watch (src/client/socketWitness.ts). */
   outside<T>(callback: () => T): T;
+  /** Whether rascal said 'busy' of this channel pool and not 'ready' since (its back-pressure signal). */
+  poolBusy(mode: RascalPoolStats['mode']): boolean;
 }
 
 /** A server-side exchange that always exists; a confirmed publish there with an unmatched key is a round trip that routes nowhere. */
@@ -93,6 +95,16 @@ export class RascalPublisher implements Publisher {
         });
     })();
     await bounded(flushed, boundMs, `flush: the broker did not take every message within ${boundMs} ms`);
+  }
+
+  /**
+   * rascal's own back-pressure signal: the broker's 'busy' (as many channel requests waiting in
+   * this publication's pool as the pool has channels: lib/amqp/Vhost.js:272-277), until its 'ready'
+   * (the queue empty again, :305-309). A confirmed publish holds its channel until the broker's
+   * confirm (lib/amqp/Publication.js:106-117, 244-256), so a broker that stops reading fills the queue.
+   */
+  writesHeld(): boolean {
+    return this.owner.poolBusy(this.confirms ? 'confirm' : 'regular');
   }
 
   /** The pool's channels are the vhost's, closed with the broker: nothing of this publisher's own to close. */

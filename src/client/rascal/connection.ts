@@ -9,13 +9,12 @@
  */
 import { BrokerError, describeError, TimeoutError } from '../../errors';
 import { redactText } from '../../redact';
-import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, EnsureResult, Publisher } from '../api';
+import type { ClientInfo, ClientProfile, ConsumeOptions, Consumer, Delivery, Publisher } from '../api';
 import { amqplibFaultWords } from '../amqplib/library';
 import { ConnectionBase } from '../connectionBase';
-import { classifyFault, type FaultKind } from '../faults';
 import { SocketWitness } from '../socketWitness';
 import { RascalConsumer, RascalPublisher, type RascalOwner } from './channels';
-import { rascalModule, type RascalBroker } from './rascalApi';
+import { rascalModule, type RascalBroker, type RascalPoolStats } from './rascalApi';
 import { rascalConfigOf } from './settings';
 import { withinMs } from '../../measure/clock';
 
@@ -23,9 +22,12 @@ import { withinMs } from '../../measure/clock';
 const CLOSE_BOUND_MS = 2000;
 
 export class RascalConnection extends ConnectionBase implements RascalOwner {
+  protected override readonly faultWords = amqplibFaultWords;
   readonly info: ClientInfo;
   private created: RascalBroker | undefined;
   private readonly witness = new SocketWitness();
+  /** The channel pools rascal said 'busy' of, until their 'ready' (the pools outlive reconnections: lib/amqp/Vhost.js:447-458). */
+  private readonly busyPools = new Set<RascalPoolStats['mode']>();
 
   constructor(info: ClientInfo) {
     super();
@@ -87,10 +89,6 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
     return consumer;
   }
 
-  ensureConnected(deadlineMs: number): Promise<EnsureResult> {
-    return this.waitForLibraryRecovery(deadlineMs);
-  }
-
   destroy(reason: string): void {
     const error = new Error(`connection destroyed by the client: ${reason}`);
     this.reportFault(error, 'deadline');
@@ -126,8 +124,8 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
     return SocketWitness.outside(callback);
   }
 
-  protected override faultKindOf(error: unknown): FaultKind {
-    return classifyFault(error, amqplibFaultWords);
+  poolBusy(mode: RascalPoolStats['mode']): boolean {
+    return this.busyPools.has(mode);
   }
 
   private listen(broker: RascalBroker): void {
@@ -147,6 +145,8 @@ export class RascalConnection extends ConnectionBase implements RascalOwner {
         this.reportBack();
       }),
     );
+    broker.on('busy', (stats: RascalPoolStats) => this.busyPools.add(stats.mode));
+    broker.on('ready', (stats: RascalPoolStats) => this.busyPools.delete(stats.mode));
     broker.on('blocked', (reason: unknown) => this.outside(() => this.current !== 'closed' && this.reportSignal('blocked', reason)));
     broker.on('unblocked', () => this.outside(() => this.current !== 'closed' && this.reportSignal('unblocked', undefined)));
   }

@@ -17,6 +17,19 @@ export interface RascalSubscriberSession extends EventEmitter {
   cancel(): Promise<void>;
 }
 
+/**
+ * What the broker's 'busy' and 'ready' events give (lib/amqp/Vhost.js:259-270, forwarded from
+ * the vhost by lib/amqp/tasks/initVhosts.js:17): one channel pool's state.
+ */
+export interface RascalPoolStats {
+  readonly vhost: string;
+  /** The pool: plain publications borrow from 'regular', confirmed ones from 'confirm'. */
+  readonly mode: 'regular' | 'confirm';
+  /** Channel requests waiting in the pool's queue. */
+  readonly queue: number;
+  readonly max: number;
+}
+
 export interface RascalBroker extends EventEmitter {
   publish(name: string, message: Buffer, overrides: Readonly<Record<string, unknown>>): Promise<RascalPublicationSession>;
   subscribe(name: string, overrides: Readonly<Record<string, unknown>>): Promise<RascalSubscriberSession>;

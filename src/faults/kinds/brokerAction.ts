@@ -18,7 +18,9 @@ export interface BrokerActionPlan {
 
 export function brokerActionFault(definition: FaultDefinition, options: FaultOptions, plan: BrokerActionPlan): Fault {
   const hits: FaultHit[] = [];
-  let injected = false;
+  // Started, not necessarily finished: a call that failed or outlasted its bound may still have
+  // acted on the broker (the alarm set after the CLI was given up on), so it is undone all the same.
+  let attempted = false;
   let removal: Promise<FaultRemoval> | undefined;
   const targetName = 'name' in plan.target ? plan.target.name : 'name_prefix' in plan.target ? plan.target.name_prefix : 'cluster';
   return {
@@ -30,15 +32,15 @@ export function brokerActionFault(definition: FaultDefinition, options: FaultOpt
     steps: [],
     prepare: async () => undefined,
     async inject(): Promise<Injection> {
+      attempted = true;
       const { bracket: done } = await bracket(() => plan.act());
-      injected = true;
       hits.push({ target: targetName, action: plan.action, atNs: done.startedNs, bracket: done });
       return { bracket: done, mode: 'broker_action' };
     },
     remove() {
       removal ??= (async (): Promise<FaultRemoval> => {
         const startedNs = nowNs();
-        if (!injected || !plan.undo) return { startedNs, completedNs: nowNs(), method: 'nothing_to_undo', problems: [] };
+        if (!attempted || !plan.undo) return { startedNs, completedNs: nowNs(), method: 'nothing_to_undo', problems: [] };
         try {
           await plan.undo();
           return { startedNs, completedNs: nowNs(), method: 'undone', problems: [] };

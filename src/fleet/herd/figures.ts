@@ -7,6 +7,8 @@
  * machine's one monotonic clock.
  */
 
+import { round3 } from '../../measure/round';
+
 /** Attempts are counted in bins of this many ms from the drop. */
 export const BIN_MS = 100;
 
@@ -67,13 +69,13 @@ export function herdFigures(times: readonly HerdConnectionTimes[], seen: readonl
   }
   const peakAttempts = Math.max(0, ...bins);
   const moments = after.map((each) => Number(each.openedAtNs - dropNs) / 1e6).sort((a, b) => a - b);
-  const momentAt = (share: number) => round(moments[Math.min(moments.length - 1, Math.max(0, Math.ceil(share * moments.length) - 1))]!);
+  const momentAt = (share: number) => round3(moments[Math.min(moments.length - 1, Math.max(0, Math.ceil(share * moments.length) - 1))]!);
   const back = times
     .map((each) => (each.consumedAgainNs === null ? null : Number(each.consumedAgainNs - dropNs) / 1e6))
     .filter((each): each is number => each !== null)
     .sort((a, b) => a - b);
   const neverBack = times.length - back.length;
-  const at = (share: number) => (back.length === 0 ? null : round(back[Math.min(back.length - 1, Math.ceil(share * back.length) - 1)]!));
+  const at = (share: number) => (back.length === 0 ? null : round3(back[Math.min(back.length - 1, Math.ceil(share * back.length) - 1)]!));
   return {
     connections: times.length,
     attemptsPerBin: bins,
@@ -81,20 +83,20 @@ export function herdFigures(times: readonly HerdConnectionTimes[], seen: readonl
     failedAttempts: after.filter((each) => !each.reachedBroker).length,
     peakAttempts,
     peakAtMs: peakAttempts === 0 ? null : bins.indexOf(peakAttempts) * BIN_MS,
-    peakShare: times.length === 0 ? 0 : round(peakAttempts / times.length),
-    allBackMs: neverBack > 0 || back.length === 0 ? null : round(back[back.length - 1]!),
-    backMs: { p50: at(0.5), p90: at(0.9), max: back.length === 0 ? null : round(back[back.length - 1]!) },
+    peakShare: times.length === 0 ? 0 : round3(peakAttempts / times.length),
+    allBackMs: neverBack > 0 || back.length === 0 ? null : round3(back[back.length - 1]!),
+    backMs: { p50: at(0.5), p90: at(0.9), max: back.length === 0 ? null : round3(back[back.length - 1]!) },
     neverBack,
     attemptMomentsMs:
       moments.length === 0
         ? null
         : {
-            first: round(moments[0]!),
+            first: round3(moments[0]!),
             p10: momentAt(0.1),
             p50: momentAt(0.5),
             p90: momentAt(0.9),
-            last: round(moments[moments.length - 1]!),
-            p10ToP90: round(momentAt(0.9) - momentAt(0.1)),
+            last: round3(moments[moments.length - 1]!),
+            p10ToP90: round3(momentAt(0.9) - momentAt(0.1)),
           },
   };
 }
@@ -115,8 +117,4 @@ export function herdFindings(figures: HerdFigures, burstShare: number, backBound
       `${figures.neverBack} of ${figures.connections} connections never consumed again within ${Math.round(backBoundMs / 1000)} s of the drop`,
     );
   return findings;
-}
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }
