@@ -25,6 +25,7 @@ import { runPairedSides, type PairedRunOutcome } from '../ab/pairedRun';
 import { freeLoopbackPort, harnessOf, type Harness, type SideLaunch } from '../ab/sides';
 import { SIDES, type Side } from '../ab/turnSchedule';
 import { resolveAbOptions, type AbCommandInput, type AbOptions } from './abOptions';
+import { QUICK_MARKERS } from './runOptions';
 import { formatComparison } from './summary';
 
 export const AB_REPORT_FILE_NAME = 'AB_REPORT.md';
@@ -39,6 +40,7 @@ export function registerAbCommand(program: Command): void {
     .argument('<baseline>', 'build A: a git ref of the project (branch, tag, commit), or "." for the working tree as it is')
     .argument('<candidate>', "build B, the same way (e.g. HEAD, or the pull request's commit)")
     .option('--adapters', 'the two arguments are adapter modules (./bench/adapter.js), measured with this project as it is')
+    .option('--quick', `the quick selection (markers "${QUICK_MARKERS}", as \`bench run --quick\`): the default, an explicit -m wins`)
     .option('-m, --markers <expression>', 'marker expression (default: the quick selection)')
     .option('-t, --test-name <pattern>', 'only tests whose full name matches (Jest -t), e.g. TestPublishThroughput')
     .option('--clients <list>', 'clients under test on both sides, as `bench run --clients` takes them (e.g. ./bench/adapter.js)')

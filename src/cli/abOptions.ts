@@ -13,6 +13,8 @@ import { QUICK_MARKERS } from './runOptions';
 /** As commander hands them over. */
 export interface AbCommandInput {
   readonly adapters?: boolean;
+  /** The quick selection, named (it is the default; -m wins, as in `bench run`). */
+  readonly quick?: boolean;
   readonly markers?: string;
   readonly testName?: string;
   readonly clients?: string;

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import type { default as Ajv2020Class, ValidateFunction } from 'ajv/dist/2020';
 import { packageRoot } from '../../packageRoot';
 import type { Description, Event, Failure, Hello, Output, Reply } from '../../schemaTypes/clientProtocol';
 
@@ -18,6 +18,11 @@ let validators: { readonly output: ValidateFunction; readonly description: Valid
 
 function compiled(): NonNullable<typeof validators> {
   if (validators) return validators;
+  // Loaded on first use, not with the module: every worker thread of every client loads this
+  // module (the client registry), and loading ajv took 140 ms of each thread's start on two
+  // cores, most of a 50-thread pool's start, for programs (kombu, pika, amqp091-go) it never runs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- on first use (above); the type is imported
+  const { default: Ajv2020 } = require('ajv/dist/2020') as { default: typeof Ajv2020Class };
   const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
   ajv.addSchema(JSON.parse(fs.readFileSync(path.join(packageRoot(), 'schemas', 'client-protocol.schema.json'), 'utf8')) as object);
   const of = (name: string): ValidateFunction => ajv.getSchema(`${SCHEMA_ID}#/$defs/${name}`)!;
