@@ -19,14 +19,23 @@ export interface HostPort {
 
 export type EmbeddedProxyMode = 'auto' | 'never';
 
+/** Whose fault proxy a run uses: one it starts for itself (`own`), or the API at TOXIPROXY_URL, others' too (`shared`). */
+export type ProxyScope = 'own' | 'shared';
+
 export interface BenchConfig {
   /** AMQP_URL: the broker, reached directly. @default amqp://guest:guest@127.0.0.1:5672 */
   readonly amqpUrl: string;
-  /** TOXIPROXY_URL: the fault proxy's HTTP API. @default http://127.0.0.1:8474 */
+  /** TOXIPROXY_URL: the fault proxy's HTTP API, used when set; `bench proxy` serves there. @default http://127.0.0.1:8474 */
   readonly proxyApiUrl: string;
-  /** BENCH_PROXY_NAME: the proxy entry the benchmarks use. @default rabbitmq */
+  /**
+   * `own` when TOXIPROXY_URL is unset and BENCH_EMBEDDED_PROXY=auto: the run starts an embedded
+   * proxy of its own on free ports, so two runs on one machine never clear each other's toxics.
+   * `shared` otherwise: the API at proxyApiUrl. @default own
+   */
+  readonly proxyScope: ProxyScope;
+  /** BENCH_PROXY_NAME: the proxy entry; on a shared API a run's setup makes it `<name>-<pid>`, its own. @default rabbitmq */
   readonly proxyName: string;
-  /** BENCH_PROXY_LISTEN: where the proxy entry listens. @default 127.0.0.1:25672 */
+  /** BENCH_PROXY_LISTEN: where the proxy entry listens (port 0: a free one). @default 127.0.0.1:0 own, 127.0.0.1:25672 shared */
   readonly proxyListen: HostPort;
   /** BENCH_PROXY_UPSTREAM: where the proxy entry forwards to (as seen by the proxy). @default 127.0.0.1:5672 */
   readonly proxyUpstream: HostPort;
@@ -94,6 +103,9 @@ export const DEFAULTS = {
   clients: 'amqplib:defaults',
 } as const;
 
+/** Where the entry of a run's own proxy listens by default: a free port (0), so that two runs never want the same one. */
+export const OWN_PROXY_LISTEN: HostPort = Object.freeze({ host: '127.0.0.1', port: 0 });
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads a variable of `env`, trimmed; undefined when unset or blank (blank means "use the default"). */
@@ -107,6 +119,12 @@ export function envReader(env: Env): (name: string) => string | undefined {
 /** Reads and validates every setting. @throws ConfigError naming the first bad variable. */
 export function resolveConfig(env: Env = process.env): BenchConfig {
   const value = envReader(env);
+  const embeddedProxy = parseChoice('BENCH_EMBEDDED_PROXY', value('BENCH_EMBEDDED_PROXY') ?? DEFAULTS.embeddedProxy, [
+    'auto',
+    'never',
+  ] as const);
+  // `never` asks for a Toxiproxy that runs already, at TOXIPROXY_URL or its default.
+  const proxyScope: ProxyScope = value('TOXIPROXY_URL') === undefined && embeddedProxy === 'auto' ? 'own' : 'shared';
   return Object.freeze({
     amqpUrl: parseUrl(
       'AMQP_URL',
@@ -120,10 +138,14 @@ export function resolveConfig(env: Env = process.env): BenchConfig {
       ['http:', 'https:'],
       'an http:// URL of the Toxiproxy API (e.g. http://127.0.0.1:8474)',
     ).replace(/\/+$/, ''),
+    proxyScope,
     proxyName: parseName('BENCH_PROXY_NAME', value('BENCH_PROXY_NAME') ?? DEFAULTS.proxyName),
-    proxyListen: parseHostPort('BENCH_PROXY_LISTEN', value('BENCH_PROXY_LISTEN') ?? DEFAULTS.proxyListen),
+    proxyListen:
+      value('BENCH_PROXY_LISTEN') === undefined && proxyScope === 'own'
+        ? OWN_PROXY_LISTEN
+        : parseHostPort('BENCH_PROXY_LISTEN', value('BENCH_PROXY_LISTEN') ?? DEFAULTS.proxyListen),
     proxyUpstream: parseHostPort('BENCH_PROXY_UPSTREAM', value('BENCH_PROXY_UPSTREAM') ?? DEFAULTS.proxyUpstream),
-    embeddedProxy: parseChoice('BENCH_EMBEDDED_PROXY', value('BENCH_EMBEDDED_PROXY') ?? DEFAULTS.embeddedProxy, ['auto', 'never'] as const),
+    embeddedProxy,
     rawResultsDir: path.resolve(workDir(env), value('BENCH_RAW_DIR') ?? DEFAULTS.rawResultsDir),
     reportsDir: path.resolve(workDir(env), value('BENCH_REPORTS_DIR') ?? DEFAULTS.reportsDir),
     runIdClaimsDir: value('BENCH_RUN_ID_CLAIMS') === undefined ? null : path.resolve(workDir(env), value('BENCH_RUN_ID_CLAIMS')!),

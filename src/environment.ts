@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import amqp from 'amqplib';
-import { workDir, type EmbeddedProxyMode } from './config';
+import { workDir, type EmbeddedProxyMode, type ProxyScope } from './config';
 import { ToxiproxyClient } from './faults/toxiproxyClient';
 import { TOXIPROXY_COMPATIBLE_VERSION } from './proxy/server';
 import { redactUrl } from './redact';
@@ -102,8 +102,11 @@ export interface CaptureOptions {
   readonly cwd?: string;
   /** Broker to ask for its version; omit to skip the broker. */
   readonly amqpUrl?: string;
-  /** The fault proxy API to identify (and whether the harness would start the embedded one there); omit to skip it. */
-  readonly faultProxy?: { readonly apiUrl: string; readonly embeddedProxy: EmbeddedProxyMode };
+  /**
+   * The fault proxy API to identify (and whether the harness would start the embedded one there);
+   * with scope `own` the run's own embedded proxy, which is not asked (it starts later, on a free port). Omit to skip it.
+   */
+  readonly faultProxy?: { readonly apiUrl: string; readonly embeddedProxy: EmbeddedProxyMode; readonly scope: ProxyScope };
   readonly now?: () => Date;
 }
 
@@ -137,6 +140,9 @@ export async function captureEnvironment(options: CaptureOptions = {}): Promise<
 async function faultProxyFields(
   faultProxy: NonNullable<CaptureOptions['faultProxy']>,
 ): Promise<Pick<EnvironmentRecord, 'fault_proxy_kind' | 'fault_proxy_version'>> {
-  const found = await readFaultProxy(faultProxy.apiUrl, faultProxy.embeddedProxy);
+  const found =
+    faultProxy.scope === 'own'
+      ? { kind: 'embedded' as const, version: TOXIPROXY_COMPATIBLE_VERSION }
+      : await readFaultProxy(faultProxy.apiUrl, faultProxy.embeddedProxy);
   return { fault_proxy_kind: found.kind, fault_proxy_version: found.version };
 }

@@ -221,9 +221,10 @@ async function sideLaunches(
       : options.clients
         ? ['--clients', options.clients]
         : [];
-  const probe = await probeProxyApi(config.proxyApiUrl);
   // A Toxiproxy that answers is shared (one side at a time); an embedded one is each side's own, from its own build.
-  const ownProxies = probe.state === 'absent' && config.embeddedProxy === 'auto';
+  // Each side is told its ports: a side's harness may predate runs that take free ones by themselves.
+  const ownProxies =
+    config.proxyScope === 'own' || ((await probeProxyApi(config.proxyApiUrl)).state === 'absent' && config.embeddedProxy === 'auto');
   const proxyEnv = async (): Promise<Record<string, string>> =>
     ownProxies
       ? { TOXIPROXY_URL: `http://127.0.0.1:${await freeLoopbackPort()}`, BENCH_PROXY_LISTEN: `127.0.0.1:${await freeLoopbackPort()}` }

@@ -12,7 +12,7 @@ export function registerEnvCommand(program: Command): void {
       const config = getConfig();
       const record = await captureEnvironment({
         amqpUrl: options.broker ? config.amqpUrl : undefined,
-        faultProxy: { apiUrl: config.proxyApiUrl, embeddedProxy: config.embeddedProxy },
+        faultProxy: { apiUrl: config.proxyApiUrl, embeddedProxy: config.embeddedProxy, scope: config.proxyScope },
       });
       process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
     });

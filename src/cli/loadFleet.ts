@@ -149,7 +149,8 @@ async function agentProxyEntries(
   }
   return {
     envOf: (index) => ({
-      TOXIPROXY_URL: config.proxyApiUrl,
+      // The API this fleet uses: a proxy of its own (TOXIPROXY_URL unset) listens on a free port.
+      TOXIPROXY_URL: api.client.apiUrl,
       BENCH_PROXY_NAME: names[index]!,
       BENCH_PROXY_LISTEN: listens[index]!,
       BENCH_EMBEDDED_PROXY: 'never',

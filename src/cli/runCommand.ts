@@ -14,7 +14,7 @@ import { getConfig, PROJECT_ROOT } from '../config';
 import { clientLabel, type ClientSpec } from '../client/api';
 import { CLIENT_NAMES } from '../client/registry';
 import { captureEnvironment, type EnvironmentRecord } from '../environment';
-import { runPreflight } from '../preflight';
+import { runPreflight, type PreflightPassed } from '../preflight';
 import { removeOutcome } from '../results/outcome';
 import { HISTORY_FILE_NAME } from '../results/history';
 import { REPORT_FILE_NAME } from '../report/render';
@@ -125,9 +125,7 @@ export async function runBenchmarks(
   if (preflight.proxy) {
     log(
       `bench: preflight passed: RabbitMQ ${preflight.brokerVersion ?? '(version not said)'} at ${redactUrl(config.amqpUrl)}; ` +
-        (preflight.proxy.state === 'toxiproxy'
-          ? `Toxiproxy API ${preflight.proxy.version} at ${config.proxyApiUrl}`
-          : `nothing listens at ${config.proxyApiUrl}, the embedded proxy will start there`),
+        proxyPlanText(preflight.proxy, config.proxyApiUrl),
     );
   }
   const session = openRunSession({
@@ -143,11 +141,23 @@ export async function runBenchmarks(
   }
 }
 
+/** What the preflight found, as the run will use it: the run's own proxy, or the API at TOXIPROXY_URL. */
+function proxyPlanText(proxy: NonNullable<PreflightPassed['proxy']>, apiUrl: string): string {
+  switch (proxy.state) {
+    case 'own':
+      return "the run's own embedded fault proxy will start on a free port (TOXIPROXY_URL unset)";
+    case 'toxiproxy':
+      return `Toxiproxy API ${proxy.version} at ${apiUrl} (the run's own entry there)`;
+    case 'absent':
+      return `nothing listens at ${apiUrl}, the embedded proxy will start there`;
+  }
+}
+
 async function runBenchmarksUnlocked(options: RunOptions, session: RunSession, log: (line: string) => void): Promise<number> {
   const startedAt = new Date();
   const environment = await captureEnvironment({
     amqpUrl: options.queryBroker ? getConfig().amqpUrl : undefined,
-    faultProxy: { apiUrl: getConfig().proxyApiUrl, embeddedProxy: getConfig().embeddedProxy },
+    faultProxy: { apiUrl: getConfig().proxyApiUrl, embeddedProxy: getConfig().embeddedProxy, scope: getConfig().proxyScope },
   });
   log(
     `bench: environment ${environment.fingerprint} (node ${environment.node_version}, RabbitMQ ${environment.rabbitmq_version ?? 'not reached'}, fault proxy ${environment.fault_proxy_kind ? `${environment.fault_proxy_kind} ${environment.fault_proxy_version ?? ''}`.trim() : 'none'}, commit ${environment.git_commit.slice(0, 8)}${environment.git_dirty ? ' dirty' : ''})`,

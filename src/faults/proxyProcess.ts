@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT, type BenchConfig } from '../config';
 import { ProxyError } from '../errors';
-import { sleep } from '../measure/clock';
 import { probeProxyApi, proxyProbeError, type ProxyApiProbe } from '../preflight/proxyProbe';
 import { ToxiproxyClient } from './toxiproxyClient';
 
@@ -39,18 +38,25 @@ export async function proxyApiAnswers(apiUrl: string, timeoutMs = 700): Promise<
 }
 
 /**
- * Uses the Toxiproxy API at `config.proxyApiUrl` when one answers; when nothing at all listens
- * there (mode `auto`, loopback URL) starts the embedded proxy there and says so in one line on
- * stderr. Anything else that answers (not a Toxiproxy API, a wedged one, no answer) is an error:
- * never start the embedded proxy on a port something else holds.
- * @param probe what the preflight already found at the URL (asked again when not given)
+ * The fault proxy API of a run. Scope `own` (TOXIPROXY_URL unset): starts the embedded proxy in a
+ * child process on a free loopback port, this run's alone, and says so in one line on stderr.
+ * Scope `shared`: uses the Toxiproxy API at `config.proxyApiUrl` when one answers; when nothing
+ * at all listens there (mode `auto`, loopback URL) starts the embedded proxy there. Anything else
+ * that answers (not a Toxiproxy API, a wedged one, no answer) is an error: never start the
+ * embedded proxy on a port something else holds.
+ * @param probe what the preflight already found at the URL (asked again when not given; unused for `own`)
  * @throws ProxyError (one line) when no usable API answers and none may or can be started
  */
 export async function ensureProxyApi(
-  config: Pick<BenchConfig, 'proxyApiUrl' | 'embeddedProxy'>,
+  config: Pick<BenchConfig, 'proxyApiUrl' | 'embeddedProxy' | 'proxyScope'>,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   probe?: ProxyApiProbe,
 ): Promise<ProxyApiHandle> {
+  if (config.proxyScope === 'own') {
+    const own = await startEmbeddedProxy('127.0.0.1', '0');
+    log(`fault proxy: started this run's own embedded Toxiproxy-compatible proxy at ${own.apiUrl} (pid ${own.pid}; TOXIPROXY_URL unset)`);
+    return { client: new ToxiproxyClient(own.apiUrl), started: true, pid: own.pid, stop: own.stop };
+  }
   const client = new ToxiproxyClient(config.proxyApiUrl);
   const found = probe ?? (await probeProxyApi(config.proxyApiUrl));
   const problem = proxyProbeError(found, config, isLoopbackUrl(config.proxyApiUrl));
@@ -58,15 +64,31 @@ export async function ensureProxyApi(
   if (found.state === 'toxiproxy') return { client, started: false, pid: undefined, stop: async () => undefined };
 
   const url = new URL(config.proxyApiUrl);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port === '' ? '80' : url.port;
+  const started = await startEmbeddedProxy(url.hostname.replace(/^\[|\]$/g, ''), url.port === '' ? '80' : url.port);
+  log(
+    `fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${started.pid})`,
+  );
+  return { client, started: true, pid: started.pid, stop: started.stop };
+}
+
+/** The line `bench proxy` prints once its API listens, with the URL (the port it got when asked for 0). */
+const LISTENING_LINE = /listening on (http:\/\/\S+)/;
+
+/**
+ * Starts `bench proxy` in a child process and resolves once it says where its API listens.
+ * @throws ProxyError when it exits or says nothing within EMBEDDED_START_BOUND_MS (and is then stopped)
+ */
+async function startEmbeddedProxy(
+  host: string,
+  port: string,
+): Promise<{ readonly apiUrl: string; readonly pid: number | undefined; stop(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', host, '--port', port, '--exit-with-stdin'],
     {
       cwd: PROJECT_ROOT,
       // stdin is a pipe only we hold: the proxy exits when it closes, however this process ends.
-      stdio: ['pipe', 'ignore', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       detached: false,
     },
   );
@@ -80,23 +102,34 @@ export async function ensureProxyApi(
   process.once('exit', killOnExit);
   void exited.then(() => process.off('exit', killOnExit));
   const stop = onceStopper(child, exited);
-  // A deadline, not a count of sleeps: each attempt itself may take up to its 300 ms bound.
-  const deadline = Date.now() + EMBEDDED_START_BOUND_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) break;
-    if (await proxyApiAnswers(config.proxyApiUrl, 300)) {
-      log(
-        `fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${child.pid})`,
-      );
-      return { client, started: true, pid: child.pid, stop };
-    }
-    await sleep(100);
-  }
+  let timer: NodeJS.Timeout | undefined;
+  const apiUrl = await Promise.race([
+    listeningUrl(child),
+    exited.then(() => undefined),
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), EMBEDDED_START_BOUND_MS))),
+  ]);
+  clearTimeout(timer);
+  if (apiUrl !== undefined) return { apiUrl, pid: child.pid, stop };
   await stop();
   throw new ProxyError(
     'PROXY_UNREACHABLE',
-    `the embedded fault proxy did not start at ${config.proxyApiUrl} within ${EMBEDDED_START_BOUND_MS / 1000} s: ${stderr.trim().split('\n').pop() || 'no output'}`,
+    `the embedded fault proxy did not start at ${host}:${port === '0' ? '(a free port)' : port} within ${EMBEDDED_START_BOUND_MS / 1000} s: ${stderr.trim().split('\n').pop() || 'no output'}`,
   );
+}
+
+/** The API URL from the child's stdout; what it writes after that line is read and dropped (a full pipe would stall it). */
+function listeningUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve) => {
+    let seen: string | undefined = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (seen === undefined) return;
+      seen = (seen + chunk.toString()).slice(-2000);
+      const found = LISTENING_LINE.exec(seen);
+      if (!found) return;
+      seen = undefined;
+      resolve(found[1]!);
+    });
+  });
 }
 
 function onceStopper(child: ChildProcess, exited: Promise<number | null>): () => Promise<void> {

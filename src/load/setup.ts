@@ -12,7 +12,7 @@ import { resolveClusterSettings } from '../broker/nodes/settings';
 import { LOAD_NODE, soloProxyEntry, startSoloNode, type SoloNode } from '../broker/nodes/soloNode';
 import type { FaultContext } from '../faults/model';
 import { ensureProxyApi, type ProxyApiHandle } from '../faults/proxyProcess';
-import { ensureProxyEntry } from '../faults/proxyEntry';
+import { openRunProxy, type RunProxy } from '../faults/runProxy';
 import type { ProxyTarget } from '../faults/toxics';
 import { faultDefinition } from '../faults/kinds/registry';
 import type { FaultPlacement } from './checks';
@@ -24,7 +24,7 @@ const OWN_NODE_ENTRY = 'bench-load-node';
 
 export type LoadSetupConfig = Pick<
   BenchConfig,
-  'amqpUrl' | 'proxyApiUrl' | 'embeddedProxy' | 'proxyName' | 'proxyListen' | 'proxyUpstream'
+  'amqpUrl' | 'proxyApiUrl' | 'embeddedProxy' | 'proxyScope' | 'proxyName' | 'proxyListen' | 'proxyUpstream'
 >;
 
 /**
@@ -56,6 +56,7 @@ export interface LoadSetup {
 
 interface Opened {
   proxyApi?: ProxyApiHandle;
+  runProxy?: RunProxy;
   solo?: SoloNode;
   admin?: QueueAdmin;
   broker?: ClosableBrokerActions;
@@ -112,8 +113,9 @@ async function openTarget(
     return { url: proxiedUrl, brokerUrl: opened.solo.url, proxy };
   }
   if (options.viaProxy) {
-    opened.proxyApi = await ensureProxyApi(config, log);
-    const entry = await ensureProxyEntry(opened.proxyApi.client, config, log);
+    // The run's own entry (on a proxy of its own, or `<name>-<pid>` on a shared one), deleted or stopped at close.
+    opened.runProxy = await openRunProxy(config, log);
+    const { entry } = opened.runProxy;
     const url = proxiedAmqpUrl({ amqpUrl: config.amqpUrl, proxyListen: parseHostPort('proxy listen', entry.listen) });
     return { url, brokerUrl: config.amqpUrl, proxy: entry.target };
   }
@@ -129,4 +131,5 @@ async function closeSetup(opened: Opened, log: (line: string) => void): Promise<
     await opened.solo.stop().catch((error: unknown) => log(`load: its own node did not stop: ${describeError(error)}`));
   }
   await opened.proxyApi?.stop();
+  await opened.runProxy?.close();
 }

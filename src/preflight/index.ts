@@ -28,7 +28,7 @@ export interface PreflightInput {
   /** Folders the run writes (raw results, reports). */
   readonly folders: readonly OutputFolder[];
   /** The broker and the fault proxy to check; null when the run's Jest config brings its own setup. */
-  readonly services: Pick<BenchConfig, 'amqpUrl' | 'proxyApiUrl' | 'embeddedProxy'> | null;
+  readonly services: Pick<BenchConfig, 'amqpUrl' | 'proxyApiUrl' | 'embeddedProxy' | 'proxyScope'> | null;
   /** How long the broker may take to complete the AMQP handshake. @default 5000 */
   readonly brokerBoundMs?: number;
   readonly proxyBounds?: Partial<ProxyProbeBounds>;
@@ -37,8 +37,12 @@ export interface PreflightInput {
 export interface PreflightPassed {
   /** RabbitMQ's version; null when it did not say, or services were not checked. */
   readonly brokerVersion: string | null;
-  /** What answers at TOXIPROXY_URL: `toxiproxy`, or `absent` where the embedded proxy may start; null when not checked. */
-  readonly proxy: Extract<ProxyApiProbe, { state: 'toxiproxy' | 'absent' }> | null;
+  /**
+   * What answers at TOXIPROXY_URL: `toxiproxy`, or `absent` where the embedded proxy may start;
+   * `own` when the run starts a proxy of its own on a free port (TOXIPROXY_URL unset), where
+   * nothing needs asking; null when not checked.
+   */
+  readonly proxy: Extract<ProxyApiProbe, { state: 'toxiproxy' | 'absent' }> | { readonly state: 'own' } | null;
 }
 
 /** @default 5000: a refused connection fails at once; this bounds a broker that accepts and stays silent. */
@@ -56,13 +60,16 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightPass
   const services = input.services;
   if (!services) return { brokerVersion: null, proxy: null };
 
+  const own = services.proxyScope === 'own';
   const [broker, proxy] = await Promise.allSettled([
     checkBroker(services.amqpUrl, input.brokerBoundMs ?? DEFAULT_BROKER_BOUND_MS),
-    probeProxyApi(services.proxyApiUrl, input.proxyBounds),
+    // A proxy of the run's own is started on a free port: what answers at TOXIPROXY_URL's default is someone else's.
+    own ? null : probeProxyApi(services.proxyApiUrl, input.proxyBounds),
   ]);
   if (broker.status === 'rejected') throw broker.reason;
+  if (own) return { brokerVersion: broker.value, proxy: { state: 'own' } };
   if (proxy.status === 'rejected') throw proxy.reason; // probeProxyApi never rejects; kept for the type
-  const probe = proxy.value;
+  const probe = proxy.value!;
   const problem = proxyProbeError(probe, services, isLoopbackUrl(services.proxyApiUrl));
   if (problem) throw problem;
   // proxyProbeError answers every other state with an error; this only narrows the type.

@@ -123,7 +123,7 @@ describe('fault helpers against the embedded proxy and the real broker', () => {
     const state = await ensureProxyEntry(
       proxy.client,
       { proxyName: proxy.name, proxyListen: { host: '127.0.0.1', port: 1 }, proxyUpstream: { host: '127.0.0.1', port: 5672 } },
-      (line) => lines.push(line),
+      { log: (line) => lines.push(line) },
     );
     expect(state.created).toBe(false);
     expect(state.leftoverToxicsRemoved).toBe(1);
@@ -253,7 +253,7 @@ describe('proxy entry when the configured listen port is taken', () => {
       const state = await ensureProxyEntry(
         new ToxiproxyClient(server.url),
         { proxyName: 'taken', proxyListen: { host: '127.0.0.1', port: takenPort }, proxyUpstream: { host: '127.0.0.1', port: 5672 } },
-        (line) => lines.push(line),
+        { log: (line) => lines.push(line) },
       );
       expect(state.created).toBe(true);
       expect(state.listen).toMatch(/^127\.0\.0\.1:\d+$/);

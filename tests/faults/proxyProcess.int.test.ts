@@ -8,7 +8,7 @@ describe('finding or starting the fault proxy (globalSetup)', () => {
   it('starts the embedded proxy in a child process when nothing answers, says so in one line, and stops it', async () => {
     const apiUrl = `http://127.0.0.1:${await freePort()}`;
     const lines: string[] = [];
-    const handle = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'auto' }, (line) => lines.push(line));
+    const handle = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'auto', proxyScope: 'shared' }, (line) => lines.push(line));
     try {
       expect(handle.started).toBe(true);
       expect(handle.pid).not.toBe(process.pid);
@@ -17,7 +17,7 @@ describe('finding or starting the fault proxy (globalSetup)', () => {
       ]);
       expect(await handle.client.version()).toMatch(/^2\./);
       // A second setup finds it and starts nothing.
-      const again = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'auto' }, (line) => lines.push(line));
+      const again = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'auto', proxyScope: 'shared' }, (line) => lines.push(line));
       expect(again.started).toBe(false);
       expect(lines).toHaveLength(1);
     } finally {
@@ -28,7 +28,7 @@ describe('finding or starting the fault proxy (globalSetup)', () => {
 
   it('fails with what to do when nothing answers and the embedded proxy is not allowed', async () => {
     const apiUrl = `http://127.0.0.1:${await freePort()}`;
-    const error = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'never' }).catch((caught: unknown) => caught);
+    const error = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'never', proxyScope: 'shared' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProxyError);
     expect((error as Error).message).toMatch(/no fault proxy API answers at .* and BENCH_EMBEDDED_PROXY=never; start Toxiproxy/);
   });
@@ -40,7 +40,7 @@ describe('a proxy started by the harness never outlives it', () => {
     const script = `
       require('esbuild-register/dist/node').register();
       const { ensureProxyApi } = require(${JSON.stringify(require.resolve('../../src/faults/proxyProcess'))});
-      ensureProxyApi({ proxyApiUrl: 'http://127.0.0.1:${port}', embeddedProxy: 'auto' }, () => undefined).then((h) => process.stdout.write('started ' + h.pid + '\\n'));
+      ensureProxyApi({ proxyApiUrl: 'http://127.0.0.1:${port}', embeddedProxy: 'auto', proxyScope: 'shared' }, () => undefined).then((h) => process.stdout.write('started ' + h.pid + '\\n'));
       setInterval(() => undefined, 1000);`;
     const parent = spawn(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'ignore'] });
     try {

@@ -10,8 +10,10 @@ describe('resolveConfig', () => {
     expect(config).toEqual({
       amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
       proxyApiUrl: 'http://127.0.0.1:8474',
+      // TOXIPROXY_URL unset: a proxy of the run's own, its entry on a free port.
+      proxyScope: 'own',
       proxyName: 'rabbitmq',
-      proxyListen: { host: '127.0.0.1', port: 25672 },
+      proxyListen: { host: '127.0.0.1', port: 0 },
       proxyUpstream: { host: '127.0.0.1', port: 5672 },
       embeddedProxy: 'auto',
       rawResultsDir: path.join(PROJECT_ROOT, DEFAULTS.rawResultsDir),
@@ -46,10 +48,25 @@ describe('resolveConfig', () => {
     expect(config.proxyListen).toEqual({ host: '0.0.0.0', port: 35672 });
     expect(config.proxyUpstream).toEqual({ host: '::1', port: 5672 });
     expect(config.embeddedProxy).toBe('never');
+    expect(config.proxyScope).toBe('shared');
     expect(config.rawResultsDir).toBe('/tmp/raw');
     expect(config.runIdClaimsDir).toBe('/tmp/ab/.run-ids');
     expect(config.markerExpression).toBe('not slow');
     expect(config.strictTargets).toBe(true);
+  });
+
+  it('shares the proxy at TOXIPROXY_URL only when it is set, or when the embedded one may not start', () => {
+    expect(resolveConfig({ TOXIPROXY_URL: 'http://127.0.0.1:8474' })).toMatchObject({
+      proxyScope: 'shared',
+      proxyListen: { host: '127.0.0.1', port: 25672 },
+    });
+    expect(resolveConfig({ BENCH_EMBEDDED_PROXY: 'never' })).toMatchObject({ proxyScope: 'shared', proxyApiUrl: 'http://127.0.0.1:8474' });
+    expect(resolveConfig({ TOXIPROXY_URL: ' ' }).proxyScope).toBe('own');
+    // A listen address the user names is kept with a proxy of the run's own too (bench verify captures that port).
+    expect(resolveConfig({ BENCH_PROXY_LISTEN: '127.0.0.1:35672' })).toMatchObject({
+      proxyScope: 'own',
+      proxyListen: { host: '127.0.0.1', port: 35672 },
+    });
   });
 
   it('treats empty values as unset', () => {

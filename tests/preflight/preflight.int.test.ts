@@ -86,7 +86,7 @@ describe('what answers at the fault proxy URL', () => {
   it('ensureProxyApi never starts the embedded proxy where something else answers', async () => {
     const notFound = track(await startNotFoundServer());
     const lines: string[] = [];
-    const error = await ensureProxyApi({ proxyApiUrl: notFound.url, embeddedProxy: 'auto' }, (line) => lines.push(line)).catch(
+    const error = await ensureProxyApi({ proxyApiUrl: notFound.url, embeddedProxy: 'auto', proxyScope: 'shared' }, (line) => lines.push(line)).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(ProxyError);
@@ -102,7 +102,7 @@ describe('runPreflight with services', () => {
 
   it('passes with the real broker and nothing at a loopback proxy URL (the embedded one will start)', async () => {
     const proxyApiUrl = `http://127.0.0.1:${await freePort()}`;
-    const passed = await runPreflight({ folders, services: { amqpUrl: BROKER, proxyApiUrl, embeddedProxy: 'auto' } });
+    const passed = await runPreflight({ folders, services: { amqpUrl: BROKER, proxyApiUrl, embeddedProxy: 'auto', proxyScope: 'shared' } });
     expect(passed.brokerVersion).toMatch(/^3\./);
     expect(passed.proxy).toMatchObject({ state: 'absent' });
   }, 20_000);
@@ -112,7 +112,7 @@ describe('runPreflight with services', () => {
     try {
       const amqpUrl = `amqp://guest:hunter22x@127.0.0.1:${await freePort()}`;
       const startedAt = Date.now();
-      const error = await failureOf(runPreflight({ folders, services: { amqpUrl, proxyApiUrl: notFound.url, embeddedProxy: 'auto' } }));
+      const error = await failureOf(runPreflight({ folders, services: { amqpUrl, proxyApiUrl: notFound.url, embeddedProxy: 'auto', proxyScope: 'shared' } }));
       expect(Date.now() - startedAt).toBeLessThan(6000);
       expect(error).toBeInstanceOf(BrokerError);
       expect(error.message).toMatch(/^RabbitMQ did not answer at amqp:\/\/guest@127\.0\.0\.1:\d+ \(.*connect ECONNREFUSED/);
@@ -129,7 +129,7 @@ describe('runPreflight with services', () => {
         services: {
           amqpUrl: 'amqp://guest:wrong-password@127.0.0.1:5672',
           proxyApiUrl: `http://127.0.0.1:${await freePort()}`,
-          embeddedProxy: 'auto',
+          embeddedProxy: 'auto', proxyScope: 'shared',
         },
       }),
     );
