@@ -41,7 +41,7 @@ const workloadOf = (fields: Record<string, unknown>) =>
 /** runLoad against the test's proxy server, quietly, with the bounds every test here uses. */
 const runWith = (options: Pick<LoadRunOptions, 'workload' | 'viaProxy' | 'intervalMs'> & Partial<LoadRunOptions>) =>
   runLoad({
-    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME },
+    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyScope: 'shared', proxyName: PROXY_NAME },
     catchUpMs: 5000,
     drainMs: 10_000,
     log: () => undefined,
@@ -63,7 +63,7 @@ test('reset_peer under load: consumption falls to 0 and comes back, nothing lost
   let scraped: Promise<string> = Promise.resolve('');
   const result = await runWith({
     workload,
-    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyName: PROXY_NAME, proxyListen: { host, port } },
+    config: { ...getConfig(), proxyApiUrl: entry.server.url, proxyScope: 'shared', proxyName: PROXY_NAME, proxyListen: { host, port } },
     viaProxy: true,
     intervalMs: 250,
     metricsPort: 0,
