@@ -147,7 +147,7 @@ function proxyPlanText(proxy: NonNullable<PreflightPassed['proxy']>, apiUrl: str
     case 'own':
       return "the run's own embedded fault proxy will start on a free port (TOXIPROXY_URL unset)";
     case 'toxiproxy':
-      return `Toxiproxy API ${proxy.version} at ${apiUrl} (the run's own entry there)`;
+      return `Toxiproxy API ${proxy.version} at ${apiUrl}`;
     case 'absent':
       return `nothing listens at ${apiUrl}, the embedded proxy will start there`;
   }
