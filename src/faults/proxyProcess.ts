@@ -65,9 +65,7 @@ export async function ensureProxyApi(
 
   const url = new URL(config.proxyApiUrl);
   const started = await startEmbeddedProxy(url.hostname.replace(/^\[|\]$/g, ''), url.port === '' ? '80' : url.port);
-  log(
-    `fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${started.pid})`,
-  );
+  log(`fault proxy: nothing answered at ${config.proxyApiUrl}; started the embedded Toxiproxy-compatible proxy there (pid ${started.pid})`);
   return { client, started: true, pid: started.pid, stop: started.stop };
 }
 

@@ -28,7 +28,9 @@ describe('finding or starting the fault proxy (globalSetup)', () => {
 
   it('fails with what to do when nothing answers and the embedded proxy is not allowed', async () => {
     const apiUrl = `http://127.0.0.1:${await freePort()}`;
-    const error = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'never', proxyScope: 'shared' }).catch((caught: unknown) => caught);
+    const error = await ensureProxyApi({ proxyApiUrl: apiUrl, embeddedProxy: 'never', proxyScope: 'shared' }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ProxyError);
     expect((error as Error).message).toMatch(/no fault proxy API answers at .* and BENCH_EMBEDDED_PROXY=never; start Toxiproxy/);
   });

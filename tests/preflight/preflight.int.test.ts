@@ -86,9 +86,9 @@ describe('what answers at the fault proxy URL', () => {
   it('ensureProxyApi never starts the embedded proxy where something else answers', async () => {
     const notFound = track(await startNotFoundServer());
     const lines: string[] = [];
-    const error = await ensureProxyApi({ proxyApiUrl: notFound.url, embeddedProxy: 'auto', proxyScope: 'shared' }, (line) => lines.push(line)).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await ensureProxyApi({ proxyApiUrl: notFound.url, embeddedProxy: 'auto', proxyScope: 'shared' }, (line) =>
+      lines.push(line),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProxyError);
     expect((error as Error).message).toMatch(/^not a Toxiproxy API at http:\/\/127\.0\.0\.1:\d+ \(GET \/version answered 404 Not Found\)/);
     expect(lines).toEqual([]);
@@ -112,7 +112,9 @@ describe('runPreflight with services', () => {
     try {
       const amqpUrl = `amqp://guest:hunter22x@127.0.0.1:${await freePort()}`;
       const startedAt = Date.now();
-      const error = await failureOf(runPreflight({ folders, services: { amqpUrl, proxyApiUrl: notFound.url, embeddedProxy: 'auto', proxyScope: 'shared' } }));
+      const error = await failureOf(
+        runPreflight({ folders, services: { amqpUrl, proxyApiUrl: notFound.url, embeddedProxy: 'auto', proxyScope: 'shared' } }),
+      );
       expect(Date.now() - startedAt).toBeLessThan(6000);
       expect(error).toBeInstanceOf(BrokerError);
       expect(error.message).toMatch(/^RabbitMQ did not answer at amqp:\/\/guest@127\.0\.0\.1:\d+ \(.*connect ECONNREFUSED/);
@@ -129,7 +131,8 @@ describe('runPreflight with services', () => {
         services: {
           amqpUrl: 'amqp://guest:wrong-password@127.0.0.1:5672',
           proxyApiUrl: `http://127.0.0.1:${await freePort()}`,
-          embeddedProxy: 'auto', proxyScope: 'shared',
+          embeddedProxy: 'auto',
+          proxyScope: 'shared',
         },
       }),
     );
