@@ -117,11 +117,15 @@ async function bootSoloNode(settings: ClusterSettings, identity: SoloIdentity, l
   let stopped: Promise<void> | undefined;
   const stop = (keepFolder = false) => {
     stopped ??= (async () => {
-      const pid = runningPid(node);
-      // A paused VM cannot stop itself: continue it first.
-      if (pid !== undefined) process.kill(pid, 'SIGCONT');
-      await stopNode(layout, node, 30_000);
-      reaper.release();
+      try {
+        const pid = runningPid(node);
+        // A paused VM cannot stop itself: continue it first.
+        if (pid !== undefined) process.kill(pid, 'SIGCONT');
+        await stopNode(layout, node, 30_000);
+      } finally {
+        // Released either way: its check kills whatever the stop left.
+        reaper.release();
+      }
       fs.rmSync(keepFolder ? node.mnesiaBase : layout.dir, { recursive: true, force: true });
       log(`solo node: ${node.name} stopped`);
     })();

@@ -16,17 +16,20 @@ import type { Socket } from 'node:net';
 import { NODE_MARKER_VARIABLE, type ClusterNode } from './layout';
 
 /**
- * $1: the marker line (`AMQP_BENCH_CLUSTER_NODE=<node>`), $2: the node's data folder. Two passes:
- * a process forked while the first ran (a launcher starting the VM) is caught by the second.
+ * $1: the marker line (`AMQP_BENCH_CLUSTER_NODE=<node>`), $2: the node's data folder (kept in
+ * variables: inside a shell function $1 is the function's). One grep reads every process's
+ * environment; two passes: a process forked while the first ran (a launcher starting the VM) is
+ * caught by the second.
  */
 const REAPER_SCRIPT = `
+marker=$1
+data=$2
 trap '' INT HUP
 while read -r _; do :; done
 reap() {
-  for environ in /proc/[0-9]*/environ; do
+  for environ in $(grep -lszxF -- "$marker" /proc/[0-9]*/environ); do
     pid=\${environ#/proc/}; pid=\${pid%/environ}
     [ "$pid" = "$$" ] && continue
-    grep -qzxF -- "$1" "$environ" 2>/dev/null || continue
     [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = epmd ] && continue
     kill -KILL "$pid" 2>/dev/null
   done
@@ -34,7 +37,7 @@ reap() {
 reap
 sleep 1
 reap
-rm -rf -- "$2"
+rm -rf -- "$data"
 `;
 
 export interface SoloReaper {
