@@ -1,13 +1,15 @@
 /**
  * Solo nodes on a real RabbitMQ: each start has a name, folder and ports of its own (two at once
  * in one process both serve), a node whose owner process is gone is swept at the next start, one
- * whose owner lives is not, and a node whose owner is killed is ended by its reaper.
+ * whose owner lives is not, a node whose owner is killed is ended by its reaper, and a port taken
+ * before the node bound it makes the start try other ports.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import amqplib from 'amqplib';
-import { markedProcesses, portAnswers, waitForExit } from '../../src/broker/nodes/processes';
+import { freePortPair, markedProcesses, portAnswers, waitForExit } from '../../src/broker/nodes/processes';
 import { resolveClusterSettings } from '../../src/broker/nodes/settings';
 import { configuredSoloNode, SOLO_NODE, soloFolder } from '../../src/broker/nodes/soloIdentity';
 import { startSoloNode, type SoloNode } from '../../src/broker/nodes/soloNode';
@@ -67,7 +69,9 @@ test('two nodes started at once in one process get names, folders and ports of t
   for (const solo of [plain, configured]) {
     expect(markedProcesses(solo.node)).toEqual([]);
     expect(await portAnswers(solo.node.amqpPort)).toBe(false);
-    expect(fs.existsSync(soloFolder(settings, shortOf(solo)))).toBe(false);
+    // Data gone; the folder (logs, owner file) stays until a sweep finds its owner gone.
+    expect(fs.existsSync(solo.node.mnesiaBase)).toBe(false);
+    expect(readOwner(soloFolder(settings, shortOf(solo)))?.node).toBe(solo.node.name);
   }
 }, 60_000);
 
@@ -109,5 +113,35 @@ test('a node whose owner process is killed (SIGKILL: no handler runs) is ended b
     expect(markedProcesses({ name })).toEqual([]);
   } finally {
     owner.kill('SIGKILL');
+  }
+}, 60_000);
+
+test('a port taken between the choice and the bind: the node fails, and the start tries again on other ports', async () => {
+  const squatter = net.createServer();
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  const taken = (squatter.address() as net.AddressInfo).port;
+  const lines: string[] = [];
+  const chosen: number[] = [];
+  try {
+    const solo = await startSoloNode(
+      settings,
+      (line) => lines.push(line),
+      SOLO_NODE,
+      async (reserved) => {
+        const ports =
+          chosen.length === 0 ? { amqpPort: taken, distPort: (await freePortPair(() => true)).distPort } : await freePortPair(() => true);
+        expect(reserved.has(5672)).toBe(true);
+        chosen.push(ports.amqpPort);
+        return ports;
+      },
+    );
+    started.push(solo);
+    expect(chosen).toHaveLength(2);
+    expect(solo.node.amqpPort).toBe(chosen[1]);
+    expect(lines.some((line) => line.includes(`port ${taken}`) && line.includes('starting again on other ports'))).toBe(true);
+    expect(await serves(solo.url)).toBe(true);
+    await solo.stop();
+  } finally {
+    squatter.close();
   }
 }, 60_000);

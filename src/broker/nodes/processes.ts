@@ -153,3 +153,37 @@ export async function freePortPair(
   }
   throw new Error(`no usable pair of free ports in ${attempts} tries (see reservedPorts in soloIdentity.ts)`);
 }
+
+/**
+ * True when `pid` itself holds a TCP listening socket on `port` (IPv4 or IPv6): a port that merely
+ * answers may be another process's, taken between a free-port check and the node's bind.
+ */
+export function listensOn(pid: number, port: number): boolean {
+  const listening = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is HEXADDR:HEXPORT, st 0A is LISTEN, the inode is the tenth field.
+      const localPort = Number.parseInt(fields[1]?.split(':').pop() ?? '', 16);
+      if (localPort === port && fields[3] === '0A' && fields[9]) listening.add(`socket:[${fields[9]}]`);
+    }
+  }
+  if (listening.size === 0) return false;
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return listening.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}

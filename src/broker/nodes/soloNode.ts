@@ -49,6 +49,11 @@ export interface SoloNode {
   stop(): Promise<void>;
 }
 
+export interface SoloPorts {
+  readonly amqpPort: number;
+  readonly distPort: number;
+}
+
 /** Bound on the solo node's boot (one Erlang VM on two shared cores). */
 const BOOT_BOUND_MS = 90_000;
 /** Tries with new ports when another process took one of the node's ports before it bound them. */
@@ -58,6 +63,7 @@ const PORT_ATTEMPTS = 3;
  * Starts a solo node of `kind` from empty data, under an identity of its own (name, folder, free
  * ports), and waits until it serves (bounded). Sweeps first the solo nodes whose owner process is
  * gone. The node is ended by `stop()`, or by its reaper when this process ends without stopping it.
+ * @param choosePorts where the ports come from (a test passes taken ones) @default two the OS reports free
  * @throws TimeoutError with the node's last console lines, after stopping what it started
  * @example const solo = await startSoloNode(resolveClusterSettings(), console.log, LOAD_NODE);
  */
@@ -65,11 +71,12 @@ export async function startSoloNode(
   settings: ClusterSettings,
   log: (line: string) => void = () => undefined,
   kind: SoloKind = SOLO_NODE,
+  choosePorts: (reserved: ReadonlySet<number>) => Promise<SoloPorts> = (reserved) => freePortPair((pair) => portsUsable(pair, reserved)),
 ): Promise<SoloNode> {
   await sweepSoloNodes(settings, log);
   const reserved = reservedPorts(settings);
   for (let attempt = 1; ; attempt += 1) {
-    const ports = await freePortPair((pair) => portsUsable(pair, reserved));
+    const ports = await choosePorts(reserved);
     const short = claimFolder(settings, kind);
     const identity: SoloIdentity = { short, ...ports, ...(kind.rabbitSettings ? { rabbitSettings: kind.rabbitSettings } : {}) };
     try {
@@ -115,7 +122,7 @@ async function bootSoloNode(settings: ClusterSettings, identity: SoloIdentity, l
   // Watching before the launch: an owner killed while the node boots leaves nothing either.
   const reaper = startReaper(node);
   let stopped: Promise<void> | undefined;
-  const stop = (keepFolder = false) => {
+  const stop = () => {
     stopped ??= (async () => {
       try {
         const pid = runningPid(node);
@@ -126,7 +133,9 @@ async function bootSoloNode(settings: ClusterSettings, identity: SoloIdentity, l
         // Released either way: its check kills whatever the stop left.
         reaper.release();
       }
-      fs.rmSync(keepFolder ? node.mnesiaBase : layout.dir, { recursive: true, force: true });
+      // The folder (logs, owner file) stays until a sweep finds its owner gone: so this process
+      // never reuses the name, which the reaper released here may still be scanning for.
+      fs.rmSync(node.mnesiaBase, { recursive: true, force: true });
       log(`solo node: ${node.name} stopped`);
     })();
     return stopped;
@@ -136,15 +145,14 @@ async function bootSoloNode(settings: ClusterSettings, identity: SoloIdentity, l
     await waitForNode(node, BOOT_BOUND_MS, launcherPid);
   } catch (error) {
     const taken = portTaken(node);
-    // The folder stays for the console log the message points to; the next start's sweep removes it.
-    await stop(!taken).catch(() => undefined);
+    await stop().catch(() => undefined);
     if (taken) throw new PortTakenError(`${node.name}: port ${node.amqpPort} or ${node.distPort} taken by another process`);
     throw error instanceof TimeoutError ? error : new TimeoutError(`solo node ${node.name} did not start: ${(error as Error).message}`);
   }
   return soloNode(layout, node, settings, stop);
 }
 
-/** True when the node's logs say a listener could not bind (AMQP or distribution). */
+/** True when the node's logs say a port was taken: AMQP (eaddrinuse) or distribution (dist_port_already_used). */
 function portTaken(node: ClusterNode): boolean {
   let files: string[];
   try {
@@ -154,7 +162,7 @@ function portTaken(node: ClusterNode): boolean {
   }
   return files.some((file) => {
     try {
-      return /eaddrinuse/i.test(fs.readFileSync(file, 'utf8'));
+      return /eaddrinuse|dist_port_already_used/i.test(fs.readFileSync(file, 'utf8'));
     } catch {
       return false;
     }
@@ -175,7 +183,7 @@ function soloNode(layout: ClusterLayout, node: ClusterNode, settings: ClusterSet
         alarms: true,
         rabbitmqctl: async (args, boundMs) => (await runCli(layout, node, 'rabbitmqctl', args, boundMs)).stdout,
       }),
-    stop: () => stop(),
+    stop,
   };
 }
 
