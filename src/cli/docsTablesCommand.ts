@@ -127,7 +127,8 @@ export function runDocsTables(argv: readonly string[], io: DocsTablesIo): number
       io.out(`${blocks.map((block) => block.text).join('\n\n')}\n`);
       return 0;
     }
-    const pageName = path.relative(io.cwd, options.page) || options.page;
+    const relative = path.relative(io.cwd, options.page);
+    const pageName = relative && !relative.startsWith('..') ? relative : options.page;
     let page: string;
     try {
       page = fs.readFileSync(options.page, 'utf8');

@@ -179,7 +179,15 @@ export function parseBlocks(page: string): { readonly blocks: readonly Generated
   const blocks: GeneratedBlock[] = [];
   const problems: string[] = [];
   let open: Omit<GeneratedBlock, 'end_line' | 'body'> | null = null;
+  // A marker inside a fenced code block is an example of one (docs/contributing.md shows one), not a block.
+  let fence: string | null = null;
   for (const [line, text] of lines.entries()) {
+    const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
+    if (fenceMark !== undefined && (fence === null || (fenceMark[0] === fence[0] && fenceMark.length >= fence.length))) {
+      fence = fence === null ? fenceMark : null;
+      continue;
+    }
+    if (fence !== null) continue;
     if (text.trim() === END_MARKER) {
       if (open) blocks.push({ ...open, end_line: line, body: lines.slice(open.start_line + 1, line) });
       else problems.push(`line ${line + 1}: ${END_MARKER} without a block opened before it`);

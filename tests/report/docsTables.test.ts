@@ -134,7 +134,17 @@ describe('the markers of a page', () => {
   ];
 
   it('are read with their run and commit, and replaced with nothing else of the page touched', () => {
-    const page = ['# Title', 'prose', ...block('clients-table'), 'after', ...block('matrix-table', 'unarchived-run'), 'end'].join('\n');
+    // The fenced example is not a block: it is neither read nor replaced.
+    const example = ['```md', ...block('matrix-table'), '```'];
+    const page = [
+      '# Title',
+      'prose',
+      ...block('clients-table'),
+      'after',
+      ...block('matrix-table', 'unarchived-run'),
+      'end',
+      ...example,
+    ].join('\n');
     const { blocks, problems } = parseBlocks(page);
     expect(problems).toEqual([]);
     expect(blocks.map(({ id, run, commit, start_line, end_line }) => ({ id, run, commit, start_line, end_line }))).toEqual([
@@ -142,7 +152,7 @@ describe('the markers of a page', () => {
       { id: 'matrix-table', run: 'unarchived-run', commit: '0123456', start_line: 6, end_line: 8 },
     ]);
     const replaced = replaceBlock(page, 'matrix-table', 'NEW', 'page.md');
-    expect(replaced.split('\n')).toEqual(['# Title', 'prose', ...block('clients-table'), 'after', 'NEW', 'end']);
+    expect(replaced.split('\n')).toEqual(['# Title', 'prose', ...block('clients-table'), 'after', 'NEW', 'end', ...example]);
   });
 
   it('say every way they are malformed', () => {
