@@ -262,7 +262,7 @@ describe('the publish worker', () => {
 });
 
 describe('the bare publish script', () => {
-  async function withQueue(body: (queue: string, count: () => Promise<number>) => Promise<void>): Promise<void> {
+  async function withQueue(body: (queue: string, count: (expected: number) => Promise<number>) => Promise<void>): Promise<void> {
     const connection = await amqp.connect(url);
     try {
       const channel = await connection.createChannel();
@@ -272,7 +272,18 @@ describe('the bare publish script', () => {
         arguments: { 'x-expires': 60_000 },
       });
       try {
-        await body(queue, async () => (await channel.checkQueue(queue)).messageCount);
+        // The script's closing round trip proves its channel took every publish; the queue process
+        // enqueues them a moment later, so the count is awaited (bounded), not read once.
+        const countReaching = async (expected: number): Promise<number> => {
+          const deadline = Date.now() + 5000;
+          let seen = (await channel.checkQueue(queue)).messageCount;
+          while (seen < expected && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            seen = (await channel.checkQueue(queue)).messageCount;
+          }
+          return seen;
+        };
+        await body(queue, countReaching);
       } finally {
         await channel.deleteQueue(queue);
       }
@@ -286,12 +297,12 @@ describe('the bare publish script', () => {
       const bare = await startBarePublisher({ url, queue, messages: 500, messageSizeBytes: 64, warmupMessages: 100, timeoutMs: 30_000 });
       try {
         expect(bare.warmupMessages).toBe(100);
-        expect(await count()).toBe(100);
+        expect(await count(100)).toBe(100);
         const first = await bare.run();
         expect(first).toMatchObject({ messages: 500, message_size_bytes: 64, warmup_messages: 100 });
         expect(first.msgs_per_sec).toBeCloseTo(500 / first.seconds, 6);
         await bare.run();
-        expect(await count()).toBe(1100);
+        expect(await count(1100)).toBe(1100);
       } finally {
         await bare.close();
       }
@@ -315,7 +326,7 @@ describe('the bare publish script', () => {
         [1, 50],
         [2, 50],
       ]);
-      expect(await count()).toBe(110);
+      expect(await count(110)).toBe(110);
     });
   }, 30_000);
 
@@ -341,7 +352,7 @@ describe('the bare publish script', () => {
         } finally {
           await bare.close();
         }
-        expect(await count()).toBe(220);
+        expect(await count(220)).toBe(220);
       });
     },
     30_000,
