@@ -145,14 +145,15 @@ export async function runCheckAdapter(
   return failed.length === 0 ? 0 : 1;
 }
 
-const SOLO_NODE_WORDS = `${CHECK_ADAPTER_NODE.short}, AMQP ${CHECK_ADAPTER_NODE.amqpPort}`;
+/** What the help says of the node: its name and ports are chosen at each start. */
+const SOLO_NODE_WORDS = `${CHECK_ADAPTER_NODE.kind}-<pid>-<n>, on free ports`;
 
 /** The alarm node, started and ready; null (said why) when it could not start. */
 async function startAlarmNode(
   log: (line: string) => void,
   logError: (line: string) => void,
 ): Promise<{ node: AlarmNode; stop: () => Promise<void> } | null> {
-  log(`Starting a RabbitMQ node of its own for the alarm check (${SOLO_NODE_WORDS})`);
+  log('Starting a RabbitMQ node of its own for the alarm check');
   let solo: SoloNode;
   try {
     solo = await startSoloNode(resolveClusterSettings(), () => undefined, CHECK_ADAPTER_NODE);
@@ -160,6 +161,7 @@ async function startAlarmNode(
     logError(`bench: --alarm-node: ${redactText(describeError(error))}`);
     return null;
   }
+  log(`Alarm node: ${solo.node.name}, AMQP 127.0.0.1:${solo.node.amqpPort}`);
   const actions = solo.brokerActions({ exchanges: [], queues: [] });
   return {
     node: { url: solo.url, setMemoryAlarm: (raised) => actions.setMemoryAlarm(raised) },

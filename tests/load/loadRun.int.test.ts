@@ -5,7 +5,6 @@
  * closed when it resolves.
  */
 import net from 'node:net';
-import { LOAD_NODE } from '../../src/broker/nodes/soloNode';
 import { startEmbeddedProxyEntry, type EmbeddedProxyEntry } from '../support/embeddedProxy';
 import { getConfig } from '../../src/config';
 import { runLoad, type LoadRunOptions } from '../../src/load/run';
@@ -174,12 +173,15 @@ test('a resource alarm runs on a node of the run’s own: publishers held while 
     queue_pattern: `bench-load-alarm-${process.pid}-%d`,
     faults: [{ fault: 'alarm', at: '1s', length: '3s' }],
   });
-  const result = await runWith({ workload, viaProxy: true, intervalMs: 250 });
+  const lines: string[] = [];
+  const result = await runWith({ workload, viaProxy: true, intervalMs: 250, log: (line) => lines.push(line) });
   expect(result.messages).toMatchObject({ intended: 1600, published: 1600, unsent: 0, lost_confirmed: 0, confirmed: 1600 });
   expectAlarmAsItFell(result);
-  // The node is gone: nothing listens on its port any more.
+  // The node (its name and port said when it started) is gone: nothing listens on its port any more.
+  const started = lines.map((line) => /starting (bench-load-\d+-\d+)@\S+ \(AMQP (\d+)\)/.exec(line)).find(Boolean);
+  expect(started).toBeTruthy();
   const refused = await new Promise<boolean>((resolve) => {
-    const socket = net.connect(LOAD_NODE.amqpPort, '127.0.0.1');
+    const socket = net.connect(Number(started![2]), '127.0.0.1');
     socket.once('connect', () => {
       socket.destroy();
       resolve(false);

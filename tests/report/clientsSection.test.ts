@@ -2,84 +2,10 @@ import { clientChartRows, clientsSideBySide } from '../../src/report/clientsChar
 import { buildClientsSection } from '../../src/report/clientsSection';
 import { renderSvg } from '../../src/report/charts';
 import type { TestOutcome } from '../../src/results/outcome';
-import type { Metric, RawResult } from '../../src/results/rawResult';
-import { publishResult, rawResult, recoveryResult } from '../results/helpers';
+import type { RawResult } from '../../src/results/rawResult';
+import { publishResult } from '../results/helpers';
+import { asClient, clientRun, metric, passed } from './builders';
 import { recordedRun } from './recorded';
-
-const metric = (value: number | null, unit: string, direction: Metric['direction'] = 'lower'): Metric => ({ value, unit, direction });
-
-const LIBRARIES: Readonly<Record<string, string>> = {
-  amqplib: 'amqplib',
-  'rabbitmq-client': 'rabbitmq-client',
-  cloudamqp: '@cloudamqp/amqp-client',
-};
-
-/** `result` as client `name` with `profile` wrote it (parameters, client field, describe block). */
-function as(name: string, profile: 'defaults' | 'normalised', result: RawResult): RawResult {
-  const [file, ...titles] = result.test_id.split('::');
-  return {
-    ...result,
-    test_id: [file, `${name} (${profile})`, ...titles].join('::'),
-    parameters: { ...result.parameters, client: name, client_profile: profile },
-    client: {
-      name,
-      profile,
-      library: LIBRARIES[name]!,
-      version: name === 'rabbitmq-client' ? '5.0.8' : '2.3.1',
-      settings: profile === 'normalised' ? { heartbeat: 5, retryLow: 100 } : { heartbeat: 'default' },
-    },
-  };
-}
-
-const consume = (consumers: number, rate: number) =>
-  rawResult({
-    name: 'sustained_consume',
-    parameters: { consumers, message_size_bytes: 256, prefetch: 100 },
-    metrics: { consume_throughput_msgs_per_sec: metric(rate, 'msg/s', 'higher') },
-  });
-
-const overhead = (ratio: number) =>
-  rawResult({ name: 'harness_overhead', parameters: { publish_mode: 'plain' }, metrics: { ratio_percent: metric(ratio, '%', 'higher') } });
-
-const correctness = (lost: number, duplicates: number, unexplained: number) =>
-  rawResult({
-    name: 'realistic_recovery_correctness',
-    category: 'resilience',
-    parameters: { consumers: 4 },
-    metrics: {
-      messages_confirmed: metric(4000, 'count', 'none'),
-      messages_lost: metric(lost, 'count'),
-      duplicates: metric(duplicates, 'count'),
-      unexplained_duplicates: metric(unexplained, 'count'),
-    },
-  });
-
-/** A whole client's quick run: publish (10 and 100 publishers), consume, overhead, RST, partition, correctness. */
-function clientRun(name: string, profile: 'defaults' | 'normalised', scale = 1): RawResult[] {
-  return [
-    publishResult(10, 'plain', 20_000 * scale),
-    publishResult(100, 'plain', 50_000 * scale),
-    publishResult(10, 'confirm', 7_000 * scale),
-    publishResult(100, 'confirm', 9_000 * scale),
-    consume(1, 9_000 * scale),
-    consume(10, 30_000 * scale),
-    overhead(97),
-    {
-      ...recoveryResult('recovery_after_reset_peer', 10, 'reset_peer', 1.5 / scale, 300 / scale),
-      replicates: { threads_recovered: [10, 10, 10] },
-    },
-    recoveryResult('recovery_after_network_partition', 10, 'timeout', 95 / scale, 500 / scale),
-    correctness(0, 12, 0),
-  ].map((result) => as(name, profile, result));
-}
-
-const passed = (testId: string): TestOutcome => ({
-  test_id: testId,
-  full_name: testId,
-  status: 'passed',
-  duration_ms: 1,
-  failure_message: null,
-});
 
 describe('the clients side by side section', () => {
   it('is left out when the run measured one client configuration', () => {
@@ -94,7 +20,7 @@ describe('the clients side by side section', () => {
       ...clientRun('amqplib', 'defaults'),
       ...clientRun('rabbitmq-client', 'defaults', 1.2),
       // Only amqplib ran 300 publishers: never set beside the others' 100.
-      as('amqplib', 'defaults', publishResult(300, 'plain', 90_000)),
+      asClient('amqplib', 'defaults', publishResult(300, 'plain', 90_000)),
     ];
     const section = buildClientsSection(results, [])!;
     expect(section.rows.map((row) => row.client)).toEqual([

@@ -4,52 +4,9 @@
  * each library tells each signal; which clients noticed a silent peer within their heartbeat's window.
  */
 import { judgeHeartbeat } from '../../src/matrix/heartbeat';
-import type { RawResult } from '../../src/results/rawResult';
 import { buildFaultMatrix } from '../../src/report/faultMatrix';
-import type { MatrixDetails, MatrixThread } from '../../src/schemaTypes';
-
-interface Cell {
-  readonly fault: string;
-  readonly client: string;
-  readonly profile: 'defaults' | 'normalised';
-  readonly cell: string;
-  readonly findings?: readonly string[];
-  readonly harness?: readonly string[];
-  readonly heartbeat?: MatrixDetails['heartbeat'];
-}
-
-function result(cell: Cell): RawResult {
-  return {
-    schema_version: 1,
-    name: `fault_matrix_${cell.fault}`,
-    category: 'faults',
-    test_id: `bench_fault_matrix.bench.ts::TestFaultMatrix::test_fault_${cell.fault}`,
-    parameters: { threads: 2, client: cell.client, client_profile: cell.profile },
-    client: {
-      name: cell.client,
-      profile: cell.profile,
-      library: cell.client,
-      version: '1.0.0',
-      settings: {},
-      signals: {
-        channel_closed: `${cell.client}'s channel 'error'`,
-        consumer_cancelled: 'none: it swallows it',
-        blocked: "'blocked'",
-        unblocked: "'unblocked'",
-      },
-    },
-    metrics: {},
-    details: {
-      kind: 'fault_matrix',
-      verdict: cell.harness
-        ? { ok: false, class: 'harness', cell: cell.cell, findings: [], harness_problems: cell.harness }
-        : { ok: (cell.findings ?? []).length === 0, cell: cell.cell, findings: cell.findings ?? [] },
-      ...(cell.heartbeat ? { heartbeat: cell.heartbeat } : {}),
-    },
-    timestamp: '2026-11-25T10:00:00.000Z',
-    fingerprint: 'aaaaaaaa',
-  };
-}
+import type { MatrixThread } from '../../src/schemaTypes';
+import { matrixResult } from './builders';
 
 describe('buildFaultMatrix', () => {
   it('is null without matrix results', () => {
@@ -58,10 +15,10 @@ describe('buildFaultMatrix', () => {
 
   it('puts each result’s own verdict in its cell, faults in the descriptors’ order, clients in the registry’s', () => {
     const section = buildFaultMatrix([
-      result({ fault: 'dead_peer', client: 'rabbitmq-client', profile: 'normalised', cell: '✅ 12368 / 190 ms' }),
-      result({ fault: 'broker_close', client: 'rabbitmq-client', profile: 'normalised', cell: '✅ 3.3 / 174 ms' }),
-      result({ fault: 'broker_close', client: 'amqplib', profile: 'normalised', cell: '✅ 5.1 / 84 ms' }),
-      result({
+      matrixResult({ fault: 'dead_peer', client: 'rabbitmq-client', profile: 'normalised', cell: '✅ 12368 / 190 ms' }),
+      matrixResult({ fault: 'broker_close', client: 'rabbitmq-client', profile: 'normalised', cell: '✅ 3.3 / 174 ms' }),
+      matrixResult({ fault: 'broker_close', client: 'amqplib', profile: 'normalised', cell: '✅ 5.1 / 84 ms' }),
+      matrixResult({
         fault: 'consumer_cancel',
         client: 'amqplib',
         profile: 'normalised',
@@ -92,14 +49,14 @@ describe('buildFaultMatrix', () => {
 
   it('lists a cell the harness could not judge apart: neither a finding nor ✅', () => {
     const section = buildFaultMatrix([
-      result({
+      matrixResult({
         fault: 'alarm',
         client: 'amqplib',
         profile: 'normalised',
         cell: '⚠ harness: the fault was not injected',
         harness: ['the cell stopped early: not on a node of the harness’s own', 'the fault was not injected'],
       }),
-      result({ fault: 'broker_close', client: 'amqplib', profile: 'normalised', cell: '✅ 5.1 / 84 ms' }),
+      matrixResult({ fault: 'broker_close', client: 'amqplib', profile: 'normalised', cell: '✅ 5.1 / 84 ms' }),
     ])!;
     expect(section.table).toContain('⚠ harness: the fault was not injected');
     expect([section.failed_cells, section.harness_cells]).toEqual([0, 1]);
@@ -125,9 +82,9 @@ describe('buildFaultMatrix', () => {
     const amqplib = judgeHeartbeat('heartbeat', 5, [thread(0, 10_600, 0.9), thread(1, 12_500, 0.5), thread(2, 14_500, 0.1)]);
     const cloudamqp = judgeHeartbeat('heartbeat', 5, [thread(0, 5251, 0.9), thread(1, 5260, 0.1)], 'its socket idle timeout');
     const section = buildFaultMatrix([
-      result({ fault: 'dead_peer', client: 'cloudamqp', profile: 'normalised', cell: '✅ 5260 / 116 ms', heartbeat: cloudamqp }),
-      result({ fault: 'dead_peer', client: 'amqplib', profile: 'normalised', cell: '✅ 14500 / 129 ms', heartbeat: amqplib }),
-      result({ fault: 'dead_peer', client: 'amqplib', profile: 'defaults', cell: '✅ 60000 / 129 ms' }),
+      matrixResult({ fault: 'dead_peer', client: 'cloudamqp', profile: 'normalised', cell: '✅ 5260 / 116 ms', heartbeat: cloudamqp }),
+      matrixResult({ fault: 'dead_peer', client: 'amqplib', profile: 'normalised', cell: '✅ 14500 / 129 ms', heartbeat: amqplib }),
+      matrixResult({ fault: 'dead_peer', client: 'amqplib', profile: 'defaults', cell: '✅ 60000 / 129 ms' }),
     ])!;
     expect(section.heartbeat).toEqual([
       expect.stringMatching(

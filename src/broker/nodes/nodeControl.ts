@@ -9,7 +9,7 @@ import path from 'node:path';
 import { TimeoutError } from '../../errors';
 import { nowNs, sleep, type Bracket } from '../../measure/clock';
 import { nodeEnvironment, nodeFiles, type ClusterLayout, type ClusterNode } from './layout';
-import { isAlive, killNodeProcess, portAnswers, runningPid, waitForExit } from './processes';
+import { isAlive, killNodeProcess, listensOn, portAnswers, runningPid, waitForExit } from './processes';
 import { runCli } from './rabbitmqctl';
 
 /** Bound on one CLI call that changes a node (stop_app, join_cluster, start_app). */
@@ -39,8 +39,8 @@ export function startNode(layout: ClusterLayout, node: ClusterNode): { launcherP
 }
 
 /**
- * Waits until the node runs (its VM is ours and its AMQP port accepts connections: the
- * listener opens last in a boot). Gives up early when the launcher died without a VM.
+ * Waits until the node runs (its VM is ours, holds the AMQP listener and accepts connections:
+ * the listener opens last in a boot). Gives up early when the launcher died without a VM.
  * @throws TimeoutError naming the node, what was seen, and the console log's last lines
  */
 export async function waitForNode(node: ClusterNode, boundMs: number, launcherPid?: number): Promise<void> {
@@ -49,8 +49,13 @@ export async function waitForNode(node: ClusterNode, boundMs: number, launcherPi
   for (;;) {
     const pid = runningPid(node);
     if (pid !== undefined) {
-      seen = `VM ${pid} booting, AMQP port ${node.amqpPort} not open yet`;
-      if (await portAnswers(node.amqpPort)) return;
+      // The VM itself must hold the listener: another process on the port would pass for the node.
+      const own = listensOn(pid, node.amqpPort);
+      if (own && (await portAnswers(node.amqpPort))) return;
+      seen =
+        own || !(await portAnswers(node.amqpPort))
+          ? `VM ${pid} booting, AMQP port ${node.amqpPort} not open yet`
+          : `VM ${pid} booting, AMQP port ${node.amqpPort} held by another process`;
     } else if (launcherPid !== undefined && !isAlive(launcherPid)) {
       throw new TimeoutError(`${node.name} stopped while starting: ${consoleTail(node)} (full log: ${node.consoleLog})`);
     }

@@ -90,3 +90,100 @@ export function portAnswers(port: number, boundMs = 500): Promise<boolean> {
     socket.once('error', () => done(false));
   });
 }
+
+/**
+ * When `pid` started, in clock ticks since boot (`/proc/<pid>/stat`, field 22): with the pid, it
+ * names one process for good — a pid reused later has another start. Undefined when it is gone.
+ */
+export function processStartMarker(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces) start with field 3, the state.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[22 - 3];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every process that carries the node's marker: its launcher, its VM and the VM's helpers (a
+ * node still booting has no pid file yet, a restarting one a stale one). epmd is left out even
+ * when this node's VM started it: it serves every Erlang node on the machine.
+ */
+export function markedProcesses(node: Pick<ClusterNode, 'name'>): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid || !isNodeProcess(pid, node)) continue;
+    let command: string;
+    try {
+      command = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (command !== 'epmd') pids.push(pid);
+  }
+  return pids;
+}
+
+/**
+ * Two ports the OS reports free on 127.0.0.1 that `usable` accepts (each listened on at port 0,
+ * then closed: another process may still take one before the node binds it, so a caller retries).
+ * @throws Error after `attempts` pairs refused
+ */
+export async function freePortPair(
+  usable: (ports: { amqpPort: number; distPort: number }) => boolean,
+  attempts = 50,
+): Promise<{ amqpPort: number; distPort: number }> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const servers = [net.createServer(), net.createServer()];
+    const ports = await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port));
+          }),
+      ),
+    ).finally(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
+    const pair = { amqpPort: ports[0]!, distPort: ports[1]! };
+    if (usable(pair)) return pair;
+  }
+  throw new Error(`no usable pair of free ports in ${attempts} tries (see reservedPorts in soloIdentity.ts)`);
+}
+
+/**
+ * True when `pid` itself holds a TCP listening socket on `port` (IPv4 or IPv6): a port that merely
+ * answers may be another process's, taken between a free-port check and the node's bind.
+ */
+export function listensOn(pid: number, port: number): boolean {
+  const listening = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is HEXADDR:HEXPORT, st 0A is LISTEN, the inode is the tenth field.
+      const localPort = Number.parseInt(fields[1]?.split(':').pop() ?? '', 16);
+      if (localPort === port && fields[3] === '0A' && fields[9]) listening.add(`socket:[${fields[9]}]`);
+    }
+  }
+  if (listening.size === 0) return false;
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return listening.has(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
