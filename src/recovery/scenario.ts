@@ -152,8 +152,11 @@ async function faultPhases(
     await sleep(scenario.preFaultMs);
   }
 
-  consumers.markInjected();
   const injection = await fault.inject();
+  // Raised once the fault is in place, not before: a thread's silence counts as the fault only
+  // from here. Raised before, a stall of a loaded machine while the proxy was still being told
+  // (over 100 ms at a load of 6 on two cores) passed for a detection earlier than the fault.
+  consumers.markInjected();
   // A fault that acts on the next data: send it to every connection at once, now.
   if (fault.definition.actsOnData) traffic.pulse();
   const allDetected = await consumers.waitDetected(bounds.detectionMs);
