@@ -28,7 +28,7 @@ export interface ConsumeSessionOptions {
   readonly workload: ConsumeWorkload;
   /** Bound on one connection (client or producer). @default 10000 */
   readonly connectBoundMs?: number;
-  /** Bound on filling the queue to its low watermark at start. @default 30000 */
+  /** Bound on a fill of the queue to its low watermark that stopped growing (ten of them on the whole fill). @default 30000 */
   readonly fillBoundMs?: number;
   /** Bound on every thread's whole task. @default 600000 */
   readonly lifetimeBoundMs?: number;
