@@ -54,7 +54,10 @@ function run(command: string, args: readonly string[], options: ExecFileOptions 
 }
 
 function expectOk(ran: Ran, what: string): void {
-  if (ran.code !== 0) throw new Error(`${what} exited ${ran.code}\n${ran.stdout.slice(-5000)}\n${ran.stderr.slice(-5000)}`);
+  // The failed tests' own lines first: the tail alone may have scrolled past them.
+  const failedLines = ran.stdout.split('\n').filter((line) => /\[bench\] ✗|^\s*● /.test(line));
+  if (ran.code !== 0)
+    throw new Error(`${what} exited ${ran.code}\n${failedLines.join('\n')}\n${ran.stdout.slice(-5000)}\n${ran.stderr.slice(-5000)}`);
 }
 
 describe('the packed package, installed into a fresh project', () => {
