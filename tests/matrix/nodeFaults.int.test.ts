@@ -88,7 +88,11 @@ describe.each([
       (event) => event.detail?.method === 'connection.close' && event.stream === 'downstream',
     );
     expect(result.fault.reference.exact).toBe((closeFrames?.length ?? 0) > 0);
-    expect(Object.keys(result.fault.received).every((kind) => kind === 'broker_closed' || kind === 'closed')).toBe(true);
+    // A stopping node that closes a socket with publishes still unread in it sends an RST (the
+    // kernel's rule for a close with unread data), more often on a loaded machine: told, either way.
+    expect(Object.keys(result.fault.received).every((kind) => kind === 'broker_closed' || kind === 'closed' || kind === 'reset')).toBe(
+      true,
+    );
     expect(outcome.fault.steps.map((step) => `${step.step}${step.problem ? `: ${step.problem}` : ''}`)).toEqual(['stop', 'restart']);
     expect(result.details.removal_reference).toMatchObject({ source: 'proxy_timeline', exact: true });
     expect(result.details.removal_reference?.description).toMatch(/connection\.start/);
