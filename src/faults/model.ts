@@ -234,10 +234,11 @@ export interface MatrixCellBounds {
   readonly closeCheck?: boolean;
   /**
    * The fault stalls the client's writes (the broker stops reading): threads watch the library's
-   * back-pressure signal and their memory while it holds, and publish open loop (`confirmWindow`).
+   * back-pressure signal and their memory while it holds, and publish open loop while it holds
+   * (`confirmWindow` before and after).
    */
   readonly stall?: boolean;
-  /** Publishes awaiting their confirm at most, per thread (a very large window: publishers keep offering their rate). */
+  /** Publishes awaiting their confirm at most, per thread (outside a stall; inside one, publishers keep offering their rate). */
   readonly confirmWindow?: number;
   /** Size of each published message. */
   readonly messageBytes?: number;

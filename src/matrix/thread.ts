@@ -240,7 +240,7 @@ async function publishUntilSettle(
   let seq = 0;
   let reconnecting: Promise<unknown> | undefined;
   while (board.flag(MatrixControl.SETTLE) === 0) {
-    if (board.int(me, MatrixInt.OUTSTANDING) < task.confirmWindow) publishOne(context, publisher, seq++);
+    if (board.int(me, MatrixInt.OUTSTANDING) < windowNow(task, board)) publishOne(context, publisher, seq++);
     stall?.tick();
     context.faultMomentAck.tick();
     events.samplePort(client.localPort);
@@ -265,6 +265,18 @@ async function publishUntilSettle(
     await sleep(task.publishIntervalMs);
   }
   return closeCheck;
+}
+
+/**
+ * The confirm window in force now. A stall's threads publish open loop only while the stall
+ * holds: before it, a window keeps the library's buffers empty, so a back-pressure signal that
+ * shows is the stall's (on a loaded machine an open loop from the start could fill them under
+ * the ordinary load, and a signal already on at the injection is not the library noticing);
+ * after it, the pile drains before more is offered.
+ */
+function windowNow(task: MatrixTask, board: MatrixBoard): number {
+  const stallHolds = task.stall && board.flag(MatrixControl.INJECTED) !== 0 && board.flag(MatrixControl.REMOVED) === 0;
+  return stallHolds ? Number.POSITIVE_INFINITY : task.confirmWindow;
 }
 
 /** What is in flight gets the settle bound; then every publish is classed, before anything is closed. */

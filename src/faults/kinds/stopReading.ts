@@ -42,7 +42,8 @@ export const stopReading: FaultDefinition<StopReadingOptions> = {
   actsUnrecorded: true,
   expected: 'backpressure',
   actsOnData: true,
-  // Held 6 s, publishing 16 KB messages every 2 ms open loop (no confirm window), so the bytes offered
+  // Held 6 s, publishing 16 KB messages every 2 ms open loop while it holds (a window of 50
+  // before and after, so the library's buffers are empty when it starts), so the bytes offered
   // outgrow the sockets' own buffers (a few MB on loopback) and the library's growth shows; what
   // piled up then drains in its own time (the settle bound).
   matrix: {
@@ -51,7 +52,7 @@ export const stopReading: FaultDefinition<StopReadingOptions> = {
       holdMs: 6000,
       recoveryBoundMs: 30_000,
       settleMs: 20_000,
-      confirmWindow: 1_000_000,
+      confirmWindow: 50,
       messageBytes: 16_384,
       publishIntervalMs: 2,
       stall: true,
