@@ -52,7 +52,7 @@ export function matrixNotes(input: NotesInput): string[] {
       : []),
     ...(options.stall
       ? [
-          `the broker stopped reading: each thread kept publishing ${options.messageBytes}-byte messages every ${options.publishIntervalMs} ms, open loop (window ${options.confirmWindow}), ignoring any back-pressure signal as an application that does not check it would; memory sampled every 250 ms in each thread's worker (V8 heap plus external memory: the Buffers the library and its socket hold) and the process's RSS, growth as the least-squares slope while the stall held`,
+          `the broker stopped reading: each thread kept publishing ${options.messageBytes}-byte messages every ${options.publishIntervalMs} ms, open loop while the stall held (at most ${options.confirmWindow} awaiting their confirm before and after it, so the library's buffers were empty when it began), ignoring any back-pressure signal as an application that does not check it would; memory sampled every 250 ms in each thread's worker (V8 heap plus external memory: the Buffers the library and its socket hold) and the process's RSS, growth as the least-squares slope while the stall held`,
         ]
       : []),
     ...(input.spread ? [input.spread] : []),
