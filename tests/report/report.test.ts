@@ -19,6 +19,7 @@ import { drawnFor, markDrawnFor } from '../../src/report/charts';
 import { renderMarkdown, writeCharts, writeReport } from '../../src/report/render';
 import { buildReportView } from '../../src/report/view';
 import { environment, rawResult, realisticResults, tempDir } from '../results/helpers';
+import { figuresOf, lineWith, sectionOf, tablesOf } from './support/reading';
 
 /** Well-formed XML with an <svg> root: every tag closed in order, nothing after the root. */
 function expectValidSvg(text: string): void {
@@ -102,16 +103,23 @@ describe('the Markdown report', () => {
     // A reader in a hurry gets the verdict, the key metrics and the charts first, the detail after.
     const positions = headings.map((heading) => report.indexOf(`\n${heading}\n`));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
-    expect(report).toContain('**✅ passed: 1 test passed; all 7 targets met**');
+    // The verdict line, above the key metrics: its class, the tests run and the targets met.
+    const verdict = lineWith(report, '**✅ passed');
+    expect(figuresOf(verdict)).toEqual(['1 test', '7 targets']);
+    expect(report.indexOf(verdict)).toBeLessThan(report.indexOf('\n## Key metrics\n'));
     expect(report).toMatch(/\| Peak publish throughput \| 73,200 msg\/s \| 100 threads · plain +\|/);
     expect(report).toMatch(/\| TCP reset · 10 threads +\| 1\.75 ✅ +\| 2\.68 +\| 0\.926 +\| — +\| 350 ✅ +\|/);
     expect(report).toMatch(/\| Partition · 10 threads +\| 98\.3 ✅ +\| 150\.4 +\| 52 +\| — +\| 1,083 ✅ +\|/);
-    expect(report).toContain(
-      'Targets (specification): TCP reset: detection (first thread) < 10 ms, Partition: detection (first thread) < 200 ms, Full recovery < 5 s;',
-    );
-    expect(report).toContain(
-      'Compared with `run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC), the latest earlier run that passed: with its replicates where both runs have them. History of its build (same fingerprint, passed): 1 run(s) (`run_20250131_120000_abcd1234`)',
-    );
+    // Each target of the specification with its bound, in the key metrics.
+    const glance = lineWith(sectionOf(report, '## Key metrics'), 'Targets (specification)');
+    const targets = glance.slice(glance.indexOf('Targets (specification)'));
+    expect(targets.match(/[<>] [\d.]+ \w+/g)).toEqual(['< 10 ms', '< 200 ms', '< 5 s']);
+    // The baseline by id and start, then its build's history: one run, the baseline itself.
+    const comparison = sectionOf(report, '## Comparison with the previous run');
+    const compared = lineWith(comparison, 'Compared with');
+    expect(compared).toContain('`run_20250131_120000_abcd1234` (2025-01-31 12:00:00 UTC)');
+    expect(compared.match(/`run_\w+`/g)).toEqual(['`run_20250131_120000_abcd1234`', '`run_20250131_120000_abcd1234`']);
+    expect(figuresOf(compared)).toEqual(['1 run(s)']);
     expect(report).toContain('**Fingerprints differ**');
     expect(report).toMatch(/\| node_version \| v20\.20\.2 +\| v22\.1\.0 +\|/);
     // Throughput +20% on 5 replicates each side: p = 0.008 (exact), beyond the 20% minimum effect: better.
@@ -122,10 +130,14 @@ describe('the Markdown report', () => {
     expect(report).toMatch(
       /\| Detection latency p50 +\| +2\.94 ms +\| +2\.45 ms +\| +−16\.7% +\| ±30% \(config\), at least 1 ms +\| — +\| \? not judged \|/,
     );
-    expect(report).toContain('Correction: Benjamini–Hochberg over the 8 judged metrics, false discovery rate α = 0.05');
-    expect(report).toContain(
-      'Threshold: metrics judged worse (significant after correction and beyond their minimum effect) by more than 10% fail the run.',
-    );
+    // The correction counts the metrics the table judged (those with a q), at α = 0.05.
+    const judged = tablesOf(comparison)
+      .flatMap((table) => table.rows)
+      .filter((row) => row.some((cell) => /\bq=/.test(cell)));
+    expect(judged).toHaveLength(8);
+    expect(figuresOf(lineWith(comparison, '- Correction:'))).toEqual(['8', '0.05']);
+    // The run's threshold (10%), as the pipeline was given it.
+    expect(figuresOf(lineWith(comparison, 'Threshold:'))).toEqual(['10%']);
     expect(runs[1]!.comparison?.previous_run_id).toBe('run_20250131_120000_abcd1234');
     expect(report).toContain('![Publish throughput by publisher threads](chart-throughput-by-threads.svg)');
     expect(report).toContain('3 min 25 s');
@@ -205,13 +217,20 @@ describe('the Markdown report', () => {
     expect(markdown).toContain('## Proxy overhead results');
     expect(markdown).toContain('### Proxy overhead');
     expect(markdown).toMatch(/\| Added latency p50 \| +0\.0421 ms \| Bytes forwarded \| +123,456,789 B \|/);
-    expect(markdown).toContain('`proxy_overhead`: 1 configuration; payload_bytes=1024; ❌ 1 failed test');
+    // The family's line: its configurations, what they share, its failed tests under ❌.
+    const family = lineWith(sectionOf(markdown, '### Proxy overhead'), '`proxy_overhead`');
+    expect(figuresOf(family)).toEqual(['1 configuration', '1']);
+    expect(family).toContain('payload_bytes=1024');
+    expect(family).toMatch(/❌ 1 failed/);
     expect(markdown).toContain('- **TestProxy test_proxy_overhead**: boom');
-    expect(markdown).toContain('- ⚠️ raw result bad.json was skipped: not valid JSON');
+    // A raw result that could not be read: a ⚠️ line naming the file and its error.
+    const skipped = lineWith(markdown, '- ⚠️');
+    expect([skipped.includes('bad.json'), skipped.includes('not valid JSON')]).toEqual([true, true]);
     expect(markdown).toContain('- a|pipe in a note');
     expect(markdown).toContain('First run in the history: nothing to compare with yet.');
     expect(markdown).toContain('No key metric in this run');
-    expect(markdown).toContain('**❌ failed: 0 tests passed, 1 failed; no target in this selection**');
+    // ❌ with the tests passed and failed, and no target count: the selection had none.
+    expect(figuresOf(lineWith(markdown, '**❌ failed'))).toEqual(['0 tests', '1']);
   });
 
   it('uses a replacement template, and names a broken one', () => {
