@@ -13,6 +13,7 @@ import type { TestOutcome } from '../../src/results/outcome';
 import { parseBlocks, renderBlock, replaceBlock } from '../../src/report/docsTables';
 import { environment, tempDir } from '../results/helpers';
 import { clientRun, matrixResult, passed } from './builders';
+import { rowsOf } from './support/reading';
 
 const RUN_ID = 'run_20261127_205000_abcd1234';
 
@@ -58,17 +59,6 @@ const matrixArchive = () =>
       findings: ['thread 0: stopped consuming'],
     }),
   ]);
-
-/** A Markdown table's rows as trimmed cells (escaped pipes kept inside their cell). */
-const rowsOf = (lines: readonly string[]): string[][] =>
-  lines
-    .filter((line) => line.startsWith('|'))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim()),
-    );
 
 describe('a generated docs block', () => {
   it('holds the report’s clients tables, under a marker and a line naming the run, commit, date, wall time and machine', () => {

@@ -74,3 +74,8 @@ export function lineWith(text: string, fragment: string): string {
   if (found.length !== 1) throw new Error(`${found.length} lines hold "${fragment}"`);
   return found[0]!;
 }
+
+/** The names of a list in words: `"A, B and C"` gives `['A', 'B', 'C']`. */
+export function namesOf(list: string): string[] {
+  return list.split(/, | and /);
+}
