@@ -9,6 +9,7 @@ import { boundNote, isRecoveryScenario, recoveryFloorTable } from '../../src/rep
 import { recoveryTimeline, recoveryTimelineChart, timelineChartId } from '../../src/report/recoveryTimeline';
 import type { RawResult } from '../../src/results/rawResult';
 import { rawResult } from '../results/helpers';
+import { figuresOf } from './support/reading';
 
 const ms = (value: number | null) => ({ value, unit: 'ms', direction: 'lower' as const });
 
@@ -103,9 +104,9 @@ describe('the recovery timeline of a scenario', () => {
     ];
     const charts = buildChartSpecs(results, []).filter((chart) => chart.id.startsWith('recovery-timeline-'));
     expect(charts.map((chart) => chart.id)).toEqual(['recovery-timeline-tcp-reset-50-threads']);
-    expect(charts[0]!.caption).toMatch(
-      /Bound by the machine: 50 threads on 2 cores, .*bare floor at 50 threads \(plain amqplib, same fault\): propagation 66 ms/,
-    );
+    // The caption carries the scenario's bound: 50 threads on 2 cores, the bare floor at 50 threads.
+    expect(charts[0]!.caption).toContain(boundNote(results[0]!, results, 2));
+    expect(figuresOf(charts[0]!.caption)).toEqual(expect.arrayContaining(['50 threads', '2 cores', '66 ms']));
     const svg = await renderSvg(charts[0]!.spec);
     const width = Number(/^<svg[^>]*\swidth="([\d.]+)"/.exec(svg)?.[1]);
     expect(width > 300 && width <= 640).toBe(true);
@@ -141,12 +142,15 @@ describe('what bounds the recovery figures', () => {
 
   it('says per scenario whether the machine bounds it, its fault spread and the floor at its thread count', () => {
     const results = [overhead(10, [100, 100])];
-    expect(boundNote(resetPeer(10, {}), results, 2)).toBe(
-      'Bound by the machine: 10 threads on 2 cores, shared with the broker and the proxy; the proxy sent its resets over 6 ms (fault spread: first to last); bare floor at 10 threads (plain amqplib, same fault): propagation 66 ms, recovery after removal 250 ms.',
-    );
-    expect(boundNote(resetPeer(2, {}, null), results, 4)).toBe(
-      '2 threads on 4 cores, shared with the broker and the proxy; fault spread unknown (no proxy timeline).',
-    );
+    // More threads than cores: bound; then the fault spread, and the floor's propagation and recovery at 10 threads.
+    const bound = boundNote(resetPeer(10, {}), results, 2);
+    expect(bound).toMatch(/^Bound by the machine/);
+    expect(figuresOf(bound)).toEqual(['10 threads', '2 cores', '6 ms', '10 threads', '66 ms', '250 ms']);
+    // Fewer threads than cores, no proxy timeline, no floor at 2 threads: the two counts, no figure in ms.
+    const unbound = boundNote(resetPeer(2, {}, null), results, 4);
+    expect(unbound).not.toMatch(/Bound by the machine/);
+    expect(unbound).toMatch(/fault spread unknown/);
+    expect(figuresOf(unbound)).toEqual(['2 threads', '4 cores']);
     expect(boundNote(resetPeer(2, {}), results, null)).toMatch(/^2 threads on an unrecorded number of cores/);
   });
 
