@@ -8,6 +8,15 @@ import { recoveryFigureName, withDerivedFigures } from '../../src/report/metricN
 import { recoveryProgress } from '../../src/report/progress';
 import { rawResult } from '../results/helpers';
 import { recordedRun } from './recorded';
+import { figuresOf } from './support/reading';
+
+/** A progress line's figures by name: `detection (first thread) 1.53 ms` gives `{ 'detection (first thread)': '1.53 ms' }`. */
+const byName = (line: string): Record<string, string> =>
+  Object.fromEntries(line.split(/[;,] /).map((part) => /^(.+?) ([\d.,?/—]+(?: ms)?)$/.exec(part)!.slice(1, 3)));
+
+/** A terminal table's line as its columns (two spaces or more apart), and where each column ends. */
+const columns = (line: string) => line.trim().split(/\s{2,}/);
+const columnEnds = (line: string) => [...line.matchAll(/\S+(?: \S+)*/g)].map((match) => [...line.slice(0, match.index + match[0].length)].length);
 
 describe('recovery figure names', () => {
   it.each([
@@ -55,24 +64,36 @@ describe('recovery figure names', () => {
 
 describe('the progress line of a recovery benchmark', () => {
   it('says detection for the first thread and propagation for all, never "detected in" the propagation', () => {
-    expect(
-      recoveryProgress({
-        threads: 10,
-        detected: 10,
-        recovered: 10,
-        detectionMs: 1.53,
-        propagationMs: 18.2,
-        fullRecoveryMs: 212.4,
-        recoveryAfterRemovalMs: 35.2,
-      }),
-    ).toBe(
-      'detected 10/10, recovered 10/10; detection (first thread) 1.53 ms, propagation (all threads) 18.2 ms, detection spread 16.7 ms, full recovery 212.4 ms, recovery after removal 35.2 ms',
-    );
-    expect(
-      recoveryProgress({ threads: 50, detected: 49, recovered: null, detectionMs: null, propagationMs: 3, recoveryAfterRemovalMs: null }),
-    ).toBe(
-      'detected 49/50, recovered ?/50; detection (first thread) —, propagation (all threads) 3 ms, detection spread —, recovery after removal —',
-    );
+    const full = recoveryProgress({
+      threads: 10,
+      detected: 10,
+      recovered: 10,
+      detectionMs: 1.53,
+      propagationMs: 18.2,
+      fullRecoveryMs: 212.4,
+      recoveryAfterRemovalMs: 35.2,
+    });
+    // The spread is derived: propagation − detection.
+    expect(byName(full)).toEqual({
+      detected: '10/10',
+      recovered: '10/10',
+      'detection (first thread)': '1.53 ms',
+      'propagation (all threads)': '18.2 ms',
+      'detection spread': '16.7 ms',
+      'full recovery': '212.4 ms',
+      'recovery after removal': '35.2 ms',
+    });
+    // Missing figures are dashes (no spread without a detection), an unknown count a question mark; no full recovery given, none said.
+    const partial = recoveryProgress({ threads: 50, detected: 49, recovered: null, detectionMs: null, propagationMs: 3, recoveryAfterRemovalMs: null });
+    expect(byName(partial)).toEqual({
+      detected: '49/50',
+      recovered: '?/50',
+      'detection (first thread)': '—',
+      'propagation (all threads)': '3 ms',
+      'detection spread': '—',
+      'recovery after removal': '—',
+    });
+    expect(`${full}\n${partial}`).not.toMatch(/detected in/);
   });
 });
 
@@ -96,21 +117,32 @@ describe('the terminal summary', () => {
   it('shows the peaks, then every recovery scenario in the report’s names, then the targets with the missed one named', () => {
     const lines = text.split('\n');
     const start = lines.indexOf('key metrics');
-    expect(lines.slice(start, start + 13)).toEqual([
-      'key metrics',
-      '  Peak publish throughput   58,571 msg/s  100 threads · 256 B · plain',
-      '  Peak publish bandwidth      137.7 MB/s  100 threads · 4096 B · plain',
-      '  Peak consume throughput    2,474 msg/s  20 consumers · 256 B',
-      '  recovery, ms from the fault       detection  propagation  detection spread  fault spread  full recovery',
-      '  TCP reset · 10 threads               1.22 ✓       26.8              25.6               —        187.6 ✓',
-      '  TCP reset · 50 threads               1.72 ✓       91.9              90.2               —          889 ✓',
-      '  Partition · 10 threads               93.4 ✓      106.9              13.5               —        181.2 ✓',
-      '  Partition · 50 threads               77.1 ✓      134.6              57.5               —        522.5 ✓',
-      '  Latency, then reset · 10 threads     2.01 ✓       43.6              41.6               —          128 ✓',
-      '  detection = first thread to notice, propagation = all threads, detection spread = the time between, fault spread = first to last moment the fault hit a connection; ✓ target met, ✗ missed',
-      'targets     16 of 17 met; missed:',
-      '  ✗ Harness overhead: ratio 82.6%, target > 90%',
+    expect(lines.slice(start + 1, start + 4).map(columns)).toEqual([
+      ['Peak publish throughput', '58,571 msg/s', '100 threads · 256 B · plain'],
+      ['Peak publish bandwidth', '137.7 MB/s', '100 threads · 4096 B · plain'],
+      ['Peak consume throughput', '2,474 msg/s', '20 consumers · 256 B'],
     ]);
+    const [header, ...rows] = lines.slice(start + 4, start + 10).map(columns);
+    expect(header).toEqual(['recovery, ms from the fault', 'detection', 'propagation', 'detection spread', 'fault spread', 'full recovery']);
+    expect(rows).toEqual([
+      ['TCP reset · 10 threads', '1.22 ✓', '26.8', '25.6', '—', '187.6 ✓'],
+      ['TCP reset · 50 threads', '1.72 ✓', '91.9', '90.2', '—', '889 ✓'],
+      ['Partition · 10 threads', '93.4 ✓', '106.9', '13.5', '—', '181.2 ✓'],
+      ['Partition · 50 threads', '77.1 ✓', '134.6', '57.5', '—', '522.5 ✓'],
+      ['Latency, then reset · 10 threads', '2.01 ✓', '43.6', '41.6', '—', '128 ✓'],
+    ]);
+    // The figures line up: every row's columns end at the same places.
+    expect(new Set(lines.slice(start + 5, start + 10).map((line) => String(columnEnds(line).slice(1)))).size).toBe(1);
+    // The legend says what each of the report's names means, and the marks.
+    const legend = lines[start + 10]!;
+    for (const name of ['detection', 'propagation', 'detection spread', 'fault spread']) expect(legend).toContain(`${name} = `);
+    expect(legend).toMatch(/✓ .*✗/);
+    // Then the targets: met of all, and the missed one by name with its figure and bound.
+    expect(lines[start + 11]).toMatch(/^targets /);
+    expect(figuresOf(lines[start + 11]!)).toEqual(['16', '17']);
+    expect(lines[start + 12]).toMatch(/^ {2}✗ Harness overhead: /);
+    expect(figuresOf(lines[start + 12]!)).toEqual(['82.6%', '90%']);
+    expect(lines[start + 13]).not.toMatch(/^ {2}✗/);
     expect(text).not.toMatch(/TCP RST|detected in/);
   });
 
