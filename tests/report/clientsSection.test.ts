@@ -6,6 +6,13 @@ import type { RawResult } from '../../src/results/rawResult';
 import { publishResult } from '../results/helpers';
 import { asClient, clientRun, metric, passed } from './builders';
 import { recordedRun } from './recorded';
+import { figuresOf } from './support/reading';
+
+/** A client row's finding as what was found and the result it was found in: `lost 3 … (name (parameters))`. */
+const foundIn = (finding: string): [string, string] => {
+  const [, what, result] = /^(.*) \((\w+ \(.*\))\)$/.exec(finding)!;
+  return [what!, result!];
+};
 
 describe('the clients side by side section', () => {
   it('is left out when the run measured one client configuration', () => {
@@ -53,7 +60,17 @@ describe('the clients side by side section', () => {
     expect(section.faults_table).toMatch(
       /\| amqplib \(defaults\) +\| 1\.5 ms +\| [\d.]+ ms +\| 180 ms +\| 95 ms +\| 300 ms +\| 0 +\| 12 +\| ✅ recovered every time, nothing lost \|/,
     );
-    expect(section.settings_list).toContain('**rabbitmq-client (normalised)**: rabbitmq-client 5.0.8; heartbeat=5 · retryLow=100');
+    // One entry per configuration, in the rows' order: its library, version and settings.
+    expect(
+      section.settings_list.map((entry) => {
+        const [, client, library, version, settings] = /^\*\*(.+)\*\*: (\S+) (\S+); (.*)$/.exec(entry)!;
+        return [client, library, version, settings!.split(' · ')];
+      }),
+    ).toEqual([
+      ['amqplib (defaults)', 'amqplib', '2.3.1', ['heartbeat=default']],
+      ['rabbitmq-client (defaults)', 'rabbitmq-client', '5.0.8', ['heartbeat=default']],
+      ['rabbitmq-client (normalised)', 'rabbitmq-client', '5.0.8', ['heartbeat=5', 'retryLow=100']],
+    ]);
   });
 
   it('says in its row what a client failed, and keeps the other rows', () => {
@@ -103,10 +120,17 @@ describe('the clients side by side section', () => {
     const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...withoutPartition], tests)!;
     const [amqplib, cloudamqp] = section.rows;
     expect(amqplib!.findings).toEqual([]);
-    expect(cloudamqp!.findings).toEqual([
-      'did not recover: 7/10 threads back in a replicate of 3 (recovery_after_reset_peer (10 threads · reset_peer))',
-      'lost 3 confirmed messages (realistic_recovery_correctness (4 consumers))',
-      '2 duplicates at-least-once does not explain (realistic_recovery_correctness (4 consumers))',
+    // Each finding: its kind, its figures and the result it is in.
+    const found = cloudamqp!.findings.map(foundIn);
+    expect(found.map(([what, result]) => [figuresOf(what), result])).toEqual([
+      [['7/10 threads', '3'], 'recovery_after_reset_peer (10 threads · reset_peer)'],
+      [['3'], 'realistic_recovery_correctness (4 consumers)'],
+      [['2'], 'realistic_recovery_correctness (4 consumers)'],
+    ]);
+    expect(found.map(([what]) => what)).toEqual([
+      expect.stringMatching(/^did not recover: /),
+      expect.stringMatching(/^lost 3 confirmed/),
+      expect.stringMatching(/^2 duplicates/),
     ]);
     // Failed tests are said apart: the harness's failures, no verdict on the client.
     expect(cloudamqp!.harness_failures).toEqual([
@@ -150,13 +174,12 @@ describe('the clients side by side section', () => {
     };
     const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...withFindings], [failedOnFindings])!;
     const cloudamqp = section.rows[1]!;
-    expect(cloudamqp.findings).toEqual([
-      'producer thread 1: 3 error(s) nobody handled inside the client (realistic_recovery_correctness (4 consumers))',
+    // The suite's own finding, where it found it and in which result; the verdict is ❌ and that finding.
+    expect(cloudamqp.findings.map(foundIn)).toEqual([
+      ['producer thread 1: 3 error(s) nobody handled inside the client', 'realistic_recovery_correctness (4 consumers)'],
     ]);
     expect(cloudamqp.harness_failures).toEqual([]);
-    expect(cloudamqp.verdict).toBe(
-      '❌ producer thread 1: 3 error(s) nobody handled inside the client (realistic_recovery_correctness (4 consumers))',
-    );
+    expect(cloudamqp.verdict).toBe(`❌ ${cloudamqp.findings[0]}`);
   });
 
   it('a client whose confirms never settled: its confirm-mode publish results are findings with no rate, never a harness failure', () => {
@@ -211,9 +234,11 @@ describe('the clients side by side section', () => {
       failure_message: 'Error: threads failed to connect through the proxy: thread 0: ECONNREFUSED',
     };
     const section = buildClientsSection([...clientRun('amqplib', 'defaults'), ...clientRun('cloudamqp', 'defaults')], [partitionFailed])!;
-    expect(section.rows[1]!.verdict).toBe(
-      '⚠ harness failure, no verdict: test_recovery_after_network_partition[10]: Error: threads failed to connect through the proxy: thread 0: ECONNREFUSED',
-    );
+    // ⚠, naming the test that failed and its own message.
+    const verdict = section.rows[1]!.verdict;
+    expect(verdict).toMatch(/^⚠ harness failure/);
+    expect(verdict).toContain(`test_recovery_after_network_partition[10]: ${partitionFailed.failure_message}`);
+    expect(verdict).not.toMatch(/[❌✅]/);
     expect(section.findings_count).toBe(0);
   });
 
