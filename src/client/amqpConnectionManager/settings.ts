@@ -42,7 +42,14 @@ export function acmOptionsOf(profile: ClientProfile): AcmProfileOptions {
 
 /** The library's options for `profile`, `connection_name` added to what the profile gives. */
 export function managerOptionsOf(profile: ClientProfile, connectionName: string | undefined): AmqpConnectionManagerOptions {
-  const options = acmOptionsOf(profile);
+  return withConnectionName(acmOptionsOf(profile), connectionName);
+}
+
+/**
+ * A profile's options as the library takes them, `connection_name` added (the golevelup module
+ * hands its `connectionManagerOptions` to the library unchanged, so it uses this too).
+ */
+export function withConnectionName(options: AcmProfileOptions, connectionName: string | undefined): AmqpConnectionManagerOptions {
   return {
     ...(options.heartbeatIntervalInSeconds === undefined ? {} : { heartbeatIntervalInSeconds: options.heartbeatIntervalInSeconds }),
     ...(options.reconnectTimeInSeconds === undefined ? {} : { reconnectTimeInSeconds: options.reconnectTimeInSeconds }),

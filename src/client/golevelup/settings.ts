@@ -8,18 +8,19 @@
  */
 import type { AmqpConnectionManagerOptions } from 'amqp-connection-manager';
 import { NORMALISED_SETTINGS, type ClientProfile } from '../api';
-import { ACM_DEFAULT_HEARTBEAT_SECONDS, ACM_DEFAULT_RECONNECT_SECONDS } from '../amqpConnectionManager/settings';
+import {
+  ACM_DEFAULT_HEARTBEAT_SECONDS,
+  ACM_DEFAULT_RECONNECT_SECONDS,
+  withConnectionName,
+  type AcmProfileOptions,
+} from '../amqpConnectionManager/settings';
 
 /** The module's `prefetchCount` default (lib/amqp/connection.js `defaultConfig`), set on its default channel. */
 export const GOLEVELUP_DEFAULT_PREFETCH = 10;
 
 /** The part of `RabbitMQConfig` a profile decides (the adapter adds the URLs, a name, a silent logger). */
 export interface GolevelupProfileOptions {
-  readonly connectionManagerOptions: {
-    readonly heartbeatIntervalInSeconds?: number;
-    readonly reconnectTimeInSeconds?: number;
-    readonly connectionOptions: { readonly timeout?: number; readonly noDelay?: boolean };
-  };
+  readonly connectionManagerOptions: AcmProfileOptions;
 }
 
 /**
@@ -46,15 +47,7 @@ export function golevelupOptionsOf(profile: ClientProfile): GolevelupProfileOpti
 
 /** amqp-connection-manager's options for `profile` as the module passes them, `connection_name` added. */
 export function connectionManagerOptionsOf(profile: ClientProfile, connectionName: string | undefined): AmqpConnectionManagerOptions {
-  const options = golevelupOptionsOf(profile).connectionManagerOptions;
-  return {
-    ...(options.heartbeatIntervalInSeconds === undefined ? {} : { heartbeatIntervalInSeconds: options.heartbeatIntervalInSeconds }),
-    ...(options.reconnectTimeInSeconds === undefined ? {} : { reconnectTimeInSeconds: options.reconnectTimeInSeconds }),
-    connectionOptions: {
-      ...options.connectionOptions,
-      ...(connectionName ? { clientProperties: { connection_name: connectionName } } : {}),
-    },
-  };
+  return withConnectionName(golevelupOptionsOf(profile).connectionManagerOptions, connectionName);
 }
 
 /** How a result names the settings of `profile` (`ClientInfo.settings`). */
