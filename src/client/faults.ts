@@ -2,6 +2,9 @@
  * What a client learned when its connection failed, as a kind a reader can act on: the same
  * names for every library, so results say which fault was measured (a reset is not a close).
  */
+import { nowNs } from '../measure/clock';
+import type { ClientFault } from './api';
+import { ClientFaultError } from './types';
 
 /**
  * - `reset`: the peer reset the TCP connection (RST; `ECONNRESET`);
@@ -110,4 +113,21 @@ export function classifyFault(error: unknown, words?: FaultWords): FaultKind {
 export function faultMessage(error: unknown): string {
   const message = (error as { message?: unknown } | null | undefined)?.message;
   return typeof message === 'string' ? message : String(error ?? '');
+}
+
+/**
+ * A library call's `error` as the ClientFaultError its caller gets: while the connection is down,
+ * the outage's own kind and moment (the error is its consequence, told later); else now, and the
+ * kind `classifyFault` reads in it with the library's `words`.
+ */
+export function faultErrorOf(
+  outage: ClientFault | undefined,
+  what: string,
+  error: unknown,
+  words: FaultWords,
+  message: string = error instanceof Error ? error.message : String(error),
+): ClientFaultError {
+  return outage
+    ? new ClientFaultError(`${what}: ${message} (connection lost: ${outage.message})`, outage.detectedNs, outage.kind, { cause: error })
+    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, words), { cause: error });
 }

@@ -1,5 +1,5 @@
 import { amqplibFaultWords } from '../../src/client/amqplib/library';
-import { classifyFault, type FaultWords } from '../../src/client/faults';
+import { classifyFault, faultErrorOf, type FaultWords } from '../../src/client/faults';
 import { rabbitmqClientFaultWords } from '../../src/client/rabbitmqClient/library';
 import { classifyAnyClientFault } from '../../src/client/registry';
 
@@ -79,5 +79,20 @@ describe('fault kinds', () => {
     expect(classifyFault(resetWithCode, rabbitmqClientFaultWords)).toBe('reset');
     const forcedThroughChannel = new Error('Channel closed by server: 320 (CONNECTION-FORCED) with message "CONNECTION_FORCED - shutdown"');
     expect(classifyFault(forcedThroughChannel, amqplibFaultWords)).toBe('broker_closed');
+  });
+});
+
+describe("a library call's error as its caller gets it", () => {
+  it('takes the outage’s kind and moment while the connection is down, else the kind its words read, now', () => {
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const outage = { kind: 'heartbeat' as const, message: 'missed heartbeats', detectedNs: 42n };
+    const during = faultErrorOf(outage, 'publish', reset, amqplibFaultWords);
+    expect([during.kind, during.detectedNs, during.cause]).toEqual(['heartbeat', 42n, reset]);
+    expect(during.message).toBe('publish: read ECONNRESET (connection lost: missed heartbeats)');
+    const before = process.hrtime.bigint();
+    const up = faultErrorOf(undefined, 'publish', new Error('Unexpected close'), amqplibFaultWords);
+    expect([up.kind, up.message, up.detectedNs >= before]).toEqual(['closed', 'publish: Unexpected close', true]);
+    // A library that rejects with nothing gives its own words for it.
+    expect(faultErrorOf(undefined, 'publish', undefined, amqplibFaultWords, 'its channel closed').message).toBe('publish: its channel closed');
   });
 });

@@ -11,7 +11,7 @@ import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { bounded } from '../bounded';
 import { amqplibFaultWords } from '../amqplib/library';
-import { classifyFault } from '../faults';
+import { faultErrorOf } from '../faults';
 import { ClientFaultError, PublishNackedError } from '../types';
 
 /** What a publisher or consumer needs from its connection. */
@@ -43,11 +43,7 @@ const NACKED = 'message nacked';
 
 /** `error` as the ClientFaultError a caller gets: the outage's kind and time when the connection is down. */
 function faultError(owner: WrapperOwner, what: string, error: unknown): ClientFaultError {
-  const message = error instanceof Error ? error.message : String(error);
-  const outage = owner.currentFault;
-  return outage
-    ? new ClientFaultError(`${what}: ${message} (connection lost: ${outage.message})`, outage.detectedNs, outage.kind, { cause: error })
-    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, amqplibFaultWords), { cause: error });
+  return faultErrorOf(owner.currentFault, what, error, amqplibFaultWords);
 }
 
 /** A new wrapper, tracked for readiness; its 'error' events (failed setups) are kept, never thrown. */

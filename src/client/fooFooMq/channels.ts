@@ -8,11 +8,10 @@
  * and `startSubscription`; foo-foo-mq checks and subscribes the queue again after a reconnection
  * (src/topology.js:319-343, src/queueFsm.js:180-185, :139-141).
  */
-import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { bounded } from '../bounded';
-import { classifyFault } from '../faults';
-import { ClientFaultError } from '../types';
+import { faultErrorOf } from '../faults';
+import { type ClientFaultError } from '../types';
 import type { FooFooMqBroker, FooFooMqMessage, FooFooMqQueueFsm, Listening } from './fooFooMqApi';
 import { fooFooMqFaultWords } from './library';
 
@@ -42,10 +41,7 @@ const CANCEL_BOUND_MS = 1500;
 export function faultError(owner: FooFooMqOwner, what: string, error: unknown): ClientFaultError {
   // An exchange whose channel closed rejects its publishes with no reason at all (src/exchangeFsm.js:205-207, :222).
   const message = error instanceof Error ? error.message : (error ?? "the exchange's channel closed").toString();
-  const outage = owner.currentFault;
-  return outage
-    ? new ClientFaultError(`${what}: ${message} (connection lost: ${outage.message})`, outage.detectedNs, outage.kind, { cause: error })
-    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, fooFooMqFaultWords), { cause: error });
+  return faultErrorOf(owner.currentFault, what, error, fooFooMqFaultWords, message);
 }
 
 /**

@@ -14,8 +14,8 @@ import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { bounded } from '../bounded';
 import { amqplibFaultWords } from '../amqplib/library';
-import { classifyFault } from '../faults';
-import { ClientFaultError, PublishNackedError } from '../types';
+import { faultErrorOf } from '../faults';
+import { type ClientFaultError, PublishNackedError } from '../types';
 import { golevelupModules, type GolevelupAmqpConnection, type GolevelupNack } from './golevelupApi';
 import { GOLEVELUP_DEFAULT_PREFETCH } from './settings';
 
@@ -38,11 +38,7 @@ const CANCEL_BOUND_MS = 1000;
 const NACKED = 'message nacked';
 
 function faultError(owner: ModuleOwner, what: string, error: unknown): ClientFaultError {
-  const message = error instanceof Error ? error.message : String(error);
-  const outage = owner.currentFault;
-  return outage
-    ? new ClientFaultError(`${what}: ${message} (connection lost: ${outage.message})`, outage.detectedNs, outage.kind, { cause: error })
-    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, amqplibFaultWords), { cause: error });
+  return faultErrorOf(owner.currentFault, what, error, amqplibFaultWords);
 }
 
 /**

@@ -11,8 +11,8 @@ import { nowNs } from '../../measure/clock';
 import type { ClientFault, ConsumeOptions, Consumer, Delivery, Publisher, PublishOptions } from '../api';
 import { bounded } from '../bounded';
 import { amqplibFaultWords } from '../amqplib/library';
-import { classifyFault } from '../faults';
-import { ClientFaultError, PublishNackedError } from '../types';
+import { faultErrorOf } from '../faults';
+import { type ClientFaultError, PublishNackedError } from '../types';
 import type { AckOrNack, RascalBroker, RascalMessageListener, RascalPoolStats, RascalSubscriberSession } from './rascalApi';
 import { CONFIRMED_PUBLICATION, PLAIN_PUBLICATION, SUBSCRIPTION } from './settings';
 
@@ -44,11 +44,7 @@ const CANCEL_BOUND_MS = 1500;
 
 /** `error` as the ClientFaultError a caller gets: the outage's kind and time when the connection is down. */
 function faultError(owner: RascalOwner, what: string, error: unknown): ClientFaultError {
-  const message = error instanceof Error ? error.message : String(error);
-  const outage = owner.currentFault;
-  return outage
-    ? new ClientFaultError(`${what}: ${message} (connection lost: ${outage.message})`, outage.detectedNs, outage.kind, { cause: error })
-    : new ClientFaultError(`${what}: ${message}`, nowNs(), classifyFault(error, amqplibFaultWords), { cause: error });
+  return faultErrorOf(owner.currentFault, what, error, amqplibFaultWords);
 }
 
 /**
