@@ -6,7 +6,7 @@
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
 import { nodeActionFault } from './nodeAction';
-import { injectToxics, type ActiveToxic } from '../toxics';
+import { toxicTimeout, type ActiveToxic } from '../toxics';
 
 export const nodePartition: FaultDefinition<Record<string, never>> = {
   kind: 'node_partition',
@@ -28,16 +28,7 @@ export const nodePartition: FaultDefinition<Record<string, never>> = {
     return nodeActionFault(this, options, {
       target: { type: 'node', name: node.name },
       async act(hit) {
-        toxic = await injectToxics(
-          proxy,
-          'timeout',
-          (['downstream', 'upstream'] as const).map((stream) => ({
-            type: 'timeout',
-            name: `timeout_${stream}`,
-            stream,
-            attributes: { timeout: 0 },
-          })),
-        );
+        toxic = await toxicTimeout(proxy, 0);
         hit(node.name, 'partition', toxic.injected);
         context.log?.(`partitioned ${node.name} from its clients (proxy entry ${proxy.name})`);
       },
