@@ -11,7 +11,7 @@ import type { FaultSpec } from '../faults/kinds/registry';
 import { combineFaultRecords } from '../faults/record';
 import type { ProxyTarget } from '../faults';
 import type { NonEmptyArray } from '../measure/statistics';
-import { recoveryProgress } from '../report/progress';
+import { recoveryProgress, recoveryProgressFigures } from '../report/progress';
 import type { RawResult, ResultDraft } from '../results/rawResult';
 import { combineReplicates, runReplicates } from '../results/replicates';
 import { descriptorOf } from '../scenarios/catalogue';
@@ -119,16 +119,9 @@ function progressLine(
   replicates: number,
   first: RecoveryMetrics,
 ): string {
-  const value = (metric: string) => combined.metrics[metric]?.value ?? null;
   const figures = recoveryProgress({
-    threads,
-    detected: value('threads_detected'),
-    recovered: value('threads_recovered'),
-    detectionMs: value('error_detection_latency_ms'),
-    propagationMs: value('error_propagation_latency_ms'),
-    fullRecoveryMs: value('full_recovery_latency_ms'),
-    faultSpreadMs: value('fault_spread_ms'),
-    recoveryAfterRemovalMs: value('recovery_after_removal_ms'),
+    ...recoveryProgressFigures(combined.metrics, threads),
+    faultSpreadMs: combined.metrics.fault_spread_ms?.value ?? null,
     // Totals over every replicate: say so, or "detected 10/10 (RST ×50)" reads as a miscount.
     received: `${describeReceived(fault.received)}${replicates > 1 ? ` over ${replicates} replicates` : ''}`,
     upperBound: !fault.reference.exact,

@@ -7,7 +7,7 @@
 import type { ClientSpec } from '../client/api';
 import { describeReceived } from '../client/faults';
 import type { ProxyTarget } from '../faults';
-import { recoveryProgress } from '../report/progress';
+import { recoveryProgress, recoveryProgressFigures } from '../report/progress';
 import type { Metric, RawResult, ResultDraft, Target } from '../results/rawResult';
 import { findingsProgress, type SuiteVerdict } from '../suite-kit/findings';
 import { recoveryVerdict } from './findings';
@@ -114,15 +114,8 @@ function scenarioDetails(row: ResilienceRow, computed: RecoveryMetrics, threads:
 }
 
 function progressOf(computed: RecoveryMetrics, threads: number): string {
-  const value = (name: string) => computed.metrics[name]?.value ?? null;
   return recoveryProgress({
-    threads,
-    detected: value('threads_detected'),
-    recovered: value('threads_recovered'),
-    detectionMs: value('error_detection_latency_ms'),
-    propagationMs: value('error_propagation_latency_ms'),
-    fullRecoveryMs: value('full_recovery_latency_ms'),
-    recoveryAfterRemovalMs: value('recovery_after_removal_ms'),
+    ...recoveryProgressFigures(computed.metrics, threads),
     received: describeReceived(computed.fault.received),
     upperBound: !computed.fault.reference.exact,
     removal: computed.fault.removal ?? undefined,

@@ -22,6 +22,26 @@ export interface RecoveryProgressFigures {
 }
 
 /**
+ * The figures a recovery result's metrics give its progress line (`threads_detected`,
+ * `error_detection_latency_ms`, ...); the caller adds what its benchmark knows besides.
+ */
+export function recoveryProgressFigures(
+  metrics: Readonly<Record<string, { readonly value: number | null } | undefined>>,
+  threads: number,
+): RecoveryProgressFigures {
+  const value = (name: string) => metrics[name]?.value ?? null;
+  return {
+    threads,
+    detected: value('threads_detected'),
+    recovered: value('threads_recovered'),
+    detectionMs: value('error_detection_latency_ms'),
+    propagationMs: value('error_propagation_latency_ms'),
+    fullRecoveryMs: value('full_recovery_latency_ms'),
+    recoveryAfterRemovalMs: value('recovery_after_removal_ms'),
+  };
+}
+
+/**
  * A benchmark's progress line for one recovery measurement, with the report's names:
  * `detected 10/10, recovered 10/10; detection (first thread) 1.41 ms, propagation (all threads) 6.87 ms, detection spread 5.46 ms, ...`.
  */

@@ -5,7 +5,7 @@
 import { formatSummary } from '../../src/cli/summary';
 import { humanizeMetricName } from '../../src/report/format';
 import { recoveryFigureName, withDerivedFigures } from '../../src/report/metricNames';
-import { recoveryProgress } from '../../src/report/progress';
+import { recoveryProgress, recoveryProgressFigures } from '../../src/report/progress';
 import { rawResult } from '../results/helpers';
 import { recordedRun } from './recorded';
 import { figuresOf } from './support/reading';
@@ -94,6 +94,30 @@ describe('the progress line of a recovery benchmark', () => {
       'recovery after removal': '—',
     });
     expect(`${full}\n${partial}`).not.toMatch(/detected in/);
+  });
+});
+
+describe('the figures of a recovery progress line', () => {
+  it('are read from a result’s metrics by their names; a metric without a value is none', () => {
+    const metric = (value: number | null) => ({ value });
+    const metrics = {
+      threads_detected: metric(10),
+      threads_recovered: metric(9),
+      error_detection_latency_ms: metric(1.5),
+      error_propagation_latency_ms: metric(12),
+      full_recovery_latency_ms: metric(200),
+      recovery_after_removal_ms: metric(null),
+    };
+    expect(recoveryProgressFigures(metrics, 10)).toEqual({
+      threads: 10,
+      detected: 10,
+      recovered: 9,
+      detectionMs: 1.5,
+      propagationMs: 12,
+      fullRecoveryMs: 200,
+      recoveryAfterRemovalMs: null,
+    });
+    expect(recoveryProgressFigures({}, 2)).toMatchObject({ threads: 2, detected: null, propagationMs: null });
   });
 });
 
