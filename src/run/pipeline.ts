@@ -8,23 +8,23 @@
 import { buildRunArchive, type RunArchiveInput } from '../results/archive';
 import { collectRawResults, type CollectedResults } from '../results/collect';
 import { recordRun, type RecordedRun } from './record';
+import { reportWritingOf, type ReportWriting } from './report';
 import { countTests, readOutcome, testsRun, type JestOutcome, type SuiteError, type TestCounts } from '../results/outcome';
 
-export interface FinalizeRunOptions extends Pick<
-  RunArchiveInput,
-  'environment' | 'startedAt' | 'finishedAt' | 'markerExpression' | 'testNameFilter' | 'invokedBy' | 'jestExitCode' | 'interrupted'
-> {
+export interface FinalizeRunOptions
+  extends
+    Pick<
+      RunArchiveInput,
+      'environment' | 'startedAt' | 'finishedAt' | 'markerExpression' | 'testNameFilter' | 'invokedBy' | 'jestExitCode' | 'interrupted'
+    >,
+    ReportWriting {
   readonly rawResultsDir: string;
-  readonly reportsDir: string;
   /** The reporter passes what it knows; the run script leaves it to the file the reporter wrote. */
   readonly outcome?: JestOutcome;
   /** Collect only raw results written since (plain `jest` runs do not clear old ones). */
   readonly resultsModifiedSinceMs?: number;
   /** The raw results, when the caller already collected them (`completeRun` does). */
   readonly collected?: CollectedResults;
-  readonly templatePath?: string;
-  readonly thresholdPercent: number | null;
-  readonly secrets: readonly string[];
   /** Where warnings go as they happen. @default stderr */
   readonly warn?: (message: string) => void;
 }
@@ -90,13 +90,6 @@ export async function finalizeRun(options: FinalizeRunOptions): Promise<Finalize
     invalidResultFiles: collected.invalid,
     warnings: [],
   });
-  const recorded = await recordRun(built, {
-    reportsDir: options.reportsDir,
-    templatePath: options.templatePath,
-    thresholdPercent: options.thresholdPercent,
-    secrets: options.secrets,
-    warnings,
-    warn,
-  });
+  const recorded = await recordRun(built, { ...reportWritingOf(options), warnings, warn });
   return { ...recorded, warnings };
 }

@@ -9,13 +9,9 @@ import { getConfig } from '../config';
 import { describeError } from '../errors';
 import { writeRunArchive, type RunArchive } from '../results/archive';
 import { appendToHistory, historyEntryOf, historyPath, type History, type HistoryEntry } from '../results/history';
-import { reportFor, type ReportOutcome } from './report';
+import { reportFor, reportWritingOf, type ReportOutcome, type ReportWriting } from './report';
 
-export interface RecordRunOptions {
-  readonly reportsDir: string;
-  readonly templatePath?: string;
-  readonly thresholdPercent: number | null;
-  readonly secrets: readonly string[];
+export interface RecordRunOptions extends ReportWriting {
   /** Warnings already raised for this run (shown in its report). */
   readonly warnings: readonly string[];
   readonly warn: (message: string) => void;
@@ -58,10 +54,7 @@ export async function recordRun(built: RunArchive, options: RecordRunOptions): P
     archivePath,
     earlier,
     historyRuns: history?.runs ?? [...earlier, historyEntryOf(archive, archivePath)],
-    reportsDir: options.reportsDir,
-    templatePath: options.templatePath,
-    thresholdPercent: options.thresholdPercent,
-    secrets: options.secrets,
+    ...reportWritingOf(options),
     warnings,
     warn,
   });

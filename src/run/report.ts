@@ -27,16 +27,30 @@ export interface ReportOutcome {
   readonly reportError: string | null;
 }
 
-export interface ReportForInput {
+/** Where a run's report is written and what it must not say: what every way to a report is given. */
+export interface ReportWriting {
+  readonly reportsDir: string;
+  readonly templatePath?: string;
+  readonly thresholdPercent: number | null;
+  readonly secrets: readonly string[];
+}
+
+/** `options`' report settings and nothing else of them (a caller's options carry more). */
+export function reportWritingOf(options: ReportWriting): ReportWriting {
+  return {
+    reportsDir: options.reportsDir,
+    templatePath: options.templatePath,
+    thresholdPercent: options.thresholdPercent,
+    secrets: options.secrets,
+  };
+}
+
+export interface ReportForInput extends ReportWriting {
   readonly archive: RunArchive;
   readonly archivePath: string;
   /** History entries before this run, oldest first. */
   readonly earlier: readonly HistoryEntry[];
   readonly historyRuns: readonly HistoryEntry[];
-  readonly reportsDir: string;
-  readonly templatePath?: string;
-  readonly thresholdPercent: number | null;
-  readonly secrets: readonly string[];
   readonly warnings: readonly string[];
   readonly warn: (message: string) => void;
   /** @default BENCH_MIN_EFFECTS (the configuration) */

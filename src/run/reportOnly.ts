@@ -7,15 +7,11 @@ import path from 'node:path';
 import { BenchError } from '../errors';
 import { listRunArchives, readRunArchive, type RunArchive } from '../results/archive';
 import { historyEntryOf, readHistory, type HistoryEntry } from '../results/history';
-import { reportFor, type ReportOutcome } from './report';
+import { reportFor, reportWritingOf, type ReportOutcome, type ReportWriting } from './report';
 
-export interface RebuildReportOptions {
-  readonly reportsDir: string;
+export interface RebuildReportOptions extends ReportWriting {
   /** Which run; @default the latest archived one */
   readonly runId?: string;
-  readonly templatePath?: string;
-  readonly thresholdPercent: number | null;
-  readonly secrets: readonly string[];
   readonly warn?: (message: string) => void;
 }
 
@@ -50,10 +46,7 @@ export async function rebuildReport(options: RebuildReportOptions): Promise<Rebu
     archivePath,
     earlier: entries.slice(0, index),
     historyRuns: entries.slice(0, index + 1),
-    reportsDir: options.reportsDir,
-    templatePath: options.templatePath,
-    thresholdPercent: options.thresholdPercent,
-    secrets: options.secrets,
+    ...reportWritingOf(options),
     warnings,
     warn,
   });
