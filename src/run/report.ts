@@ -36,13 +36,8 @@ export interface ReportWriting {
 }
 
 /** `options`' report settings and nothing else of them (a caller's options carry more). */
-export function reportWritingOf(options: ReportWriting): ReportWriting {
-  return {
-    reportsDir: options.reportsDir,
-    templatePath: options.templatePath,
-    thresholdPercent: options.thresholdPercent,
-    secrets: options.secrets,
-  };
+export function reportWritingOf({ reportsDir, templatePath, thresholdPercent, secrets }: ReportWriting): ReportWriting {
+  return { reportsDir, templatePath, thresholdPercent, secrets };
 }
 
 export interface ReportForInput extends ReportWriting {
