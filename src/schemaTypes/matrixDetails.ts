@@ -290,7 +290,7 @@ export interface MatrixThread {
   held_delivery?: {
     seq: number;
     /**
-     * How many deliveries the stuck consumer held in all (its prefetch window, filled, when the broker kept delivering until then).
+     * How many deliveries the stuck consumer held in all: its prefetch window once full (the broker delivers nothing more to a consumer with that many unacked), fewer when its library hands the handler one delivery at a time, waiting for its ack (the rest wait in the library, unacked all the same), or the thread noticed the fault first.
      */
     held?: number;
     deliveries: number;
