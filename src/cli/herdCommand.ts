@@ -15,6 +15,7 @@ import { parseClientSelection } from '../client/registry';
 import { parseDurationMs } from '../faults/kinds/arguments';
 import { runHerdAgent } from '../fleet/herd/agent';
 import { runHerd, type HerdRun } from '../fleet/herd/coordinator';
+import { HERD_BROKER_CHOICES, type HerdBrokerChoice } from '../fleet/herd/room';
 import type { HerdDrop } from '../fleet/herd/target';
 import { newRunId } from '../fleet/protocol';
 import { writeHerdReport } from '../report/herdReport';
@@ -26,6 +27,7 @@ interface HerdFlags {
   readonly clients: string;
   readonly client?: string;
   readonly drop: string;
+  readonly broker: string;
   readonly down: string;
   readonly bound: string;
   readonly burstShare: string;
@@ -53,6 +55,11 @@ export function registerHerdCommand(program: Command): void {
       "broker_close (the broker closes the harness's own connections by name) | node_restart (a node the harness starts for it stops and starts again)",
       'broker_close',
     )
+    .option(
+      '--broker <where>',
+      "auto (the shared broker while it has sockets for the herd, else a node the harness starts) | shared (refuses a herd it cannot hold) | node (always a node the harness starts)",
+      'auto',
+    )
     .option('--down <time>', 'with node_restart: how long the node stays down', '3s')
     .option('--bound <time>', 'from the drop: how long every connection has to consume again', '90s')
     .option(
@@ -68,8 +75,18 @@ export function registerHerdCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Example (the goal's two configurations, fixed delay vs jittered backoff):
-  bench herd --connections 1000 --agents 10 --clients amqp-connection-manager:defaults,amqplib-recovery:defaults
+Which broker: a node accepts connections only up to its sockets limit (\`rabbitmqctl status\`,
+"Sockets", from its open-files limit); past it they hang in their handshake. The shared broker's
+service starts it with a soft limit of 1024: 832 sockets. So before each herd the command reads
+the limit and the connections already open. With broker_close (--broker auto) the herd stays on
+the shared broker while its N connections, the agents' control connections and a margin (10 % of
+N, at least 50) fit, and runs on a node the harness starts when they do not (its open-files limit
+is this process's hard limit, e.g. 20000: 17910 sockets), closed by name the same way. A
+node_restart always has such a node. No broker's limits are changed: --broker shared with a herd
+too large, or a node without room, is refused with what to do.
+
+Example (fixed delay vs jittered backoff; 1,000 connections run on a node the harness starts):
+  bench herd --connections 1000 --agents 10 --clients amqp-connection-manager:defaults,rabbitmq-client:defaults
   bench herd --connections 200 --agents 4 --drop node_restart --down 3s`,
     )
     .action(async (flags: HerdFlags) => {
@@ -130,6 +147,7 @@ async function herdAction(flags: HerdFlags): Promise<number> {
         connections: resolved.connections,
         client,
         drop: resolved.drop,
+        broker: resolved.broker,
         config,
         barrierBoundMs: resolved.barrierBoundMs,
         backBoundMs: resolved.boundMs,
@@ -161,6 +179,7 @@ function resolveHerdFlags(flags: HerdFlags): {
   agents: number;
   clients: ClientSpec[];
   drop: HerdDrop;
+  broker: HerdBrokerChoice;
   boundMs: number;
   barrierBoundMs: number;
   burstShare: number;
@@ -189,10 +208,20 @@ function resolveHerdFlags(flags: HerdFlags): {
     agents,
     clients,
     drop,
+    broker: parseHerdBroker(flags.broker, drop),
     boundMs: parseDurationMs(flags.bound, '--bound'),
     barrierBoundMs: parseDurationMs(flags.barrierTimeout, '--barrier-timeout'),
     burstShare: parseShare(flags.burstShare),
   };
+}
+
+/** `--broker`: auto, shared or node; a restart is never of the shared broker. @throws ConfigError */
+export function parseHerdBroker(raw: string, drop: HerdDrop): HerdBrokerChoice {
+  const choice = HERD_BROKER_CHOICES.find((each) => each === raw.trim());
+  if (choice === undefined) throw new ConfigError('--broker', 'auto, shared or node', raw);
+  if (choice === 'shared' && drop.kind === 'node_restart')
+    throw new ConfigError('--broker', 'auto or node with --drop node_restart (the shared broker is never restarted)', raw);
+  return choice;
 }
 
 /** `50%`, `50` or `0.5` -> 0.5. @throws ConfigError for anything outside (0, 1] */

@@ -211,9 +211,10 @@ export interface FaultDefinition<Options extends FaultOptions = FaultOptions> {
    */
   readonly nodeSettings?: Readonly<Record<string, number>>;
   /**
-   * The fault is the client's own consumer holding a delivery unacked: each thread's consumer keeps
-   * the first of its own messages delivered after the injection and never acknowledges it (the
-   * broker's reaction is the fault's moment); a load run's consumers do not, so it is a matrix fault.
+   * The fault is the client's own consumer holding deliveries unacked: each thread's consumer gets
+   * stuck at the injection and holds every delivery until the thread noticed the fault, never
+   * acknowledging them (src/matrix/stuckHandler.ts; the broker's reaction is the fault's moment); a
+   * load run's consumers do not, so it is a matrix fault.
    */
   readonly holdsDelivery?: boolean;
   /** Its row in the fault matrix (src/scenarios/matrix.ts derives the rows from the registry); absent: not a matrix row. */

@@ -7,8 +7,9 @@
  * come and go between runs. Here it is made every time: once the main thread asks (just before
  * the injection), the consumer keeps the ack of its next own delivery, says so on the board, and
  * acks it only when the fault is in place for it: the thread noticed the fault, or the fault was
- * removed (one nobody noticed). A fault whose consumer holds a delivery itself (the
- * acknowledgement timeout: never acked) is not given a second one.
+ * removed (one nobody noticed). A fault whose consumer holds deliveries itself (the
+ * acknowledgement timeout: every one from the injection on, never acked; ./stuckHandler.ts) is
+ * not given another.
  */
 import { MatrixControl, MatrixTime, type MatrixBoard } from './board';
 
@@ -19,7 +20,7 @@ export class FaultMomentAck {
   constructor(
     private readonly board: MatrixBoard,
     private readonly me: number,
-    /** The fault holds a delivery of its own (the thread then holds none here). */
+    /** The fault holds deliveries of its own (the thread then holds none here). */
     private readonly faultHolds: boolean,
   ) {}
 

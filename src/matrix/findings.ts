@@ -80,7 +80,7 @@ export function findingsOf(
     const held = thread.held_delivery;
     if (held && held.deliveries < 2 && held.left_in_queue === 0)
       findings.push(
-        `thread ${thread.thread}: the delivery it held unacked (#${held.seq}) was neither delivered to it again nor left in its queue`,
+        `thread ${thread.thread}: the first delivery it held unacked (#${held.seq}) was neither delivered to it again nor left in its queue`,
       );
   }
   if (total.confirmedLost > 0) findings.push(`${total.confirmedLost} confirmed message(s) lost: never delivered and not in the queue`);

@@ -72,8 +72,11 @@ export interface MatrixThreadReport {
   readonly closeHitBound?: boolean;
   /** A fault that stalls the client's writes: its back-pressure signal and memory samples. */
   readonly stall?: StallReport;
-  /** The delivery its consumer held unacked on purpose (a consumer acknowledgement timeout), and when it was delivered again (ns as a decimal string). */
-  readonly held?: { readonly seq: number; readonly redeliveredNs: string | null };
+  /**
+   * The first delivery its stuck consumer held unacked on purpose (a consumer acknowledgement
+   * timeout), when it was delivered again (ns as a decimal string), and how many it held in all.
+   */
+  readonly held?: { readonly seq: number; readonly redeliveredNs: string | null; readonly count: number };
   /** Thread 0 under an alarm: close() of a blocked connection (null: it did not return within `boundMs`). */
   readonly closeCheck?: {
     readonly closeMs: number | null;

@@ -24,6 +24,7 @@ import { FaultMomentAck } from './faultMomentAck';
 import { PublishLedger } from './ledger';
 import { PROBE_ROUND, PublishPhase, type MatrixThreadReport } from './report';
 import { StallWatch } from './stallWatch';
+import { StuckHandler } from './stuckHandler';
 import { ThreadEvents } from './threadEvents';
 
 export interface MatrixTask {
@@ -50,7 +51,7 @@ export interface MatrixTask {
   readonly closeBoundMs: number;
   /** The fault stalls its writes: the library's back-pressure signal and memory are watched (./stallWatch.ts). */
   readonly stall: boolean;
-  /** Its consumer keeps the first of its own messages delivered after the injection, never acked (a consumer acknowledgement timeout). */
+  /** Its consumer gets stuck at the injection: every delivery from then on unacked until it noticed the fault (a consumer acknowledgement timeout; ./stuckHandler.ts). */
   readonly holdDelivery: boolean;
 }
 
@@ -63,8 +64,8 @@ interface ThreadContext {
   readonly events: ThreadEvents;
   /** The delivery its consumer has in its handler at the fault's moment, acked once the fault is in place. */
   readonly faultMomentAck: FaultMomentAck;
-  /** The delivery its consumer held unacked on purpose, and when that message was delivered again. */
-  held?: { seq: number; redeliveredNs: bigint | null };
+  /** Its consumer's handler when the fault is the acknowledgement timeout: stuck from the injection on. */
+  readonly stuckHandler: StuckHandler;
 }
 
 export default async function matrixThread(task: MatrixTask): Promise<MatrixThreadReport> {
@@ -76,6 +77,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     ledger: new PublishLedger(),
     events: new ThreadEvents(board, task.threadIndex),
     faultMomentAck: new FaultMomentAck(board, task.threadIndex, task.holdDelivery),
+    stuckHandler: new StuckHandler(board, task.threadIndex, task.holdDelivery),
   };
   const trap = trapUnhandled();
   let connection: ClientConnection | undefined;
@@ -109,6 +111,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     await trap.release(100);
     board.count(MatrixControl.FINISHED);
   }
+  const held = context.stuckHandler.report();
   return {
     threadIndex: context.me,
     ...(error ? { error } : {}),
@@ -120,7 +123,7 @@ export default async function matrixThread(task: MatrixTask): Promise<MatrixThre
     ...(connection?.closeHitBound ? { closeHitBound: true } : {}),
     ...(closeCheck ? { closeCheck } : {}),
     ...(stall ? { stall: stall.report() } : {}),
-    ...(context.held ? { held: { seq: context.held.seq, redeliveredNs: context.held.redeliveredNs?.toString() ?? null } } : {}),
+    ...(held ? { held } : {}),
   };
 }
 
@@ -136,7 +139,7 @@ async function openingMoment(context: ThreadContext): Promise<void> {
 
 /** Listens to the library, opens its publisher and consumer, says it is ready and waits for the start. */
 async function start(context: ThreadContext, client: ClientConnection): Promise<Publisher> {
-  const { task, board, me, ledger, events, faultMomentAck } = context;
+  const { task, board, me, ledger, events, faultMomentAck, stuckHandler } = context;
   client.onFault((fault) =>
     events.note({ source: 'fault', kind: fault.kind, message: redactText(fault.message), atNs: String(fault.detectedNs) }),
   );
@@ -147,7 +150,7 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   await client.consume(task.queue, { ack: 'manual', prefetch: task.prefetch }, (delivery) => {
     const header = decodeHeader(delivery.body);
     const receivedNs = delivery.receivedNs ?? nowNs();
-    if (header && holdsThis(context, header.round, header.seq, receivedNs)) {
+    if (header && stuckHandler.holds(header.round, header.seq, receivedNs)) {
       ledger.delivered(header.seq, receivedNs);
       board.addInt(me, MatrixInt.DELIVERED);
       return;
@@ -171,22 +174,6 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   board.count(MatrixControl.READY);
   if (!(await board.waitFor(MatrixControl.GO, 1, task.phaseBoundMs))) throw new Error('the start signal never came');
   return publisher;
-}
-
-/**
- * Whether the consumer holds this delivery unacked (the first of its own messages after the
- * injection, when the cell asks for it); notes when the held message comes back.
- */
-function holdsThis(context: ThreadContext, round: number, seq: number, receivedNs: bigint): boolean {
-  const { task, board } = context;
-  if (!task.holdDelivery || round === PROBE_ROUND) return false;
-  if (context.held) {
-    if (seq === context.held.seq && context.held.redeliveredNs === null) context.held.redeliveredNs = receivedNs;
-    return false;
-  }
-  if (board.flag(MatrixControl.INJECTED) === 0) return false;
-  context.held = { seq, redeliveredNs: null };
-  return true;
 }
 
 /** One publish with confirms, its fate booked when it settles. */

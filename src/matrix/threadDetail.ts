@@ -105,13 +105,14 @@ function keptThrough(report: MatrixThreadReport, faultNs: bigint, removedNs: big
   return kept > 0 ? { confirmed_before_delivered_after: kept } : {};
 }
 
-/** What became of the delivery its consumer held unacked on purpose: delivered again to it, left in its queue, or neither. */
+/** What became of the first delivery its stuck consumer held unacked: delivered again to it, left in its queue, or neither. */
 function heldDelivery({ report, leftInQueue, reference }: ThreadDetailInput): Pick<MatrixThreadDetail, 'held_delivery'> {
   if (!report.held) return {};
-  const { seq, redeliveredNs } = report.held;
+  const { seq, redeliveredNs, count } = report.held;
   return {
     held_delivery: {
       seq,
+      held: count,
       deliveries: report.deliveries[seq] ?? 0,
       left_in_queue: leftInQueue.get(seq) ?? 0,
       redelivered_after_ms: redeliveredNs === null ? null : round3(elapsedMs(reference.ns, BigInt(redeliveredNs))),

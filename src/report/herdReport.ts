@@ -88,6 +88,8 @@ export function herdMarkdown(runs: readonly HerdRun[], chartFile: string | null)
   const lines = [
     `## Reconnect herd: ${first?.merged.connections ?? 0} connections over ${first?.agents.length ?? 0} agent processes`,
     '',
+    `Broker: ${first ? describeBroker(first) : '–'}.`,
+    '',
     `Drop: ${first ? describeDrop(first.drop) : '–'}. Attempts: every TCP connection the herd's fault proxy accepted after the drop (one entry per agent), the broker side's view. Back: the connection's consumer received its probe again (a probe held unacked before the drop, put back by it).`,
     '',
     '| client | attempts | failed | peak per 100 ms (share of N, at) | attempts p10–p90 (s) | back p50 / p90 (s) | all back (s) | never back | closes spread (ms) |',
@@ -120,6 +122,11 @@ export function herdMarkdown(runs: readonly HerdRun[], chartFile: string | null)
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/** Which broker the herd stood on, and why. */
+function describeBroker(run: HerdRun): string {
+  return `${run.broker.kind === 'shared' ? 'the shared broker' : 'a node the harness started'} (${run.broker.why})`;
 }
 
 /** The findings of every configuration (a burst, connections never back), or that there were none. */

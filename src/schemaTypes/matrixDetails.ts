@@ -285,10 +285,14 @@ export interface MatrixThread {
    */
   confirmed_before_delivered_after?: number;
   /**
-   * The delivery its consumer held unacked on purpose (a consumer acknowledgement timeout): which message, how often it was delivered to its own consumer in all (2: redelivered to it), and how many copies were left in its queue at the end.
+   * The first delivery its consumer held unacked on purpose (a consumer acknowledgement timeout: the handler stuck from the injection until the thread noticed the fault, every delivery meanwhile held and never acked): which message, how often it was delivered to its own consumer in all (2: redelivered to it), and how many copies were left in its queue at the end.
    */
   held_delivery?: {
     seq: number;
+    /**
+     * How many deliveries the stuck consumer held in all: its prefetch window once full (the broker delivers nothing more to a consumer with that many unacked), fewer when its library hands the handler one delivery at a time, waiting for its ack (the rest wait in the library, unacked all the same), or the thread noticed the fault first.
+     */
+    held?: number;
     deliveries: number;
     left_in_queue: number;
     /**

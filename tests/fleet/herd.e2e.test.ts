@@ -3,7 +3,7 @@
  * processes, closed at once by the broker (by name: the harness's own connections only). Every
  * connection consumes again; the broker side saw at least one attempt per connection, each agent's
  * on its own proxy entry; the report and its chart are written; nothing of the herd is left on the
- * broker.
+ * broker. A herd this small stays on the shared broker, its sockets limit read first.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 interface HerdJson {
   readonly runId: string;
+  readonly broker: { readonly kind: string; readonly room: { readonly socketsLimit: number } };
   readonly merged: {
     readonly connections: number;
     readonly attempts: number;
@@ -64,6 +65,9 @@ test('12 connections over 3 agents, closed by the broker at once, all consume ag
   expect(code).toBe(0);
   const [herd] = JSON.parse(fs.readFileSync(path.join(tmp, 'herd', 'herd.json'), 'utf8')) as HerdJson[];
   expect(herd!.merged.connections).toBe(12);
+  // A herd this small stays on the shared broker (its sockets limit read first, and taking it).
+  expect(herd!.broker.kind).toBe('shared');
+  expect(herd!.broker.room.socketsLimit).toBeGreaterThan(100);
   expect(herd!.merged.neverBack).toBe(0);
   expect(herd!.merged.attempts).toBeGreaterThanOrEqual(12);
   expect(herd!.absent).toEqual([]);
@@ -79,6 +83,7 @@ test('12 connections over 3 agents, closed by the broker at once, all consume ag
   );
   const report = fs.readFileSync(path.join(tmp, 'herd', 'report.md'), 'utf8');
   expect(report).toMatch(/Reconnect herd: 12 connections over 3 agent processes/);
+  expect(report).toMatch(/Broker: the shared broker \(the shared broker has room \(\d+ sockets, \d+ connections open; the herd needs 67\)\)/);
   expect(report).toMatch(/- amqplib-recovery:defaults: `[▁▂▃▄▅▆▇█ ]+`.* peak \d+/);
   expect(report).toMatch(/### Findings/);
   expect(fs.existsSync(path.join(tmp, 'herd', 'herd.svg'))).toBe(true);

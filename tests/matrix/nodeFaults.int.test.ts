@@ -3,7 +3,7 @@
  * the real broker and the embedded proxy, for a client the harness recovers (amqplib, the control)
  * and one its library recovers (rabbitmq-client), normalised profile: a restart of the node (down
  * 3 s: connections refused, then back with its durable queues), and a consumer acknowledgement
- * timeout (a node configured with a 3 s consumer_timeout, a consumer holding a delivery). Each cell reaches its verdict
+ * timeout (a node configured with a 3 s consumer_timeout, a consumer stuck holding its deliveries). Each cell reaches its verdict
  * within its bounds, its moments are the proxy's (the stopping node's connection.close, the
  * restarted node's connection.start), every publish ends in one class, and the node is stopped at
  * the end whatever happened.
@@ -114,13 +114,16 @@ describe.each([
   ['the harness-recovered control', CONTROL],
   ['a library-recovered client', LIBRARY],
 ])('ack_timeout, %s (a node of its own with a 3 s consumer_timeout, embedded proxy)', (_label, client) => {
-  it('each consumer holds a delivery: timed from the broker’s channel.close 406, and the held message goes back to the queue', async () => {
-    const { result } = await runCell(client, 'ack_timeout');
+  it('each consumer is stuck from the injection, its prefetch window full: timed from the broker’s channel.close 406, and the first held message goes back to the queue', async () => {
+    const { result, outcome } = await runCell(client, 'ack_timeout');
     expect(result.fault.reference).toMatchObject({ source: 'proxy_timeline', exact: true });
     expect(result.fault.reference.description).toMatch(/channel\.close 406/);
     // The broker acts on its tick after the timeout: 3-4 s after the hold, well within the bound.
     for (const thread of result.details.threads) {
       expect(thread.held_delivery).toBeDefined();
+      // Every delivery held until the close (both clients hand each one to the handler at once):
+      // the window full, nothing more in flight on the channel when the broker closed it.
+      expect(thread.held_delivery!.held).toBe(outcome.options.prefetch);
       // Back in the queue when the channel closed: delivered to it again, or still queued at the end.
       expect(thread.held_delivery!.deliveries + thread.held_delivery!.left_in_queue).toBeGreaterThanOrEqual(2);
     }

@@ -23,6 +23,11 @@ export function startNode(layout: ClusterLayout, node: ClusterNode): { launcherP
   fs.rmSync(node.pidFile, { force: true });
   const log = fs.openSync(node.consoleLog, 'a');
   try {
+    // No `ulimit -n` here, and RabbitMQ 3.10's scripts set none (rabbitmq-env sets only
+    // ERL_MAX_PORTS, a cap on the VM's ports, not on its files): the node keeps the open-files limit
+    // of this process, which Node.js raised to the hard limit at start-up (20000 on the harness's
+    // machine: a sockets limit of 17910, where the shared broker's service-set soft 1024 gives 832).
+    // A machine with a low hard limit gives a low node: `bench herd` reads the limit and refuses then.
     const child = spawn(path.join(layout.rabbitmqBinDir, 'rabbitmq-server'), [], {
       cwd: node.nodeDir,
       env: nodeEnvironment(layout, node, process.env),

@@ -13,7 +13,7 @@ import { TimeoutError } from '../../errors';
 import type { BrokerActions, NodeActions } from '../../faults/model';
 import type { ProxyTarget } from '../../faults/toxics';
 import type { ToxiproxyClient } from '../../faults/toxiproxyClient';
-import { brokerActions, type ClosableBrokerActions, type Topology } from '../actions';
+import { brokerActions, type ClosableBrokerActions, type RabbitmqctlRunner, type Topology } from '../actions';
 import { nodeAmqpUrl, type ClusterLayout, type ClusterNode } from './layout';
 import { ensureCookie } from './lifecycle';
 import { nodeActions } from './nodeActions';
@@ -45,6 +45,8 @@ export interface SoloNode {
   actions(proxy?: ProxyTarget): NodeActions;
   /** Broker actions on this node: alarms allowed (it is the harness's own). */
   brokerActions(topology: Topology): ClosableBrokerActions & BrokerActions;
+  /** `rabbitmqctl <args>` aimed at this node (bounded); resolves with its stdout. */
+  rabbitmqctl: RabbitmqctlRunner;
   /** Stops the node (resumed first if paused) and removes its data; safe twice. */
   stop(): Promise<void>;
 }
@@ -171,18 +173,13 @@ function portTaken(node: ClusterNode): boolean {
 
 function soloNode(layout: ClusterLayout, node: ClusterNode, settings: ClusterSettings, stop: () => Promise<void>): SoloNode {
   const url = nodeAmqpUrl(node, settings);
+  const rabbitmqctl: RabbitmqctlRunner = async (args, boundMs) => (await runCli(layout, node, 'rabbitmqctl', args, boundMs)).stdout;
   return {
     node,
     url,
     actions: (proxy) => nodeActions(layout, node, proxy),
-    brokerActions: (topology) =>
-      brokerActions({
-        node: node.name,
-        adminUrl: url,
-        topology,
-        alarms: true,
-        rabbitmqctl: async (args, boundMs) => (await runCli(layout, node, 'rabbitmqctl', args, boundMs)).stdout,
-      }),
+    brokerActions: (topology) => brokerActions({ node: node.name, adminUrl: url, topology, alarms: true, rabbitmqctl }),
+    rabbitmqctl,
     stop,
   };
 }

@@ -1,14 +1,17 @@
 /**
- * `ack_timeout`: a consumer holds a delivery unacked longer than the broker's consumer_timeout,
+ * `ack_timeout`: a consumer holds deliveries unacked longer than the broker's consumer_timeout,
  * and the broker closes that consumer's channel with 406 PRECONDITION_FAILED ("delivery
  * acknowledgement on channel N timed out"), requeueing what it held. Libraries differ in whether
  * that channel and its consumer come back, and whether a publisher on the same connection survives.
  *
  * RabbitMQ 3.10 checks the timeout on each channel's tick (channel_tick_interval, 60 s by default;
  * the timeout itself 30 min), so the node the harness starts for it is configured with a 3 s
- * timeout and a 1 s tick: the channel is closed 3-4 s after the held delivery. The consumer's hold
- * is the injection (the suite's consumer does it); its moment is the broker's channel.close 406 as
- * the proxy saw it; there is nothing to undo (the held message goes back to the queue by itself).
+ * timeout and a 1 s tick: the channel is closed 3-4 s after the first held delivery. The hold is
+ * the injection, done by the suite's consumer: its handler gets stuck, as a hung production
+ * handler does, and holds every delivery from then on (its prefetch window fills) until the thread
+ * noticed the fault (src/matrix/stuckHandler.ts says why every one, and why never acked). Its
+ * moment is the broker's channel.close 406 as the proxy saw it; there is nothing to undo (the
+ * held messages go back to the queue by themselves).
  */
 import type { FaultDefinition } from '../model';
 import { noArgument, required } from './arguments';
@@ -32,7 +35,7 @@ export const ackTimeout: FaultDefinition<Record<string, never>> = {
   label: 'Consumer acknowledgement timeout',
   layer: 'broker',
   broker: 'own_node',
-  description: `a consumer holds a delivery unacked past the broker's consumer_timeout (${ACK_TIMEOUT_SETTINGS.consumer_timeout / 1000} s on the node started for it): its channel is closed with 406 PRECONDITION_FAILED`,
+  description: `a consumer holds its deliveries unacked past the broker's consumer_timeout (${ACK_TIMEOUT_SETTINGS.consumer_timeout / 1000} s on the node started for it): its channel is closed with 406 PRECONDITION_FAILED`,
   argument: null,
   defaults: {},
   parse: (argument) => noArgument('ack_timeout', argument, {}),
@@ -49,7 +52,7 @@ export const ackTimeout: FaultDefinition<Record<string, never>> = {
     return brokerActionFault(this, options, {
       target: { type: 'node', name: broker.node },
       action: 'hold_delivery',
-      // The consumers hold their next delivery from the injection on: nothing to call on the broker.
+      // The consumers hold every delivery from the injection on: nothing to call on the broker.
       act: async () => undefined,
     });
   },

@@ -15,6 +15,7 @@ import { startLocalAgents, type LocalAgents } from '../local';
 import type { AbsentAgent } from '../merge';
 import type { ControlEnvelope, HerdAgentReport } from '../protocol';
 import { DEFAULT_BURST_SHARE, herdFigures, herdFindings, type HerdConnectionTimes, type HerdFigures } from './figures';
+import type { HerdBrokerChoice } from './room';
 import { openHerdTarget, type HerdDrop, type HerdTarget } from './target';
 
 export interface HerdOptions {
@@ -23,6 +24,8 @@ export interface HerdOptions {
   readonly connections: number;
   readonly client: ClientSpec;
   readonly drop: HerdDrop;
+  /** Where the herd may stand (room.ts). @default 'auto' */
+  readonly broker?: HerdBrokerChoice;
   readonly config: Pick<BenchConfig, 'amqpUrl'>;
   readonly barrierBoundMs: number;
   /** From the drop: how long every connection has to consume again. */
@@ -45,6 +48,8 @@ export interface HerdAgentOutcome {
 export interface HerdRun {
   readonly runId: string;
   readonly client: ClientSpec;
+  /** The broker the herd stood on (the shared broker or a node the harness started), why, and its room before the herd. */
+  readonly broker: HerdTarget['broker'];
   /** The drop's moment (monotonic ns, decimal): the first herd connection the proxy saw closed, else the start of the drop's call. */
   readonly dropNs: string;
   readonly drop: HerdDrop & { readonly spreadMs: number | null; readonly calledToFirstCloseMs: number | null; readonly closedSeen: number };
@@ -134,6 +139,7 @@ async function dropAndWatch(options: HerdOptions, control: ControlEndpoint, targ
   return {
     runId: options.runId,
     client: options.client,
+    broker: target.broker,
     dropNs: dropNs.toString(),
     drop: {
       ...options.drop,

@@ -1,12 +1,14 @@
 /**
  * What a reconnect herd stands on: a fault proxy of its own in this process (its timeline keeps
  * every connection of the herd, however many), one entry per agent so that each agent's attempts
- * are its own, and the broker the herd is dropped from — the shared broker, which closes the
- * harness's own connections by name, or a node the harness starts for it and restarts (never the
- * shared broker on 5672). Also the drop itself and the probes published after it.
+ * are its own, and the broker the herd is dropped from (room.ts decides): the shared broker, which
+ * closes the harness's own connections by name, while it has sockets for the herd; else a node the
+ * harness starts for it, which closes them by name or restarts (the shared broker on 5672 is never
+ * restarted). Also the drop itself and the probes published after it.
  */
 import { parseHostPort, type BenchConfig } from '../../config';
-import { sharedBrokerActions } from '../../broker/actions';
+import { sharedBrokerActions, systemRabbitmqctl, type ClosableBrokerActions } from '../../broker/actions';
+import { BrokerError } from '../../errors';
 import { QueueAdmin } from '../../broker/queueAdmin';
 import { resolveClusterSettings } from '../../broker/nodes/settings';
 import { LOAD_NODE, startSoloNode, type SoloNode } from '../../broker/nodes/soloNode';
@@ -15,6 +17,7 @@ import { nowNs, pollUntil, sleep } from '../../measure/clock';
 import { startProxyServer, type ProxyServer } from '../../proxy';
 import { herdNames } from './agent';
 import type { SeenConnection } from './figures';
+import { checkNodeRoom, chooseHerdBroker, describeRoom, parseBrokerRoom, type BrokerRoom, type HerdBroker, type HerdBrokerChoice } from './room';
 
 export type HerdDrop = { readonly kind: 'broker_close' } | { readonly kind: 'node_restart'; readonly downMs: number };
 
@@ -31,7 +34,12 @@ const CLOSES_BOUND_MS = 15_000;
 /** Connections the herd's proxy keeps in its timeline (the herd's, its reconnections and failed attempts). */
 const TIMELINE_CONNECTIONS = 200_000;
 
+/** Bound on `rabbitmqctl status` (the CLI starts an Erlang VM of its own: seconds on a busy machine). */
+const STATUS_BOUND_MS = 60_000;
+
 export interface HerdTarget {
+  /** The broker the herd stands on, and why. */
+  readonly broker: HerdBroker & { readonly room: BrokerRoom };
   /** Where agent `index`'s clients connect (its own entry), credentials included. */
   urlOf(index: number): string;
   /** What agent `index`'s entry saw. */
@@ -59,6 +67,8 @@ export async function openHerdTarget(options: {
   readonly agents: number;
   readonly connections: number;
   readonly drop: HerdDrop;
+  /** @default 'auto' */
+  readonly broker?: HerdBrokerChoice;
   readonly config: Pick<BenchConfig, 'amqpUrl'>;
   readonly log: (line: string) => void;
 }): Promise<HerdTarget> {
@@ -66,7 +76,8 @@ export async function openHerdTarget(options: {
   let server: ProxyServer | undefined;
   let admin: QueueAdmin | undefined;
   try {
-    if (options.drop.kind === 'node_restart') solo = await startSoloNode(resolveClusterSettings(), options.log, LOAD_NODE);
+    const stand = await standOn(options);
+    solo = stand.solo;
     const brokerUrl = solo?.url ?? options.config.amqpUrl;
     server = await startProxyServer({
       host: '127.0.0.1',
@@ -75,8 +86,8 @@ export async function openHerdTarget(options: {
       maxEventsPerProxy: TIMELINE_CONNECTIONS,
     });
     const client = new ToxiproxyClient(server.url);
-    const broker = new URL(brokerUrl);
-    const upstream = `${broker.hostname}:${broker.port || '5672'}`;
+    const brokerAddress = new URL(brokerUrl);
+    const upstream = `${brokerAddress.hostname}:${brokerAddress.port || '5672'}`;
     const names = Array.from({ length: options.agents }, (_, index) => `bench-herd-${options.runId}-a${index}`);
     const urls: string[] = [];
     for (const name of names) {
@@ -88,7 +99,7 @@ export async function openHerdTarget(options: {
     admin = await QueueAdmin.open(brokerUrl);
     for (let index = 0; index < options.connections; index += 1)
       await admin.declareFresh(herdNames(options.runId, index).queue, { durable: true });
-    return herdTarget({ ...options, solo, server, admin, names, urls, brokerUrl });
+    return herdTarget({ ...options, broker: stand.broker, solo, server, admin, names, urls, brokerUrl });
   } catch (error) {
     await admin?.close().catch(() => undefined);
     await server?.close();
@@ -97,7 +108,51 @@ export async function openHerdTarget(options: {
   }
 }
 
+/**
+ * The broker the herd stands on (room.ts decides), with the node started when it is one.
+ * @throws ConfigError when the chosen broker has no room for the herd (a node started is stopped again)
+ */
+async function standOn(options: {
+  readonly connections: number;
+  readonly agents: number;
+  readonly drop: HerdDrop;
+  readonly broker?: HerdBrokerChoice;
+  readonly log: (line: string) => void;
+}): Promise<{ readonly broker: HerdTarget['broker']; readonly solo: SoloNode | undefined }> {
+  const choice = options.broker ?? 'auto';
+  const shared = options.drop.kind === 'broker_close' && choice !== 'node' ? await sharedBrokerRoom() : undefined;
+  const broker = chooseHerdBroker({ ...options, choice, drop: options.drop.kind, shared });
+  options.log(`herd: on ${broker.kind === 'shared' ? 'the shared broker' : 'a node the harness starts'}: ${broker.why}`);
+  if (broker.kind === 'shared') return { broker: { ...broker, room: shared! }, solo: undefined };
+  const solo = await startSoloNode(resolveClusterSettings(), options.log, LOAD_NODE);
+  try {
+    const room = parseBrokerRoom(await solo.rabbitmqctl(['status', '--formatter', 'json'], STATUS_BOUND_MS));
+    options.log(`herd: the node holds ${describeRoom(room)}`);
+    checkNodeRoom(room, options);
+    return { broker: { ...broker, room }, solo };
+  } catch (error) {
+    await solo.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The shared broker's room, from the system's rabbitmqctl (which its close by name needs too).
+ * @throws BrokerError saying how to run the herd without it
+ */
+async function sharedBrokerRoom(): Promise<BrokerRoom> {
+  try {
+    return parseBrokerRoom(await systemRabbitmqctl(['status', '--formatter', 'json'], STATUS_BOUND_MS));
+  } catch (error) {
+    throw new BrokerError(
+      `the shared broker's sockets limit could not be read (${(error as Error).message}); its close by name needs rabbitmqctl too. \`--broker node\` runs the herd on a node the harness starts`,
+      { cause: error },
+    );
+  }
+}
+
 function herdTarget(parts: {
+  readonly broker: HerdTarget['broker'];
   readonly runId: string;
   readonly connections: number;
   readonly drop: HerdDrop;
@@ -113,13 +168,16 @@ function herdTarget(parts: {
   const records = (index: number) => parts.server.collection.get(parts.names[index]!).timeline.connections();
   const all = () => parts.names.flatMap((_, index) => records(index));
   return {
+    broker: parts.broker,
     urlOf: (index) => parts.urls[index]!,
     seenBy: (index) =>
       records(index).map((each) => ({ openedAtNs: each.openedAtNs, reachedBroker: each.closeReason !== 'upstream_unreachable' })),
     async drop() {
       const calledNs = nowNs();
       if (parts.drop.kind === 'broker_close') {
-        const actions = sharedBrokerActions(parts.config.amqpUrl);
+        const actions: ClosableBrokerActions = parts.solo
+          ? parts.solo.brokerActions({ exchanges: [], queues: [] })
+          : sharedBrokerActions(parts.config.amqpUrl);
         try {
           await actions.closeConnections(`bench-herd-${parts.runId}-c`, 'reconnect herd');
         } finally {
