@@ -57,7 +57,7 @@ export function registerHerdCommand(program: Command): void {
     )
     .option(
       '--broker <where>',
-      "auto (the shared broker while it has sockets for the herd, else a node the harness starts) | shared (refuses a herd it cannot hold) | node (always a node the harness starts)",
+      'auto (the shared broker while it has sockets for the herd, else a node the harness starts) | shared (refuses a herd it cannot hold) | node (always a node the harness starts)',
       'auto',
     )
     .option('--down <time>', 'with node_restart: how long the node stays down', '3s')

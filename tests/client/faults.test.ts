@@ -93,6 +93,8 @@ describe("a library call's error as its caller gets it", () => {
     const up = faultErrorOf(undefined, 'publish', new Error('Unexpected close'), amqplibFaultWords);
     expect([up.kind, up.message, up.detectedNs >= before]).toEqual(['closed', 'publish: Unexpected close', true]);
     // A library that rejects with nothing gives its own words for it.
-    expect(faultErrorOf(undefined, 'publish', undefined, amqplibFaultWords, 'its channel closed').message).toBe('publish: its channel closed');
+    expect(faultErrorOf(undefined, 'publish', undefined, amqplibFaultWords, 'its channel closed').message).toBe(
+      'publish: its channel closed',
+    );
   });
 });

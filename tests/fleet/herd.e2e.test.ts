@@ -83,7 +83,9 @@ test('12 connections over 3 agents, closed by the broker at once, all consume ag
   );
   const report = fs.readFileSync(path.join(tmp, 'herd', 'report.md'), 'utf8');
   expect(report).toMatch(/Reconnect herd: 12 connections over 3 agent processes/);
-  expect(report).toMatch(/Broker: the shared broker \(the shared broker has room \(\d+ sockets, \d+ connections open; the herd needs 67\)\)/);
+  expect(report).toMatch(
+    /Broker: the shared broker \(the shared broker has room \(\d+ sockets, \d+ connections open; the herd needs 67\)\)/,
+  );
   expect(report).toMatch(/- amqplib-recovery:defaults: `[▁▂▃▄▅▆▇█ ]+`.* peak \d+/);
   expect(report).toMatch(/### Findings/);
   expect(fs.existsSync(path.join(tmp, 'herd', 'herd.svg'))).toBe(true);

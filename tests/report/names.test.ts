@@ -16,7 +16,8 @@ const byName = (line: string): Record<string, string> =>
 
 /** A terminal table's line as its columns (two spaces or more apart), and where each column ends. */
 const columns = (line: string) => line.trim().split(/\s{2,}/);
-const columnEnds = (line: string) => [...line.matchAll(/\S+(?: \S+)*/g)].map((match) => [...line.slice(0, match.index + match[0].length)].length);
+const columnEnds = (line: string) =>
+  [...line.matchAll(/\S+(?: \S+)*/g)].map((match) => [...line.slice(0, match.index + match[0].length)].length);
 
 describe('recovery figure names', () => {
   it.each([
@@ -84,7 +85,14 @@ describe('the progress line of a recovery benchmark', () => {
       'recovery after removal': '35.2 ms',
     });
     // Missing figures are dashes (no spread without a detection), an unknown count a question mark; no full recovery given, none said.
-    const partial = recoveryProgress({ threads: 50, detected: 49, recovered: null, detectionMs: null, propagationMs: 3, recoveryAfterRemovalMs: null });
+    const partial = recoveryProgress({
+      threads: 50,
+      detected: 49,
+      recovered: null,
+      detectionMs: null,
+      propagationMs: 3,
+      recoveryAfterRemovalMs: null,
+    });
     expect(byName(partial)).toEqual({
       detected: '49/50',
       recovered: '?/50',
@@ -147,7 +155,14 @@ describe('the terminal summary', () => {
       ['Peak consume throughput', '2,474 msg/s', '20 consumers · 256 B'],
     ]);
     const [header, ...rows] = lines.slice(start + 4, start + 10).map(columns);
-    expect(header).toEqual(['recovery, ms from the fault', 'detection', 'propagation', 'detection spread', 'fault spread', 'full recovery']);
+    expect(header).toEqual([
+      'recovery, ms from the fault',
+      'detection',
+      'propagation',
+      'detection spread',
+      'fault spread',
+      'full recovery',
+    ]);
     expect(rows).toEqual([
       ['TCP reset · 10 threads', '1.22 ✓', '26.8', '25.6', '—', '187.6 ✓'],
       ['TCP reset · 50 threads', '1.72 ✓', '91.9', '90.2', '—', '889 ✓'],

@@ -173,7 +173,10 @@ describe('notes', () => {
     const recovery = view.categories.find((category) => category.category === 'recovery')!;
     const timed = recovery.shared_notes.filter((note) => note.includes('detection timed from the proxy fault timeline'));
     expect(timed).toHaveLength(1);
-    expect(namesOf(timed[0]!.slice(0, timed[0]!.indexOf(': ')))).toEqual(['Recovery after reset peer', 'Recovery with latency before failure']);
+    expect(namesOf(timed[0]!.slice(0, timed[0]!.indexOf(': ')))).toEqual([
+      'Recovery after reset peer',
+      'Recovery with latency before failure',
+    ]);
     expect(recovery.families.length).toBeGreaterThan(2);
   });
 

@@ -51,7 +51,11 @@ const MARGIN_FLOOR = 50;
  * and — when the control exchange is on the same broker (the shared one) — one control connection
  * per agent and the coordinator's.
  */
-export function herdSocketsNeeded(options: { readonly connections: number; readonly agents: number; readonly controlOnIt: boolean }): number {
+export function herdSocketsNeeded(options: {
+  readonly connections: number;
+  readonly agents: number;
+  readonly controlOnIt: boolean;
+}): number {
   const control = options.controlOnIt ? options.agents + 1 : 0;
   const margin = Math.max(MARGIN_FLOOR, Math.ceil(options.connections * MARGIN_SHARE));
   return options.connections + ADMIN_CONNECTIONS + control + margin;

@@ -17,7 +17,15 @@ import { nowNs, pollUntil, sleep } from '../../measure/clock';
 import { startProxyServer, type ProxyServer } from '../../proxy';
 import { herdNames } from './agent';
 import type { SeenConnection } from './figures';
-import { checkNodeRoom, chooseHerdBroker, describeRoom, parseBrokerRoom, type BrokerRoom, type HerdBroker, type HerdBrokerChoice } from './room';
+import {
+  checkNodeRoom,
+  chooseHerdBroker,
+  describeRoom,
+  parseBrokerRoom,
+  type BrokerRoom,
+  type HerdBroker,
+  type HerdBrokerChoice,
+} from './room';
 
 export type HerdDrop = { readonly kind: 'broker_close' } | { readonly kind: 'node_restart'; readonly downMs: number };
 
