@@ -114,12 +114,14 @@ describe.each([
     expect(result.verdict).toMatchObject({ ok: true, findings: [] });
   }, 60_000);
 
-  it('channel_error: timed from the channel.close frame, noticed as a closed channel, publishing again once the exchange is back', async () => {
-    const result = await cell(client, 'channel_error', sharedBroker());
+  it('channel_error: timed from the channel.close frame, noticed as a closed channel; the exchange absent until removed, publishing again once it is back', async () => {
+    const result = await cell(client, 'channel_error', sharedBroker(), { holdMs: 1500 });
     expect(result.fault.reference).toMatchObject({ exact: true, description: expect.stringMatching(/channel\.close/) });
     expect(result.fault.received).toEqual({ channel_closed: 1 });
     expect(result.verdict.ok).toBe(true);
     expect(result.metrics.publishes_rejected?.value).toBeGreaterThan(0);
+    // The exchange stayed absent at least the hold: no recovery can be timed from before its re-declaration.
+    expect(result.metrics.full_recovery_latency_ms?.value).toBeGreaterThanOrEqual(1500);
   }, 60_000);
 
   it('consumer_cancel: timed from the basic.cancel frame, noticed as a cancel; the queue absent until removed, recovery timed from its re-declaration', async () => {

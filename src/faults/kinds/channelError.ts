@@ -3,8 +3,11 @@
  * provoked from outside: the exchange the client publishes to is deleted, so its next publish
  * fails on the broker, which closes that channel — and only that channel: the connection and
  * its other channels (the consumer's) stay up unless the library takes them down with it. The
- * exchange is declared again (with its bindings) right away, so a library that re-opens its
- * channel can publish again at once.
+ * exchange stays absent until the fault is removed (2 s at least), then is declared again with
+ * its bindings: a library that re-opens its channel and publishes at once meets the absent
+ * exchange every time (another 404), never a race with the harness's re-declaration — declared
+ * again "right away", whether a fast library's first publish came before or after it decided the
+ * cell by a few milliseconds (py-amqp's publisher came back in one run and not the next).
  */
 import type { FaultDefinition } from '../model';
 import { isFrame, noArgument, required } from './arguments';
@@ -15,7 +18,8 @@ export const channelError: FaultDefinition<Record<string, never>> = {
   label: 'Server closes a channel (404)',
   layer: 'broker',
   broker: 'shared',
-  description: "the publish exchange is deleted: the broker closes the client's publishing channel with 404 NOT_FOUND",
+  description:
+    "the publish exchange is deleted (declared again when the fault is removed): the broker closes the client's publishing channel with 404 NOT_FOUND",
   argument: null,
   defaults: {},
   parse: (argument) => noArgument('channel_error', argument, {}),
@@ -24,7 +28,8 @@ export const channelError: FaultDefinition<Record<string, never>> = {
   expected: 'channel_closed',
   actsOnData: true,
   destroysMessages: 'publishes that met the exchange declared again but not yet bound went nowhere (confirmed, unroutable)',
-  matrix: { bounds: () => ({ detectionBoundMs: 5000, recoveryBoundMs: 10_000 }) },
+  // The exchange stays absent 2 s at least (longer while a thread has not noticed, up to the bound).
+  matrix: { bounds: () => ({ detectionBoundMs: 5000, holdMs: 2000, recoveryBoundMs: 10_000 }) },
   create(context, options) {
     const broker = required(context.broker, this.kind, 'actions on the broker');
     const exchange = required(context.exchange, this.kind, 'the exchange the clients publish to');
