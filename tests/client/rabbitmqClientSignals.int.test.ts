@@ -15,6 +15,7 @@ import { ClientFaultError, PublishNackedError } from '../../src/client/types';
 import { getConfig } from '../../src/config';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { connectionBlockedFrame, connectionUnblockedFrame, startFrameRelay, type FrameRelay } from './support/frameRelay';
+import { queueCountReaching } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
 
@@ -162,7 +163,7 @@ describe("rabbitmq-client adapter: the library's own signals (real broker)", () 
     expect(faults).toEqual([]);
     await publisher.publish('', queue, Buffer.from('after'));
     await publisher.flush(5000);
-    expect((await channel.checkQueue(queue)).messageCount).toBe(2);
+    expect(await queueCountReaching(channel, queue, 2)).toBe(2);
   }, 30_000);
 
   it('consumer_cancelled: deleting the queue cancels the consumer; the library re-consumes once the queue exists again', async () => {

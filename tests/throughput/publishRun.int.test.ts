@@ -28,6 +28,7 @@ import { unsettledPublishFinding } from '../../src/throughput/unsettled';
 import { unsettledPublishes } from '../../src/throughput/measure';
 import { resolvePublishWorkload } from '../../src/throughput/plan';
 import { PublishBoard, PublishControl } from '../../src/throughput/publishBoard';
+import { queueCountReaching } from '../client/support/signals';
 import { harnessOverheadResult, publishThroughputResult } from '../../src/throughput/result';
 import { openPublishSession } from '../../src/throughput/session';
 import publishThread from '../../src/throughput/publishThread';
@@ -272,18 +273,7 @@ describe('the bare publish script', () => {
         arguments: { 'x-expires': 60_000 },
       });
       try {
-        // The script's closing round trip proves its channel took every publish; the queue process
-        // enqueues them a moment later, so the count is awaited (bounded), not read once.
-        const countReaching = async (expected: number): Promise<number> => {
-          const deadline = Date.now() + 5000;
-          let seen = (await channel.checkQueue(queue)).messageCount;
-          while (seen < expected && Date.now() < deadline) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            seen = (await channel.checkQueue(queue)).messageCount;
-          }
-          return seen;
-        };
-        await body(queue, countReaching);
+        await body(queue, (expected) => queueCountReaching(channel, queue, expected));
       } finally {
         await channel.deleteQueue(queue);
       }

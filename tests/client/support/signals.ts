@@ -17,6 +17,21 @@ export async function eventually(predicate: () => boolean, boundMs: number, what
   }
 }
 
+/**
+ * A queue's message count once it reaches `expected` (or whatever it is after `boundMs`). A
+ * channel's round trip proves the channel took a publish; the queue process enqueues it a moment
+ * later, so a count read once right after can be short.
+ */
+export async function queueCountReaching(channel: Channel, queue: string, expected: number, boundMs = 5000): Promise<number> {
+  const deadline = Date.now() + boundMs;
+  let seen = (await channel.checkQueue(queue)).messageCount;
+  while (seen < expected && Date.now() < deadline) {
+    await sleep(50);
+    seen = (await channel.checkQueue(queue)).messageCount;
+  }
+  return seen;
+}
+
 /** Everything `connection` tells from now on, in order. */
 export function recordOf(connection: ClientConnection): { signals: ClientSignal[]; faults: ClientFault[] } {
   const signals: ClientSignal[] = [];
