@@ -181,6 +181,7 @@ function failedThread(threadIndex: number, error: string): MatrixThreadReport {
     settledAtNs: new BigInt64Array(),
     deliveries: new Uint16Array(),
     deliveredAtNs: new BigInt64Array(),
+    lastDeliveredAtNs: new BigInt64Array(),
     ports: [],
     rejections: [],
     events: [],

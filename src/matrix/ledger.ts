@@ -22,6 +22,7 @@ export class PublishLedger {
   private readonly settledAtNs: bigint[] = [];
   private readonly deliveries: number[] = [];
   private readonly deliveredAtNs: bigint[] = [];
+  private readonly lastDeliveredAtNs: bigint[] = [];
   private readonly rejections = new Map<string, { count: number; firstNs: bigint }>();
   private classed: Uint8Array | undefined;
   private settledOnlyByClose = 0;
@@ -64,6 +65,7 @@ export class PublishLedger {
   delivered(seq: number, atNs: bigint): void {
     this.deliveries[seq] = (this.deliveries[seq] ?? 0) + 1;
     if (this.deliveredAtNs[seq] === undefined) this.deliveredAtNs[seq] = atNs;
+    this.lastDeliveredAtNs[seq] = atNs;
   }
 
   get isClassed(): boolean {
@@ -78,7 +80,15 @@ export class PublishLedger {
   /** The book as a thread report's publish and delivery fields. */
   report(): Pick<
     MatrixThreadReport,
-    'state' | 'phase' | 'publishedAtNs' | 'settledAtNs' | 'deliveries' | 'deliveredAtNs' | 'rejections' | 'settledOnlyByClose'
+    | 'state'
+    | 'phase'
+    | 'publishedAtNs'
+    | 'settledAtNs'
+    | 'deliveries'
+    | 'deliveredAtNs'
+    | 'lastDeliveredAtNs'
+    | 'rejections'
+    | 'settledOnlyByClose'
   > {
     const length = this.state.length;
     const classed = this.classed ?? Uint8Array.from(this.state, (value) => value ?? PublishState.PENDING);
@@ -91,6 +101,7 @@ export class PublishLedger {
       settledAtNs: BigInt64Array.from({ length }, (_, seq) => (classed[seq] === PublishState.PENDING ? 0n : (this.settledAtNs[seq] ?? 0n))),
       deliveries: Uint16Array.from({ length }, (_, seq) => Math.min(65_535, this.deliveries[seq] ?? 0)),
       deliveredAtNs: BigInt64Array.from({ length }, (_, seq) => this.deliveredAtNs[seq] ?? 0n),
+      lastDeliveredAtNs: BigInt64Array.from({ length }, (_, seq) => this.lastDeliveredAtNs[seq] ?? 0n),
       rejections: [...this.rejections.entries()].map(([message, { count, firstNs }]) => ({ message, count, firstNs: String(firstNs) })),
     };
   }

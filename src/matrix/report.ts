@@ -59,6 +59,8 @@ export interface MatrixThreadReport {
   readonly deliveries: Uint16Array;
   /** When each of its messages was first delivered (0: never). */
   readonly deliveredAtNs: BigInt64Array;
+  /** When each of its messages was last delivered (0: never): a redelivery after the removal is a delivery after it too. */
+  readonly lastDeliveredAtNs: BigInt64Array;
   /** Every local port its connection had (sampled as it publishes): its connections on the proxy's timeline. */
   readonly ports: readonly number[];
   /** Each distinct rejection, with how often and when first. */

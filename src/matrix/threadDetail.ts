@@ -54,7 +54,7 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
   const surelyRemovedNs = input.removal?.source === 'proxy_timeline' ? removedNs : input.removalCompletedNs;
   const frames = framesDuringFault(input, new Set([port, ...report.ports]), removedNs);
   const detectionMs = detectedNs === 0n ? null : Math.max(0, elapsedMs(faultNs, detectedNs));
-  const back = backAfter(report, board, thread, removedNs);
+  const back = backAfter(report, board.time(thread, MatrixTime.CONSUMER_BACK), removedNs);
   const openedNs = board.time(thread, MatrixTime.OPENED);
   const stall = stallDetail(report, input.injectedNs, removedNs, input.messageBytes);
   return {
@@ -127,18 +127,26 @@ function since(ns: bigint | null, from: bigint | null): number | null {
 /**
  * When it was back after `removedNs`: its first own message published after that moment and
  * delivered (recovered), its first confirm of such a publish (publisher back), its first delivery
- * of anything after that moment, its own message or the harness's probe (consumer back).
+ * of anything after that moment, its own message or the harness's probe (consumer back). Its own
+ * messages count by their moments, not by the board's flag (`probeNs`: the first delivery the
+ * thread saw after the main thread raised "removed"): that flag is raised once the harness's
+ * undoing call returned, so a consumer back before then (a fault with nothing to undo, whose
+ * removal is its own moment: a library that reconnects and subscribes at once) would be read as
+ * not back or back depending on how long the harness took. A message delivered again after the
+ * moment counts as much as a first delivery: a new channel hands out what the old one left
+ * unacked before anything new.
  */
-function backAfter(report: MatrixThreadReport, board: MatrixBoard, thread: number, removedNs: bigint | null) {
+export function backAfter(report: MatrixThreadReport, probeNs: bigint, removedNs: bigint | null) {
   let recoveredNs: bigint | null = null;
   let publisherNs: bigint | null = null;
-  const probeNs = board.time(thread, MatrixTime.CONSUMER_BACK);
   let consumerNs: bigint | null = probeNs === 0n ? null : probeNs;
   if (removedNs === null) return { recoveredNs, publisherNs, consumerNs };
   const earliest = (current: bigint | null, candidate: bigint) => (current === null || candidate < current ? candidate : current);
   for (let seq = 0; seq < report.state.length; seq += 1) {
     const deliveredNs = report.deliveredAtNs[seq] ?? 0n;
+    const lastDeliveredNs = report.lastDeliveredAtNs[seq] ?? 0n;
     if (deliveredNs > removedNs) consumerNs = earliest(consumerNs, deliveredNs);
+    else if (lastDeliveredNs > removedNs) consumerNs = earliest(consumerNs, lastDeliveredNs);
     if ((report.publishedAtNs[seq] ?? 0n) <= removedNs) continue;
     if (deliveredNs !== 0n) recoveredNs = earliest(recoveredNs, deliveredNs);
     if (report.state[seq] === PublishState.CONFIRMED) publisherNs = earliest(publisherNs, report.settledAtNs[seq]!);

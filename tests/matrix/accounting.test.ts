@@ -14,6 +14,7 @@ function report(rows: readonly [number, number, number, number | null, number][]
     settledAtNs: BigInt64Array.from(rows.map((row) => (row[3] === null ? 0n : T0 + BigInt(row[3]) * MS))),
     deliveries: Uint16Array.from(rows.map((row) => row[4])),
     deliveredAtNs: BigInt64Array.from(rows.map((row) => (row[4] > 0 ? T0 + BigInt(row[2] + 1) * MS : 0n))),
+    lastDeliveredAtNs: BigInt64Array.from(rows.map((row) => (row[4] > 0 ? T0 + BigInt(row[2] + row[4]) * MS : 0n))),
     settledOnlyByClose: 0,
     ports: [],
     rejections: [],

@@ -26,5 +26,6 @@ describe('PublishLedger', () => {
     expect(report.rejections.map((rejection) => rejection.message)).toEqual([expect.stringContaining('connection lost')]);
     expect([...report.deliveries]).toEqual([2, 0, 0]);
     expect([...report.deliveredAtNs]).toEqual([50n, 0n, 0n]);
+    expect([...report.lastDeliveredAtNs]).toEqual([60n, 0n, 0n]);
   });
 });

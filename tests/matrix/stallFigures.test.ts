@@ -33,6 +33,7 @@ function report(stall: MatrixThreadReport['stall'], lastSettledMs: number | null
     settledAtNs: BigInt64Array.from(settled, (ms) => (ms === null ? 0n : at(ms))),
     deliveries: new Uint16Array(6),
     deliveredAtNs: new BigInt64Array(6),
+    lastDeliveredAtNs: new BigInt64Array(6),
     ports: [],
     rejections: [],
     events: [],
