@@ -105,9 +105,9 @@ forEachClient((client) =>
   describe('TestFaultMatrix', () => {
     for (const row of MATRIX_ROWS) {
       const bounds = row.bounds(client.profile);
-      // Every bound of the cell, the heartbeat stagger and phase wait, set-up and close, and a margin: the cell's own bounds always end it first.
+      // Every bound of the cell (the recovery bound twice: a consumer still being delivered to is waited for up to one more), the heartbeat stagger and phase wait, set-up and close, and a margin: the cell's own bounds always end it first.
       const heartbeatMs = 2 * 1000 * (knownHeartbeatSeconds(client) ?? 0);
-      const timeoutMs = bounds.detectionBoundMs + (bounds.holdMs ?? 0) + bounds.recoveryBoundMs + heartbeatMs + 90_000;
+      const timeoutMs = bounds.detectionBoundMs + (bounds.holdMs ?? 0) + bounds.recoveryBoundMs * 2 + heartbeatMs + 90_000;
       markedTest(row.slowProfiles?.includes(client.profile) ? ['slow'] : [])(
         `test_fault_${row.fault}`,
         () => measureCell(client, row),

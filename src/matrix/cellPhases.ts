@@ -13,6 +13,7 @@ import { MatrixControl, MatrixInt, MatrixTime } from './board';
 import { delayToPhaseMs, firstThreadPhase, openDelayMs } from './phases';
 import type { MatrixThreadReport } from './report';
 import type { Cell } from './scenario';
+import { recoveredWhileDelivering } from './recoveryWait';
 import type { MatrixTask } from './thread';
 
 /** What a cell's run has produced so far (filled in phase by phase). */
@@ -35,6 +36,8 @@ export interface CellRun {
 const PROBE_INTERVAL_MS = 100;
 /** Every thread has its own messages back within this long of the start (warm-up). */
 const WARMUP_BOUND_MS = 20_000;
+/** After the recovery bound, a consumer not back but still being delivered its own messages is checked this often (./recoveryWait.ts). */
+const DELIVERING_STEP_MS = 1000;
 /** Every consumer has one of its own deliveries in its handler within this long (deliveries come every publish interval). */
 const ACK_HOLD_BOUND_MS = 5000;
 
@@ -44,7 +47,7 @@ export async function startAndWarmUp(cell: Cell, run: CellRun): Promise<void> {
   const { threads } = options;
   const intervalMs = options.heartbeatIntervalMs ?? undefined;
   const staggerMs = intervalMs ?? 0;
-  const phaseBoundMs = options.detectionBoundMs + options.holdMs + options.recoveryBoundMs + options.settleMs + staggerMs * 2 + 60_000;
+  const phaseBoundMs = options.detectionBoundMs + options.holdMs + options.recoveryBoundMs * 2 + options.settleMs + staggerMs * 2 + 60_000;
   run.tasks = cell.queues.map((queue, threadIndex) =>
     cell.pool.run<MatrixTask, MatrixThreadReport>({
       threadIndex,
@@ -120,7 +123,7 @@ export async function injectAndHold(cell: Cell, run: CellRun): Promise<void> {
   if (heldMs < options.holdMs) await sleep(options.holdMs - heldMs);
 }
 
-/** The fault removed; the harness's probes start; every thread given the recovery bound. */
+/** The fault removed; the harness's probes start; every thread given the recovery bound (longer while a slow consumer is still delivering). */
 export async function removeAndRecover(cell: Cell, run: CellRun): Promise<void> {
   const { options, board } = cell;
   run.removal = await cell.fault.remove();
@@ -129,7 +132,7 @@ export async function removeAndRecover(cell: Cell, run: CellRun): Promise<void> 
   // connection opened again first when the node it was on restarted).
   if (!(await cell.admin.reopenIfClosed())) run.problems.push('the harness could not connect to the broker again after the removal');
   cell.admin.startProbes(cell.exchange, cell.queues, PROBE_INTERVAL_MS);
-  run.allRecovered = await board.waitFor(MatrixControl.RECOVERED, options.threads, options.recoveryBoundMs);
+  run.allRecovered = await recoveredWhileDelivering(board, options.threads, options.recoveryBoundMs, DELIVERING_STEP_MS);
 }
 
 /** Publishing stops; the settle bound; every publish classed (before anything is closed); threads stopped and their reports read; the queues drained. */

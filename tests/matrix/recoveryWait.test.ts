@@ -1,0 +1,71 @@
+/**
+ * The wait for a cell's threads to be back after the removal (real timers, small bounds): a
+ * consumer still being delivered its own messages at the bound is waited for, one that got nothing
+ * is not.
+ */
+import { MatrixBoard, MatrixControl, MatrixInt, MatrixTime } from '../../src/matrix/board';
+import { recoveredWhileDelivering } from '../../src/matrix/recoveryWait';
+
+const BOUND_MS = 400;
+const STEP_MS = 100;
+
+/** Thread 0 of a one-thread board: one delivery every `everyMs` (or none), back at `backAtMs` (or never). */
+function delivering(board: MatrixBoard, everyMs: number | null, backAtMs: number | null): () => void {
+  const timers: NodeJS.Timeout[] = [];
+  if (everyMs !== null) timers.push(setInterval(() => board.addInt(0, MatrixInt.DELIVERED, 1), everyMs));
+  if (backAtMs !== null)
+    timers.push(
+      setTimeout(() => {
+        board.setTimeOnce(0, MatrixTime.RECOVERED, process.hrtime.bigint());
+        board.count(MatrixControl.RECOVERED);
+      }, backAtMs),
+    );
+  return () => timers.forEach((timer) => clearTimeout(timer));
+}
+
+describe('recoveredWhileDelivering', () => {
+  it('waits past the bound for a consumer still being delivered its own messages', async () => {
+    const board = new MatrixBoard(1);
+    const stop = delivering(board, 20, BOUND_MS * 1.5);
+    try {
+      await expect(recoveredWhileDelivering(board, 1, BOUND_MS, STEP_MS)).resolves.toBe(true);
+    } finally {
+      stop();
+    }
+  }, 10_000);
+
+  it('ends at the bound for a consumer that got nothing in the last step', async () => {
+    const board = new MatrixBoard(1);
+    const stop = delivering(board, null, BOUND_MS * 1.5);
+    const startedMs = Date.now();
+    try {
+      await expect(recoveredWhileDelivering(board, 1, BOUND_MS, STEP_MS)).resolves.toBe(false);
+      expect(Date.now() - startedMs).toBeLessThan(BOUND_MS * 1.5);
+    } finally {
+      stop();
+    }
+  }, 10_000);
+
+  it('ends at twice the bound for a consumer delivered to all along that is never back', async () => {
+    const board = new MatrixBoard(1);
+    const stop = delivering(board, 20, null);
+    const startedMs = Date.now();
+    try {
+      await expect(recoveredWhileDelivering(board, 1, BOUND_MS, STEP_MS)).resolves.toBe(false);
+      expect(Date.now() - startedMs).toBeGreaterThanOrEqual(BOUND_MS * 2 - 20);
+      expect(Date.now() - startedMs).toBeLessThan(BOUND_MS * 2 + STEP_MS * 3);
+    } finally {
+      stop();
+    }
+  }, 10_000);
+
+  it('returns at once when every thread is back within the bound', async () => {
+    const board = new MatrixBoard(1);
+    const stop = delivering(board, null, 50);
+    try {
+      await expect(recoveredWhileDelivering(board, 1, BOUND_MS, STEP_MS)).resolves.toBe(true);
+    } finally {
+      stop();
+    }
+  }, 10_000);
+});
