@@ -42,10 +42,11 @@ export function fleetProgress(log: (line: string) => void): (alive: ReadonlyMap<
 
 /** One line per agent, then the fleet's own notes (missing agents, clocks). */
 export function fleetTable(fleet: FleetSection): string {
-  const header = 'agent  host                  status     p/c    intended/s  achieved/s  confirm p50/p99 ms   e2e p50/p99 ms';
+  const header =
+    'agent  host                  status     p/c    intended/s  achieved/s  confirm p50/p99 ms   e2e p50/p99 ms  sched. lag p50/p99 ms';
   const rows = fleet.agents.map(
     (row) =>
-      `${String(row.agent).padEnd(5)}  ${row.host.slice(0, 20).padEnd(20)}  ${row.status.padEnd(9)}  ${`${row.producers}/${row.consumers}`.padEnd(5)}  ${fmt(row.intended_rate_per_s).padStart(10)}  ${fmt(row.achieved_rate_per_s).padStart(10)}  ${`${fmt(row.confirm_p50_ms)}/${fmt(row.confirm_p99_ms)}`.padStart(18)}  ${`${fmt(row.e2e_p50_ms)}/${fmt(row.e2e_p99_ms)}`.padStart(15)}`,
+      `${String(row.agent).padEnd(5)}  ${row.host.slice(0, 20).padEnd(20)}  ${row.status.padEnd(9)}  ${`${row.producers}/${row.consumers}`.padEnd(5)}  ${fmt(row.intended_rate_per_s).padStart(10)}  ${fmt(row.achieved_rate_per_s).padStart(10)}  ${`${fmt(row.confirm_p50_ms)}/${fmt(row.confirm_p99_ms)}`.padStart(18)}  ${`${fmt(row.e2e_p50_ms)}/${fmt(row.e2e_p99_ms)}`.padStart(15)}  ${`${fmt(row.schedule_lag_p50_ms)}/${fmt(row.schedule_lag_p99_ms)}`.padStart(21)}`,
   );
   const missing = fleet.absent.map((each) => `MISSING agent ${each.agent}: ${each.reason}`);
   return [

@@ -12,6 +12,7 @@ import { RAW_RESULT_SCHEMA_VERSION, type RawResult } from '../results/rawResult'
 import { recordRun } from '../run/record';
 import { faultTimingNote } from '../load/faultSchedule';
 import { loadRawResult, type LoadResult } from '../load/result';
+import { latenessOfRun } from '../load/lateness';
 import { timeSeriesCsv } from '../load/timeseries';
 import type { LoadWorkload } from '../load/workload';
 import type { BarePublishRun } from '../suite-kit/barePublish';
@@ -123,7 +124,7 @@ const lateness = (fault: LoadResult['faults'][number], publishingEndedMs: number
   (faultTimingNote(fault, publishingEndedMs) ?? '').replace(/^fault [^:]*:/, ';');
 
 /** The end-of-run table (plain text, aligned). */
-export function summaryTable(result: LoadResult): string {
+export function summaryTable(result: LoadResult & { readonly fleet?: Pick<FleetSection, 'lateness_note'> }): string {
   const m = result.messages;
   const rows: [string, string][] = [
     ['intended rate', result.intended_rate_per_s === null ? 'as fast as possible' : `${result.intended_rate_per_s} msg/s`],
@@ -152,5 +153,7 @@ export function summaryTable(result: LoadResult): string {
       `injected ${fault.injectedAtMs ?? '-'} ms, removed ${fault.removedAtMs ?? '-'} ms${fault.error ? `, ${fault.error}` : ''}${lateness(fault, result.publishing_ended_ms)}`,
     ]);
   const width = Math.max(...rows.map(([label]) => label.length));
-  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+  // Beside the figures, so they are never read without what the senders' own lateness put in them.
+  const late = result.fleet ? result.fleet.lateness_note : latenessOfRun(result);
+  return [...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`), ...(late ? [`LATE SENDING: ${late}`] : [])].join('\n');
 }

@@ -21,6 +21,7 @@ import { scheduleEndMs, type LoadWorkload } from '../load/workload';
 import { decodeBits, loadResultOf, type FleetAgentResult } from './agentResult';
 import { agentRowOf, type FleetAgentRow } from './rows';
 import { mergeTimeSeries } from './mergeSeries';
+import { inFlightOf, latenessNote } from '../load/lateness';
 
 export interface AbsentAgent {
   readonly agent: number;
@@ -40,6 +41,8 @@ export interface FleetSection {
   readonly clock_note: string;
   /** Latest minus earliest start of the merged agents by their own wall clocks (ms): the start's spread as far as the clocks agree. */
   readonly start_spread_ms: number | null;
+  /** How much of the merged latency is the agents' own lateness (schedule lag, their start, a catch-up); null when nothing worth saying. */
+  readonly lateness_note: string | null;
   readonly agents: readonly FleetAgentRow[];
 }
 
@@ -75,6 +78,27 @@ export function mergeFleet(input: FleetMergeInput): FleetResult {
   const intended = intendedRate(input.workload);
   const clockNote = clockNoteOf(machines, endToEnd);
   const starts = ran.map((file) => file.barrier.started_at_unix_ms).filter((each): each is number => each !== null);
+  const latency = { end_to_end: latencyFiguresMs(e2e), confirm: latencyFiguresMs(confirm), schedule_lag: latencyFiguresMs(lag) };
+  const timeseries = mergeTimeSeries(
+    ran.map((file) => ({ points: loadResultOf(file)!.timeseries, histograms: file.interval_histograms })),
+    endToEnd,
+  );
+  const publishingEndedMs = Math.max(...results.map((result) => result.publishing_ended_ms));
+  const rows = input.files.map((file) => agentRowOf(file, endToEnd || file.share.accounts_alone));
+  const lateness = latenessNote({
+    lag: latency.schedule_lag,
+    ...(endToEnd ? { latency: latency.end_to_end, latencyName: 'end-to-end' } : { latency: latency.confirm, latencyName: 'confirm' }),
+    agentLagP99Ms: rows
+      .filter((row) => row.schedule_lag_p99_ms !== null)
+      .map((row) => ({ agent: row.agent, p99: row.schedule_lag_p99_ms })),
+    points: timeseries,
+    warmupMs: input.workload.warmupMs,
+    publishingEndedMs,
+    scheduleEndMs: scheduleEndMs(input.workload),
+    agentsOnOneMachine: machines === 1 && ran.length > 1 ? ran.length : null,
+    viaProxy: first.via_proxy,
+    ...inFlightOf(input.workload),
+  });
   const fleet: FleetSection = {
     run_id: input.runId,
     agents_expected: input.agentCount,
@@ -84,7 +108,8 @@ export function mergeFleet(input: FleetMergeInput): FleetResult {
     end_to_end: endToEnd ? 'merged' : 'left_out',
     clock_note: clockNote,
     start_spread_ms: starts.length > 1 ? round3(Math.max(...starts) - Math.min(...starts)) : null,
-    agents: input.files.map((file) => agentRowOf(file, endToEnd || file.share.accounts_alone)),
+    lateness_note: lateness,
+    agents: rows,
   };
   return {
     ...first,
@@ -92,18 +117,15 @@ export function mergeFleet(input: FleetMergeInput): FleetResult {
     aborted: results.some((result) => result.aborted) || absent.length > 0,
     ...rateFigures(intended, achieved),
     messages: mergeMessages(input.workload, ran, absent.length === 0),
-    latency_ms: { end_to_end: latencyFiguresMs(e2e), confirm: latencyFiguresMs(confirm), schedule_lag: latencyFiguresMs(lag) },
+    latency_ms: latency,
     histograms: { end_to_end_latency: encodeHistogram(e2e), confirm_latency: encodeHistogram(confirm), schedule_lag: encodeHistogram(lag) },
     connection_faults: ran.flatMap((file) =>
       loadResultOf(file)!.connection_faults.map((fault) => ({ ...fault, connection: `a${file.agent.index}/${fault.connection}` })),
     ),
-    publishing_ended_ms: Math.max(...results.map((result) => result.publishing_ended_ms)),
+    publishing_ended_ms: publishingEndedMs,
     ended_ms: Math.max(...results.map((result) => result.ended_ms)),
-    timeseries: mergeTimeSeries(
-      ran.map((file) => ({ points: loadResultOf(file)!.timeseries, histograms: file.interval_histograms })),
-      endToEnd,
-    ),
-    notes: fleetNotes(input, ran.length, absent, clockNote, first),
+    timeseries,
+    notes: [...fleetNotes(input, ran.length, absent, clockNote, first), ...(lateness ? [lateness] : [])],
     fleet,
   };
 }

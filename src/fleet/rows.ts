@@ -20,6 +20,9 @@ export interface FleetAgentRow {
   /** Null where its consumers' messages came from producers on another clock. */
   readonly e2e_p50_ms: number | null;
   readonly e2e_p99_ms: number | null;
+  /** Its publishers' lateness (sent − intended): its own process behind its schedule. */
+  readonly schedule_lag_p50_ms: number | null;
+  readonly schedule_lag_p99_ms: number | null;
   readonly connection_faults: number;
   /** Wall-clock start (ms since the epoch by its own clock); null when it did not start. */
   readonly started_at_unix_ms: number | null;
@@ -43,6 +46,8 @@ export function agentRowOf(file: FleetAgentResult, ownClock: boolean): FleetAgen
     confirm_p99_ms: result?.latency_ms.confirm.p99 ?? null,
     e2e_p50_ms: ownClock ? (result?.latency_ms.end_to_end.p50 ?? null) : null,
     e2e_p99_ms: ownClock ? (result?.latency_ms.end_to_end.p99 ?? null) : null,
+    schedule_lag_p50_ms: result?.latency_ms.schedule_lag.p50 ?? null,
+    schedule_lag_p99_ms: result?.latency_ms.schedule_lag.p99 ?? null,
     connection_faults: result?.connection_faults.length ?? 0,
     started_at_unix_ms: file.barrier.started_at_unix_ms,
     error: file.error,

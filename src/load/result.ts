@@ -9,6 +9,7 @@ import { roundTo } from '../measure/round';
 import type { RawResult, ResultDraft } from '../results/rawResult';
 import { faultTimingNote, type FaultWindowRecord } from './faultSchedule';
 import { latencyFiguresMs, type LatencyFiguresMs } from './latency';
+import { latenessOfRun } from './lateness';
 import type { LoadRecorder } from './recorder';
 import type { TimeSeriesPoint } from './timeseries';
 import type { LoadWorkload } from './workload';
@@ -86,7 +87,7 @@ export interface LoadResultInput {
   /**
    * Every consumer of the queues this process publishes to is its own, so a confirmed message it
    * never consumed is lost (false for an agent of a fleet whose messages other agents consume:
-   * the fleet's merge accounts for them). @default true
+   * the fleet's merge accounts for them). Given only for a share of a fleet. @default true
    */
   readonly accountsAlone?: boolean;
 }
@@ -128,7 +129,7 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
         ]
       : []),
   ];
-  return {
+  const result: LoadResult = {
     workload,
     client: input.client,
     via_proxy: input.viaProxy,
@@ -167,6 +168,9 @@ export function buildLoadResult(input: LoadResultInput): LoadResult {
     timeseries: input.points,
     notes,
   };
+  // A process alone says it here; a fleet's agent does not (the merge says it of the fleet).
+  const late = input.accountsAlone === undefined ? latenessOfRun(result) : null;
+  return late === null ? result : { ...result, notes: [...notes, late] };
 }
 
 /** The result as a raw result of category `load` (archive, history, comparison). */

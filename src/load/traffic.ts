@@ -21,7 +21,7 @@ import type { Schedule } from './schedule';
 import type { SizePlan } from './workload';
 
 /** Plain publishes (no confirms) allowed in flight per producer before the loop waits for the socket. */
-const PLAIN_IN_FLIGHT_CAP = 2000;
+export const PLAIN_IN_FLIGHT_CAP = 2000;
 
 export interface ProducerPlan {
   readonly connection: ClientConnection;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
+import { latenessOfRun } from '../load/lateness';
 import type { LoadResult } from '../load/result';
 import type { FleetSection } from '../fleet/merge';
 import { fleetSectionMarkdown } from './fleetReport';
@@ -95,6 +96,8 @@ export function loadReportMarkdown(result: LoadResult & { readonly fleet?: Fleet
     latencyRow('confirm', result.latency_ms.confirm),
     latencyRow('schedule lag (sent − intended)', result.latency_ms.schedule_lag),
     '',
+    // Beside the figures, so they are never read without what the senders' own lateness put in them.
+    ...lateLines(result.fleet ? result.fleet.lateness_note : latenessOfRun(result)),
     `Messages: intended ${cell(m.intended)}, published ${m.published}, unsent ${m.unsent}, publish failed (in doubt) ${m.publish_failed}, confirmed ${m.confirmed}, nacked ${m.nacked}, consumed ${m.consumed_unique} distinct (+${m.duplicates} redelivered${m.nacked_by_consumer > 0 ? `, after ${m.nacked_by_consumer} nacks by the consumers` : ''}), not consumed ${m.not_consumed}, confirmed but lost ${cell(m.lost_confirmed)}.`,
     '',
   ];
@@ -142,4 +145,8 @@ export async function writeMarkdownWithChart(
     process.stderr.write(`${who}: warning: chart not drawn: ${(error as Error).message}\n`);
   }
   fs.writeFileSync(path.join(dir, 'report.md'), markdown(chart));
+}
+
+function lateLines(note: string | null): string[] {
+  return note === null ? [] : [`**Late sending:** ${note}.`, ''];
 }

@@ -28,17 +28,21 @@ export interface AgentSamples {
   readonly confirmed?: readonly { readonly sequence: number; readonly latencyMs: number }[];
   /** Messages it published (counted). */
   readonly published?: number;
+  /** The schedule lag (ms) of each published message, in order (0 for those beyond the list). */
+  readonly lagMs?: readonly number[];
   readonly machineId?: string;
   readonly accountsAlone?: boolean;
-  /** Per-point published counts and per-point e2e samples (ms). */
-  readonly points?: readonly { readonly published: number; readonly e2eMs: readonly number[] }[];
+  /** Per-point published counts, per-point e2e samples and schedule lags (ms). */
+  readonly points?: readonly { readonly published: number; readonly e2eMs: readonly number[]; readonly lagMs?: readonly number[] }[];
+  /** When its publishing ended, from the start (ms). @default the workload's duration */
+  readonly publishingEndedMs?: number;
   readonly status?: FleetAgentResult['status'];
 }
 
 /** One agent's file from its samples. */
 export function agentFile(samples: AgentSamples): FleetAgentResult {
   const recorder = new LoadRecorder(0n, 0n);
-  for (let sent = 0; sent < (samples.published ?? 0); sent += 1) recorder.sent(0n, 0n);
+  for (let sent = 0; sent < (samples.published ?? 0); sent += 1) recorder.sent(0n, BigInt(Math.round((samples.lagMs?.[sent] ?? 0) * 1e6)));
   for (const each of samples.confirmed ?? []) recorder.confirmed(each.sequence, 0n, BigInt(Math.round(each.latencyMs * 1e6)));
   for (const each of samples.consumed) recorder.consumed(each.sequence, 0n, BigInt(Math.round(each.latencyMs * 1e6)));
   const points: TimeSeriesPoint[] = (samples.points ?? []).map((point, k) => ({
@@ -70,7 +74,7 @@ export function agentFile(samples: AgentSamples): FleetAgentResult {
     intendedMeasured: samples.published ?? 0,
     unsent: 0,
     measuredMs: samples.workload.durationMs,
-    publishingEndedMs: samples.workload.durationMs,
+    publishingEndedMs: samples.publishingEndedMs ?? samples.workload.durationMs,
     endedMs: samples.workload.durationMs,
     points,
     faults: [],
@@ -104,7 +108,7 @@ export function agentFile(samples: AgentSamples): FleetAgentResult {
     interval_histograms: (samples.points ?? []).map((point) => ({
       confirm: histogramOf([]),
       end_to_end: histogramOf(point.e2eMs),
-      schedule_lag: histogramOf([]),
+      schedule_lag: histogramOf(point.lagMs ?? []),
     })),
     sequence_bits: sequenceBitsOf({ sequenceBits: recorder.sequenceBits() }),
   };

@@ -6,6 +6,7 @@
  * absent agent named with what the fleet lacks.
  */
 import { mergeFleet } from '../../src/fleet/merge';
+import { loadReportMarkdown } from '../../src/report/loadReport';
 import { schemaProblem } from '../../src/results/schemas';
 import { agentFile, workloadOf } from './agentFiles';
 
@@ -154,5 +155,67 @@ describe('merging a fleet', () => {
     expect(() =>
       mergeFleet({ runId: 'fleet-test', agentCount: 1, workload, files: [], absent: [{ agent: 0, reason: 'never ready' }] }),
     ).toThrow(/no agent of 1 ran its share: agent 0: never ready/);
+  });
+
+  describe("the agents' own lateness, said beside the merged figure", () => {
+    const tenSeconds = workloadOf({ producers: 2, consumers: 2, queues: 2, rate: 20, duration: '10s' });
+    /** 100 messages: 90 sent on time and consumed in 2 ms, 10 sent 200 ms late and consumed 210 ms after their intended time; the late ones in the first 3 s. */
+    const lateAgent = (index: number, publishingEndedMs?: number) =>
+      agentFile({
+        index,
+        count: 2,
+        workload: tenSeconds,
+        published: 100,
+        lagMs: [...Array<number>(10).fill(200), ...Array<number>(90).fill(0)],
+        consumed: range(0, 99).map((k) => ({ sequence: 2 * k + index, latencyMs: k < 10 ? 210 : 2 })),
+        points: range(1, 10).map((second) => ({ published: 10, e2eMs: [2], lagMs: [second <= 3 ? 200 : 1] })),
+        ...(publishingEndedMs === undefined ? {} : { publishingEndedMs }),
+      });
+
+    test('schedule lag that is the tail: the merged figure is as recorded, and the fleet says it is the agents sending late, when, per agent, and on one machine', () => {
+      const merged = mergeFleet({
+        runId: 'fleet-test',
+        agentCount: 2,
+        workload: tenSeconds,
+        files: [lateAgent(0), lateAgent(1)],
+        absent: [],
+      });
+      // Nothing altered: 200 samples, 20 of them at 210 ms.
+      expect(merged.latency_ms.end_to_end.count).toBe(200);
+      expect(merged.latency_ms.end_to_end.p99).toBeCloseTo(210, 0);
+      expect(merged.latency_ms.schedule_lag.p99).toBeCloseTo(200, 0);
+      expect(merged.fleet.agents.map((row) => row.schedule_lag_p99_ms)).toEqual([expect.closeTo(200, 0), expect.closeTo(200, 0)]);
+      const note = merged.fleet.lateness_note!;
+      expect(note).toMatch(
+        /the agents sent late: schedule lag \(sent − intended\) p99 200\.\d+ ms against the end-to-end p99 of 210\.\d+ ms/,
+      );
+      expect(note).toMatch(/per agent 0: 200\.\d+, 1: 200\.\d+ ms/);
+      expect(note).toMatch(
+        /the in-flight cap \(the socket pushing back\) was full in 0 of 10 measured seconds only: the agents' own processes were late themselves/,
+      );
+      expect(note).toMatch(
+        /worst in the first 3 s from the start \(schedule lag p99 per second 200(\.\d)?, 200(\.\d)?, 200(\.\d)? ms; median of the other seconds 1 ms\).* --warmup/,
+      );
+      expect(note).toMatch(
+        /2 agent processes and the coordinator shared this machine's cores \(with the broker, when it runs here\): compare with one process/,
+      );
+      expect(note).not.toMatch(/catch-up/);
+      expect(merged.notes).toContain(note);
+      expect(loadReportMarkdown(merged, null)).toContain(`**Late sending:** ${note}.`);
+    });
+
+    test('a schedule that ran over its end is said (the achieved rate counts the catch-up); agents on time say nothing', () => {
+      const overran = mergeFleet({
+        runId: 'fleet-test',
+        agentCount: 2,
+        workload: tenSeconds,
+        files: [lateAgent(0, 14_200), lateAgent(1)],
+        absent: [],
+      });
+      expect(overran.fleet.lateness_note).toMatch(/the last message was sent 4\.2 s after the schedule's end \(catch-up\)/);
+      const onTime = mergeFleet({ runId: 'fleet-test', agentCount: 2, workload, files: agents, absent: [] });
+      expect(onTime.fleet.lateness_note).toBeNull();
+      expect(loadReportMarkdown(onTime, null)).not.toContain('Late sending');
+    });
   });
 });
