@@ -95,14 +95,27 @@ export function findingsOf(
 
 const mb = (value: number | null): string => (value === null ? '?' : `${value >= 0 ? '+' : ''}${Math.round(value * 100) / 100}`);
 
-/** A library that took every publish while the broker read nothing, and said nothing: its memory is the only sign. */
+const percent = (share: number | null | undefined): string => (share === null || share === undefined ? '?' : `${Math.round(share * 100)}%`);
+
+/**
+ * What the library's signal said of the stall: nothing (it has none, or it stayed off), or
+ * nothing new (on already under the ordinary load, before the fault was in place, and on at every
+ * poll until the removal: an application checking it would have held its writes, but it held them
+ * under the ordinary load too), with the states that tell these apart.
+ */
+function signalWords(stall: NonNullable<MatrixThreadDetail['stall']>): string {
+  const polled = `polled at least every ${stall.longest_poll_gap_ms ?? '?'} ms while the stall held`;
+  if (stall.signal === 'none') return 'no back-pressure signal: the library has none';
+  if (stall.signal === 'on_already')
+    return `back-pressure signal already on under the ordinary load: on at the injection (before the fault was in place; on in ${percent(stall.signal_on_share_before)} of the samples before it) and at every poll until the removal (${polled}), so it never turned on for the stall: an application checking it would have held its writes, as it would under the ordinary load`;
+  return `no back-pressure signal: the library's own never turned on during the stall (${stall.signal_at_injection ? 'on' : 'off'} at the injection, ${stall.signal_at_removal ? 'on' : 'off'} at the removal, on in ${percent(stall.signal_on_share)} of the stall's samples; ${polled})`;
+}
+
+/** A library that took every publish while the broker read nothing, and said nothing (or nothing new): its memory is the only sign. */
 function stallFindings(thread: MatrixThreadDetail): string[] {
   const stall = thread.stall;
   if (!stall || stall.signal === 'given') return [];
-  const what =
-    stall.signal === 'none'
-      ? 'no back-pressure signal: the library has none'
-      : "no back-pressure signal: the library's own never turned on during the stall";
+  const what = signalWords(stall);
   const offered = `${stall.published_during_stall} publishes (${stall.offered_mb_per_s ?? '?'} MB/s offered) during the ${stall.stall_s} s stall, ${stall.outstanding_at_removal ?? '?'} outstanding at the removal`;
   // A client program's publishes are commands over its pipe: what the library did not take waits in the
   // program's own process (behind a publish call that blocks, in the programs of adapters/), not in the library.

@@ -29,14 +29,22 @@ export interface StallSample {
   readonly rssBytes: number;
   /** Publishes awaiting their confirm. */
   readonly outstanding: number;
+  /** The library's back-pressure signal was on (false when it has none). */
+  readonly held: boolean;
 }
 
 /** What a thread saw while its writes were stalled: whether the library has a back-pressure signal, how often it turned on, the samples. */
 export interface StallReport {
   /** The adapter maps a back-pressure signal of the library's (`Publisher.writesHeld`). */
   readonly signal: boolean;
-  /** Times the signal turned on. */
+  /** Times the signal turned on after the injection. */
   readonly episodes: number;
+  /** The signal at the first poll that saw the injection (null: no poll while the stall held). */
+  readonly heldAtInjection: boolean | null;
+  /** The signal at the last poll before the removal (null: no poll while the stall held). */
+  readonly heldAtRemoval: boolean | null;
+  /** The longest time between two polls of the signal while the stall held (null: no poll then). */
+  readonly longestPollGapMs: number | null;
   /** The library runs in another process (a client program): this worker's memory is not its. */
   readonly outOfProcess: boolean;
   readonly samples: readonly StallSample[];

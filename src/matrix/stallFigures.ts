@@ -8,7 +8,7 @@
 import { elapsedMs } from '../measure/clock';
 import { roundTo } from '../measure/round';
 import type { MatrixThread as MatrixThreadDetail } from '../schemaTypes';
-import { PublishPhase, PublishState, type MatrixThreadReport, type StallSample } from './report';
+import { PublishPhase, PublishState, type MatrixThreadReport, type StallReport, type StallSample } from './report';
 
 export type StallDetail = NonNullable<MatrixThreadDetail['stall']>;
 
@@ -29,6 +29,38 @@ export function slopeMbPerS(samples: readonly StallSample[], value: (sample: Sta
     variance += (x - meanX) ** 2;
   });
   return variance === 0 ? null : covariance / variance;
+}
+
+/**
+ * given: it turned on after the injection; on_already: on at the first poll that saw the
+ * injection and at the last before the removal with no episode between (so on at every poll: it
+ * never turned on because it never turned off); not_given: the library has one and did not use it.
+ */
+function signalOf(stall: StallReport): StallDetail['signal'] {
+  if (!stall.signal) return 'none';
+  if (stall.episodes > 0) return 'given';
+  return stall.heldAtInjection === true && stall.heldAtRemoval === true ? 'on_already' : 'not_given';
+}
+
+/**
+ * The signal at the injection and at the removal, its share of the samples taken while the stall
+ * held and of those before (the ordinary load), and the longest gap between polls while it held.
+ */
+function signalStates(
+  stall: StallReport,
+  held: readonly StallSample[],
+  injectedNs: bigint,
+): Pick<StallDetail, 'signal_at_injection' | 'signal_at_removal' | 'signal_on_share' | 'signal_on_share_before' | 'longest_poll_gap_ms'> {
+  const has = stall.signal;
+  const onShare = (samples: readonly StallSample[]) =>
+    has && samples.length > 0 ? roundTo(samples.filter((sample) => sample.held).length / samples.length, 3) : null;
+  return {
+    signal_at_injection: has ? stall.heldAtInjection : null,
+    signal_at_removal: has ? stall.heldAtRemoval : null,
+    signal_on_share: onShare(held),
+    signal_on_share_before: onShare(stall.samples.filter((sample) => BigInt(sample.atNs) < injectedNs)),
+    longest_poll_gap_ms: stall.longestPollGapMs === null ? null : roundTo(stall.longestPollGapMs, 3),
+  };
 }
 
 const round = (value: number | null, digits = 3): number | null => (value === null ? null : roundTo(value, digits));
@@ -61,8 +93,9 @@ export function stallDetail(
     stall_s: roundTo(stallS, 3),
     offered_msg_per_s: stallS > 0 ? roundTo(published / stallS, 1) : null,
     offered_mb_per_s: stallS > 0 ? roundTo((published * messageBytes) / MB / stallS, 3) : null,
-    signal: stall.signal ? (stall.episodes > 0 ? 'given' : 'not_given') : 'none',
+    signal: signalOf(stall),
     signal_episodes: stall.episodes,
+    ...signalStates(stall, held, injectedNs),
     memory_measured: !stall.outOfProcess,
     worker_memory_mb_per_s: memory((sample) => sample.heapBytes + sample.externalBytes),
     worker_heap_mb_per_s: memory((sample) => sample.heapBytes),

@@ -5,7 +5,10 @@
  * the first is the thread noticing the fault; one that was on before, under the ordinary load,
  * counts only once it turns on again), and the memory the library holds meanwhile,
  * sampled every 250 ms: this worker's V8 heap and its external memory (the Buffers queued in the
- * library and in its socket live there), the process's RSS, the publishes awaiting their confirm.
+ * library and in its socket live there), the process's RSS, the publishes awaiting their confirm,
+ * the signal's state. What tells a signal already on from one never given, and both from a poll
+ * that never ran while the stall held: the signal at the first poll that saw the injection and at
+ * the last before the removal, and the longest gap between two polls while the stall held.
  */
 import type { Publisher } from '../client/api';
 import { nowNs } from '../measure/clock';
@@ -22,6 +25,10 @@ export class StallWatch {
   private lastSampleNs = 0n;
   private held = false;
   private episodes = 0;
+  private heldAtInjection: boolean | null = null;
+  private heldAtRemoval: boolean | null = null;
+  private lastTickNs = 0n;
+  private longestStallGapNs = 0n;
 
   constructor(
     private readonly board: MatrixBoard,
@@ -34,15 +41,25 @@ export class StallWatch {
   tick(): void {
     const atNs = nowNs();
     const held = this.publisher.writesHeld?.() ?? false;
-    if (held && !this.held && this.board.flag(MatrixControl.INJECTED) !== 0) {
+    const injected = this.board.flag(MatrixControl.INJECTED) !== 0;
+    if (held && !this.held && injected) {
       this.episodes += 1;
       this.events.note({ source: 'signal', kind: 'backpressure', message: 'the library says its writes are held', atNs: String(atNs) });
     }
+    if (injected && this.board.flag(MatrixControl.REMOVED) === 0) this.duringStall(atNs, held);
     this.held = held;
-    if (atNs - this.lastSampleNs >= SAMPLE_EVERY_NS && this.samples.length < MAX_SAMPLES) this.sample(atNs);
+    this.lastTickNs = atNs;
+    if (atNs - this.lastSampleNs >= SAMPLE_EVERY_NS && this.samples.length < MAX_SAMPLES) this.sample(atNs, held);
   }
 
-  private sample(atNs: bigint): void {
+  /** A poll while the stall holds: the first one is the signal's state at the injection, the last one at the removal. */
+  private duringStall(atNs: bigint, held: boolean): void {
+    if (this.heldAtInjection === null) this.heldAtInjection = held;
+    else if (atNs - this.lastTickNs > this.longestStallGapNs) this.longestStallGapNs = atNs - this.lastTickNs;
+    this.heldAtRemoval = held;
+  }
+
+  private sample(atNs: bigint, held: boolean): void {
     this.lastSampleNs = atNs;
     const memory = process.memoryUsage();
     this.samples.push({
@@ -51,6 +68,7 @@ export class StallWatch {
       externalBytes: memory.external,
       rssBytes: memory.rss,
       outstanding: this.board.int(this.me, MatrixInt.OUTSTANDING),
+      held,
     });
   }
 
@@ -58,6 +76,9 @@ export class StallWatch {
     return {
       signal: this.publisher.writesHeld !== undefined,
       episodes: this.episodes,
+      heldAtInjection: this.heldAtInjection,
+      heldAtRemoval: this.heldAtRemoval,
+      longestPollGapMs: this.heldAtInjection === null ? null : Number(this.longestStallGapNs) / 1e6,
       // Only a client in another process publishes in runs (Publisher.publishRun).
       outOfProcess: this.publisher.publishRun !== undefined,
       samples: this.samples,

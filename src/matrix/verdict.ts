@@ -102,6 +102,8 @@ function gist(findings: readonly string[], outcome: MatrixOutcome): string {
   if (counted(/publisher never came back/) > 0) parts.push('publisher not back');
   if (counted(/: not back within/) > 0) parts.push('not back');
   if (counted(/no back-pressure signal/) > 0) parts.push('no back-pressure signal');
+  if (counted(/back-pressure signal already on under the ordinary load/) > 0)
+    parts.push('back-pressure signal on already before the stall');
   const hung = /^(\d+) publish\(es\) hung/.exec(findings.find((finding) => /publish\(es\) hung/.test(finding)) ?? '');
   if (hung) parts.push(`${hung[1]} publishes hung`);
   const lost = /^(\d+) confirmed message\(s\) lost/.exec(findings.find((finding) => /confirmed message\(s\) lost/.test(finding)) ?? '');

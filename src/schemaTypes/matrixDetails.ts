@@ -241,10 +241,30 @@ export interface MatrixThread {
      */
     offered_mb_per_s: number | null;
     /**
-     * The library's back-pressure signal (the adapter's Publisher.writesHeld): given (it turned on), not_given (the library has one and did not use it), none (the library has no such signal).
+     * The library's back-pressure signal (the adapter's Publisher.writesHeld): given (it turned on after the injection), on_already (on at the injection, under the ordinary load, and on at every sample and poll until the removal: it never turned on because it never turned off), not_given (the library has one and did not use it), none (the library has no such signal).
      */
-    signal: 'given' | 'not_given' | 'none';
+    signal: 'given' | 'on_already' | 'not_given' | 'none';
     signal_episodes: number;
+    /**
+     * The signal at the thread's first poll that saw the injection (before the fault was in place: its state under the ordinary load); null when the library has none or no poll ran while the stall held.
+     */
+    signal_at_injection?: boolean | null;
+    /**
+     * The signal at the thread's last poll before the removal; null when the library has none or no poll ran while the stall held.
+     */
+    signal_at_removal?: boolean | null;
+    /**
+     * The share of the samples taken while the stall held with the signal on; null when the library has none or no sample was taken then.
+     */
+    signal_on_share?: number | null;
+    /**
+     * The share of the samples taken before the injection (the ordinary load, its window of publishes awaiting confirms) with the signal on; null when the library has none or no sample was taken then.
+     */
+    signal_on_share_before?: number | null;
+    /**
+     * The longest time between two polls of the signal while the stall held (the thread polls it as it publishes, every publish interval): a poll held up would miss the signal; null when no poll ran then.
+     */
+    longest_poll_gap_ms?: number | null;
     /**
      * False for a client program (its library runs in its own process): the memory figures are then null.
      */

@@ -5,19 +5,29 @@
  * last publish made during the stall settling), and nothing for a thread with no stall or a
  * library in another process.
  */
-import { PublishPhase, PublishState, type MatrixThreadReport, type StallSample } from '../../src/matrix/report';
+import { PublishPhase, PublishState, type MatrixThreadReport, type StallReport, type StallSample } from '../../src/matrix/report';
 import { slopeMbPerS, stallDetail } from '../../src/matrix/stallFigures';
 
 const MS = 1_000_000n;
 const T0 = 1_000_000n * MS;
 const at = (ms: number) => T0 + BigInt(ms) * MS;
 
-const sample = (ms: number, heapMb: number, externalMb: number, rssMb: number, outstanding: number): StallSample => ({
+const sample = (ms: number, heapMb: number, externalMb: number, rssMb: number, outstanding: number, held = false): StallSample => ({
   atNs: String(at(ms)),
   heapBytes: heapMb * 1e6,
   externalBytes: externalMb * 1e6,
   rssBytes: rssMb * 1e6,
   outstanding,
+  held,
+});
+
+/** A thread's stall report: its signal polled every few ms while the stall held, unless said otherwise. */
+const watched = (fields: Partial<StallReport> & Pick<StallReport, 'signal' | 'episodes' | 'outOfProcess'>): StallReport => ({
+  samples: SAMPLES,
+  heldAtInjection: false,
+  heldAtRemoval: true,
+  longestPollGapMs: 12.5,
+  ...fields,
 });
 
 /** Before the stall (0–999 ms): 2 publishes settled; during it (1000–3000 ms): 4, settled at 3100–3400 ms; the removal at 3000 ms. */
@@ -57,7 +67,7 @@ describe('a stalled thread’s figures', () => {
   });
 
   it('growth while it held, the offered rate, outstanding at the removal, the drain', () => {
-    const detail = stallDetail(report({ signal: true, episodes: 2, outOfProcess: false, samples: SAMPLES }), at(1000), at(3000), 10_000);
+    const detail = stallDetail(report(watched({ signal: true, episodes: 2, outOfProcess: false })), at(1000), at(3000), 10_000);
     expect(detail).toMatchObject({
       stall_s: 2,
       offered_msg_per_s: 2,
@@ -78,12 +88,49 @@ describe('a stalled thread’s figures', () => {
   });
 
   it('a library without a signal, one that never used its own, one in another process, a publish never settled', () => {
-    const none = stallDetail(report({ signal: false, episodes: 0, outOfProcess: true, samples: SAMPLES }, null), at(1000), at(3000), 100);
+    const none = stallDetail(report(watched({ signal: false, episodes: 0, outOfProcess: true }), null), at(1000), at(3000), 100);
     expect(none).toMatchObject({ signal: 'none', memory_measured: false, worker_memory_mb_per_s: null, rss_mb_per_s: null });
     expect(none).toMatchObject({ unsettled_from_stall: 1, drain_ms: null });
-    expect(stallDetail(report({ signal: true, episodes: 0, outOfProcess: false, samples: SAMPLES }), at(1000), at(3000), 100)?.signal).toBe(
-      'not_given',
-    );
+    expect(none).toMatchObject({ signal_at_injection: null, signal_at_removal: null, signal_on_share: null, signal_on_share_before: null });
+    expect(
+      stallDetail(report(watched({ signal: true, episodes: 0, outOfProcess: false, heldAtRemoval: false })), at(1000), at(3000), 100)
+        ?.signal,
+    ).toBe('not_given');
     expect(stallDetail(report(undefined), at(1000), at(3000), 100)).toBeUndefined();
+  });
+
+  // On from before the injection to the removal: it never turned on because it never turned off.
+  // On at both ends with no episode between means on at every poll (an off poll then on again is an episode).
+  it('a signal on already under the ordinary load and through the stall, apart from one that stayed off, with its states', () => {
+    const onSamples = SAMPLES.map((each, index) => ({ ...each, held: index !== 0 }));
+    const onAlready = stallDetail(
+      report(watched({ signal: true, episodes: 0, outOfProcess: false, samples: onSamples, heldAtInjection: true })),
+      at(1000),
+      at(3000),
+      100,
+    );
+    expect(onAlready).toMatchObject({
+      signal: 'on_already',
+      signal_at_injection: true,
+      signal_at_removal: true,
+      signal_on_share: 1,
+      signal_on_share_before: 0,
+      longest_poll_gap_ms: 12.5,
+    });
+    const partly = SAMPLES.map((each, index) => ({ ...each, held: index >= 4 }));
+    const given = stallDetail(
+      report(watched({ signal: true, episodes: 1, outOfProcess: false, samples: partly })),
+      at(1000),
+      at(3000),
+      100,
+    );
+    expect(given).toMatchObject({ signal: 'given', signal_at_injection: false, signal_at_removal: true, signal_on_share: 0.4 });
+    const offAtRemoval = watched({ signal: true, episodes: 0, outOfProcess: false, heldAtInjection: true, heldAtRemoval: false });
+    expect(stallDetail(report(offAtRemoval), at(1000), at(3000), 100)?.signal).toBe('not_given');
+    const neverPolled = watched({ signal: true, episodes: 0, outOfProcess: false, heldAtInjection: null, heldAtRemoval: null });
+    expect(stallDetail(report({ ...neverPolled, longestPollGapMs: null }), at(1000), at(3000), 100)).toMatchObject({
+      signal: 'not_given',
+      longest_poll_gap_ms: null,
+    });
   });
 });

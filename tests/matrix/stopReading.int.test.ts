@@ -2,7 +2,7 @@
  * The broker that stops reading (stop_reading: the bandwidth toxic upstream at 1 KB/s) against the
  * real broker and the embedded proxy, as a row of the fault matrix: amqplib, whose publish()
  * returns false while its buffer is over its mark, and rascal, whose publication pool says 'busy'
- * once its queue is full, are seen to say so; rabbitmq-client, which has no such signal, is a
+ * once its queue is full (on already, under the ordinary load, in some runs), are seen to say so; rabbitmq-client, which has no such signal, is a
  * finding; all take every publish offered during the stall (their memory grows), and once the
  * toxic is gone every publish made during it is confirmed or rejected, none lost, and the drain is
  * timed. The proxy's own backlog is bounded (it stops reading instead).
@@ -73,12 +73,24 @@ it('amqplib: publish() returning false is its back-pressure signal, noticed duri
   expect(result.metrics.stall_worker_memory_mb_per_s?.value).not.toBeNull();
 }, 150_000);
 
-it("rascal: its channel pool's 'busy' is its back-pressure signal, turned on during the stall; all confirmed after it", async () => {
-  const result = await stallCell({ name: 'rascal', profile: 'normalised' });
+// Its confirm pool has 5 channels and a confirmed publish holds one until its confirm, so under the
+// window of 50 awaiting confirms the pool's queue is often full already: 'busy' may be on before the
+// fault is in place and then stays on (its 'ready' needs the queue empty). Either way it is on at the
+// removal, the harness polled it all along, and the cell never says the library gave no signal.
+it("rascal: its channel pool's 'busy', on during the stall: turned on by it, or on already under the ordinary load and kept on", async () => {
+  const result = await stallCell({ name: 'rascal', profile: 'defaults' });
   const thread = result.details.threads[0]!;
-  expect(thread.stall!.signal).toBe('given');
-  expect(thread.detected_by).toBe('backpressure');
-  expect(result.verdict.findings.filter((finding) => /back-pressure/.test(finding))).toEqual([]);
+  const stall = thread.stall!;
+  expect(['given', 'on_already']).toContain(stall.signal);
+  expect(typeof stall.signal_at_injection).toBe('boolean');
+  expect(stall.signal_at_removal).toBe(true);
+  expect(stall.longest_poll_gap_ms).toBeLessThan(1000);
+  expect(result.verdict.findings.filter((finding) => /no back-pressure signal/.test(finding))).toEqual([]);
+  if (stall.signal === 'given') expect(thread.detected_by).toBe('backpressure');
+  else {
+    expect(stall).toMatchObject({ signal_at_injection: true, signal_on_share: 1 });
+    expect(result.verdict.cell).toBe('❌ back-pressure signal on already before the stall');
+  }
 }, 150_000);
 
 it('rabbitmq-client: no back-pressure signal at all, a finding with its memory growth; all confirmed after the stall', async () => {

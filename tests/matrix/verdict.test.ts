@@ -224,8 +224,16 @@ describe('what told a thread, and the verdict', () => {
 
   it("says a client program's publishes during a stall waited in the program, not that the library took them", () => {
     const stalled = outcomeOf('stop_reading', 'channel_closed', 1, [frame(0, 'upstream', 'basic.publish')]);
-    const samples = [0, 500, 1000].map((ms) => ({ atNs: String(at(ms)), heapBytes: 0, externalBytes: 0, rssBytes: 0, outstanding: ms }));
-    const thread = (outOfProcess: boolean) => ({ ...stalled.threads[0]!, stall: { signal: false, episodes: 0, outOfProcess, samples } });
+    const samples = [0, 500, 1000].map((ms) => ({
+      atNs: String(at(ms)),
+      heapBytes: 0,
+      externalBytes: 0,
+      rssBytes: 0,
+      outstanding: ms,
+      held: false,
+    }));
+    const stall = { signal: false, episodes: 0, heldAtInjection: false, heldAtRemoval: false, longestPollGapMs: 5, samples };
+    const thread = (outOfProcess: boolean) => ({ ...stalled.threads[0]!, stall: { ...stall, outOfProcess } });
     const program = computeMatrixResult({ ...stalled, threads: [thread(true)] });
     const inProcess = computeMatrixResult({ ...stalled, threads: [thread(false)] });
     expect([program.verdict.findings, inProcess.verdict.findings].map((findings) => findings.length)).toEqual([1, 1]);
@@ -237,6 +245,44 @@ describe('what told a thread, and the verdict', () => {
     expect(figuresOf(handed)).toEqual(offered);
     expect(handed).toMatch(/waited in the program's own process/);
     expect(figuresOf(took)).toEqual([...offered, '+0 MB/s', '+0 MB/s']);
+  });
+
+  // A signal on from before the fault was in place until the removal never turned on for the stall:
+  // not "no signal" (an application checking it would have held its writes), but not the library
+  // noticing the stall either; one that stayed off is "no signal", its states the evidence.
+  it('tells a back-pressure signal on already under the ordinary load from one that never turned on, with their states', () => {
+    const stalled = outcomeOf('stop_reading', 'channel_closed', 1, [frame(0, 'upstream', 'basic.publish')]);
+    const samples = [-500, 0, 500, 1000].map((ms) => ({
+      atNs: String(at(ms)),
+      heapBytes: 0,
+      externalBytes: 0,
+      rssBytes: 0,
+      outstanding: 50,
+      held: ms >= 0,
+    }));
+    const stall = (held: boolean) => ({
+      signal: true,
+      episodes: 0,
+      outOfProcess: false,
+      heldAtInjection: held,
+      heldAtRemoval: held,
+      longestPollGapMs: 37.25,
+      samples: samples.map((sample) => ({ ...sample, held: held && sample.held })),
+    });
+    const [onAlready, off] = [true, false].map((held) =>
+      computeMatrixResult({ ...stalled, threads: [{ ...stalled.threads[0]!, stall: stall(held) }] }),
+    );
+    expect(onAlready!.details.threads[0]!.stall).toMatchObject({ signal: 'on_already', signal_on_share: 1, signal_on_share_before: 0 });
+    const [already] = onAlready!.verdict.findings;
+    expect(already).toMatch(/^thread 0: back-pressure signal already on under the ordinary load: on at the injection/);
+    expect(already).not.toMatch(/no back-pressure signal/);
+    expect(figuresOf(already!).slice(0, 2)).toEqual(['0%', '37.25 ms']);
+    expect(onAlready!.verdict.cell).toBe('❌ back-pressure signal on already before the stall');
+    const [never] = off!.verdict.findings;
+    expect(never).toMatch(
+      /^thread 0: no back-pressure signal: the library's own never turned on during the stall \(off at the injection, off at the removal, on in 0% /,
+    );
+    expect(off!.verdict.cell).toBe('❌ no back-pressure signal');
   });
 
   it('keeps the class of a verdict without its figures', () => {
