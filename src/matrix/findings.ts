@@ -107,7 +107,7 @@ function signalWords(stall: NonNullable<MatrixThreadDetail['stall']>): string {
   const polled = `polled at least every ${stall.longest_poll_gap_ms ?? '?'} ms while the stall held`;
   if (stall.signal === 'none') return 'no back-pressure signal: the library has none';
   if (stall.signal === 'on_already')
-    return `back-pressure signal already on under the ordinary load: on at the injection (before the fault was in place; on in ${percent(stall.signal_on_share_before)} of the samples before it) and at every poll until the removal (${polled}), so it never turned on for the stall: an application checking it would have held its writes, as it would under the ordinary load`;
+    return `back-pressure signal already on under the ordinary load: on at the injection (before the fault was in place; on at ${percent(stall.signal_on_share_before)} of its ${stall.polls_before_injection ?? '?'} polls before it) and at every poll until the removal (${polled}), so it never turned on for the stall: an application checking it would have held its writes, as it would under the ordinary load`;
   return `no back-pressure signal: the library's own never turned on during the stall (${stall.signal_at_injection ? 'on' : 'off'} at the injection, ${stall.signal_at_removal ? 'on' : 'off'} at the removal, on in ${percent(stall.signal_on_share)} of the stall's samples; ${polled})`;
 }
 

@@ -41,6 +41,9 @@ export interface StallReport {
   readonly episodes: number;
   /** The signal at the first poll that saw the injection (null: no poll while the stall held). */
   readonly heldAtInjection: boolean | null;
+  /** Polls of the signal before the injection (under the ordinary load), and how many of them found it on. */
+  readonly pollsBeforeInjection: number;
+  readonly heldPollsBeforeInjection: number;
   /** The signal at the last poll before the removal (null: no poll while the stall held). */
   readonly heldAtRemoval: boolean | null;
   /** The longest time between two polls of the signal while the stall held (null: no poll then). */

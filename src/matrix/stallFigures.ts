@@ -44,21 +44,26 @@ function signalOf(stall: StallReport): StallDetail['signal'] {
 
 /**
  * The signal at the injection and at the removal, its share of the samples taken while the stall
- * held and of those before (the ordinary load), and the longest gap between polls while it held.
+ * held and of the polls before it (the ordinary load: every publish interval, where the 250 ms
+ * samples before a short warm-up are too few to say), and the longest gap between polls while it held.
  */
-function signalStates(
-  stall: StallReport,
-  held: readonly StallSample[],
-  injectedNs: bigint,
-): Pick<StallDetail, 'signal_at_injection' | 'signal_at_removal' | 'signal_on_share' | 'signal_on_share_before' | 'longest_poll_gap_ms'> {
+type SignalState =
+  | 'signal_at_injection'
+  | 'signal_at_removal'
+  | 'signal_on_share'
+  | 'signal_on_share_before'
+  | 'polls_before_injection'
+  | 'longest_poll_gap_ms';
+
+function signalStates(stall: StallReport, held: readonly StallSample[]): Pick<StallDetail, SignalState> {
   const has = stall.signal;
-  const onShare = (samples: readonly StallSample[]) =>
-    has && samples.length > 0 ? roundTo(samples.filter((sample) => sample.held).length / samples.length, 3) : null;
   return {
     signal_at_injection: has ? stall.heldAtInjection : null,
     signal_at_removal: has ? stall.heldAtRemoval : null,
-    signal_on_share: onShare(held),
-    signal_on_share_before: onShare(stall.samples.filter((sample) => BigInt(sample.atNs) < injectedNs)),
+    signal_on_share: has && held.length > 0 ? roundTo(held.filter((sample) => sample.held).length / held.length, 3) : null,
+    signal_on_share_before:
+      has && stall.pollsBeforeInjection > 0 ? roundTo(stall.heldPollsBeforeInjection / stall.pollsBeforeInjection, 3) : null,
+    polls_before_injection: stall.pollsBeforeInjection,
     longest_poll_gap_ms: stall.longestPollGapMs === null ? null : roundTo(stall.longestPollGapMs, 3),
   };
 }
@@ -95,7 +100,7 @@ export function stallDetail(
     offered_mb_per_s: stallS > 0 ? roundTo((published * messageBytes) / MB / stallS, 3) : null,
     signal: signalOf(stall),
     signal_episodes: stall.episodes,
-    ...signalStates(stall, held, injectedNs),
+    ...signalStates(stall, held),
     memory_measured: !stall.outOfProcess,
     worker_memory_mb_per_s: memory((sample) => sample.heapBytes + sample.externalBytes),
     worker_heap_mb_per_s: memory((sample) => sample.heapBytes),

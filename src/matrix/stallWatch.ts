@@ -28,6 +28,9 @@ export class StallWatch {
   private heldAtInjection: boolean | null = null;
   private heldAtRemoval: boolean | null = null;
   private lastTickNs = 0n;
+  /** Polls before the injection (the ordinary load), and those with the signal on. */
+  private pollsBefore = 0;
+  private heldPollsBefore = 0;
   private longestStallGapNs = 0n;
 
   constructor(
@@ -46,7 +49,10 @@ export class StallWatch {
       this.episodes += 1;
       this.events.note({ source: 'signal', kind: 'backpressure', message: 'the library says its writes are held', atNs: String(atNs) });
     }
-    if (injected && this.board.flag(MatrixControl.REMOVED) === 0) this.duringStall(atNs, held);
+    if (!injected) {
+      this.pollsBefore += 1;
+      if (held) this.heldPollsBefore += 1;
+    } else if (this.board.flag(MatrixControl.REMOVED) === 0) this.duringStall(atNs, held);
     this.held = held;
     this.lastTickNs = atNs;
     if (atNs - this.lastSampleNs >= SAMPLE_EVERY_NS && this.samples.length < MAX_SAMPLES) this.sample(atNs, held);
@@ -77,6 +83,8 @@ export class StallWatch {
       signal: this.publisher.writesHeld !== undefined,
       episodes: this.episodes,
       heldAtInjection: this.heldAtInjection,
+      pollsBeforeInjection: this.pollsBefore,
+      heldPollsBeforeInjection: this.heldPollsBefore,
       heldAtRemoval: this.heldAtRemoval,
       longestPollGapMs: this.heldAtInjection === null ? null : Number(this.longestStallGapNs) / 1e6,
       // Only a client in another process publishes in runs (Publisher.publishRun).

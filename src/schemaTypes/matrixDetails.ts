@@ -258,9 +258,13 @@ export interface MatrixThread {
      */
     signal_on_share?: number | null;
     /**
-     * The share of the samples taken before the injection (the ordinary load, its window of publishes awaiting confirms) with the signal on; null when the library has none or no sample was taken then.
+     * The share of the thread's polls before the injection (the ordinary load, its window of publishes awaiting confirms; one poll every publish interval) that found the signal on; null when the library has none or nothing was polled then.
      */
     signal_on_share_before?: number | null;
+    /**
+     * The thread's polls of the signal before the injection (those signal_on_share_before is of).
+     */
+    polls_before_injection?: number;
     /**
      * The longest time between two polls of the signal while the stall held (the thread polls it as it publishes, every publish interval): a poll held up would miss the signal; null when no poll ran then.
      */

@@ -25,6 +25,8 @@ const sample = (ms: number, heapMb: number, externalMb: number, rssMb: number, o
 const watched = (fields: Partial<StallReport> & Pick<StallReport, 'signal' | 'episodes' | 'outOfProcess'>): StallReport => ({
   samples: SAMPLES,
   heldAtInjection: false,
+  pollsBeforeInjection: 40,
+  heldPollsBeforeInjection: 10,
   heldAtRemoval: true,
   longestPollGapMs: 12.5,
   ...fields,
@@ -91,7 +93,13 @@ describe('a stalled thread’s figures', () => {
     const none = stallDetail(report(watched({ signal: false, episodes: 0, outOfProcess: true }), null), at(1000), at(3000), 100);
     expect(none).toMatchObject({ signal: 'none', memory_measured: false, worker_memory_mb_per_s: null, rss_mb_per_s: null });
     expect(none).toMatchObject({ unsettled_from_stall: 1, drain_ms: null });
-    expect(none).toMatchObject({ signal_at_injection: null, signal_at_removal: null, signal_on_share: null, signal_on_share_before: null });
+    expect(none).toMatchObject({
+      signal_at_injection: null,
+      signal_at_removal: null,
+      signal_on_share: null,
+      signal_on_share_before: null,
+      polls_before_injection: 40,
+    });
     expect(
       stallDetail(report(watched({ signal: true, episodes: 0, outOfProcess: false, heldAtRemoval: false })), at(1000), at(3000), 100)
         ?.signal,
@@ -114,7 +122,8 @@ describe('a stalled thread’s figures', () => {
       signal_at_injection: true,
       signal_at_removal: true,
       signal_on_share: 1,
-      signal_on_share_before: 0,
+      signal_on_share_before: 0.25,
+      polls_before_injection: 40,
       longest_poll_gap_ms: 12.5,
     });
     const partly = SAMPLES.map((each, index) => ({ ...each, held: index >= 4 }));

@@ -85,6 +85,7 @@ it("rascal: its channel pool's 'busy', on during the stall: turned on by it, or 
   expect(typeof stall.signal_at_injection).toBe('boolean');
   expect(stall.signal_at_removal).toBe(true);
   expect(stall.longest_poll_gap_ms).toBeLessThan(1000);
+  expect(stall.polls_before_injection).toBeGreaterThan(0);
   expect(result.verdict.findings.filter((finding) => /no back-pressure signal/.test(finding))).toEqual([]);
   if (stall.signal === 'given') expect(thread.detected_by).toBe('backpressure');
   else {

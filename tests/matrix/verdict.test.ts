@@ -232,7 +232,8 @@ describe('what told a thread, and the verdict', () => {
       outstanding: ms,
       held: false,
     }));
-    const stall = { signal: false, episodes: 0, heldAtInjection: false, heldAtRemoval: false, longestPollGapMs: 5, samples };
+    const polls = { pollsBeforeInjection: 0, heldPollsBeforeInjection: 0 };
+    const stall = { signal: false, episodes: 0, heldAtInjection: false, ...polls, heldAtRemoval: false, longestPollGapMs: 5, samples };
     const thread = (outOfProcess: boolean) => ({ ...stalled.threads[0]!, stall: { ...stall, outOfProcess } });
     const program = computeMatrixResult({ ...stalled, threads: [thread(true)] });
     const inProcess = computeMatrixResult({ ...stalled, threads: [thread(false)] });
@@ -265,6 +266,8 @@ describe('what told a thread, and the verdict', () => {
       episodes: 0,
       outOfProcess: false,
       heldAtInjection: held,
+      pollsBeforeInjection: 200,
+      heldPollsBeforeInjection: held ? 150 : 0,
       heldAtRemoval: held,
       longestPollGapMs: 37.25,
       samples: samples.map((sample) => ({ ...sample, held: held && sample.held })),
@@ -272,11 +275,11 @@ describe('what told a thread, and the verdict', () => {
     const [onAlready, off] = [true, false].map((held) =>
       computeMatrixResult({ ...stalled, threads: [{ ...stalled.threads[0]!, stall: stall(held) }] }),
     );
-    expect(onAlready!.details.threads[0]!.stall).toMatchObject({ signal: 'on_already', signal_on_share: 1, signal_on_share_before: 0 });
+    expect(onAlready!.details.threads[0]!.stall).toMatchObject({ signal: 'on_already', signal_on_share: 1, signal_on_share_before: 0.75 });
     const [already] = onAlready!.verdict.findings;
     expect(already).toMatch(/^thread 0: back-pressure signal already on under the ordinary load: on at the injection/);
     expect(already).not.toMatch(/no back-pressure signal/);
-    expect(figuresOf(already!).slice(0, 2)).toEqual(['0%', '37.25 ms']);
+    expect(figuresOf(already!).slice(0, 3)).toEqual(['75%', '200', '37.25 ms']);
     expect(onAlready!.verdict.cell).toBe('❌ back-pressure signal on already before the stall');
     const [never] = off!.verdict.findings;
     expect(never).toMatch(
