@@ -37,7 +37,7 @@ export interface StallSample {
 export interface StallReport {
   /** The adapter maps a back-pressure signal of the library's (`Publisher.writesHeld`). */
   readonly signal: boolean;
-  /** Times the signal turned on after the injection. */
+  /** Times the signal turned on while the stall held (from the injection to the removal). */
   readonly episodes: number;
   /** The signal at the first poll that saw the injection (null: no poll while the stall held). */
   readonly heldAtInjection: boolean | null;

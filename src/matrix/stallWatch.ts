@@ -1,9 +1,9 @@
 /**
  * Inside a fault-matrix thread while a fault stalls the client's writes (the broker stops
  * reading): the library's own back-pressure signal, where it has one (`Publisher.writesHeld`,
- * polled as the thread publishes: each time it turns on after the injection is an episode, and
- * the first is the thread noticing the fault; one that was on before, under the ordinary load,
- * counts only once it turns on again), and the memory the library holds meanwhile,
+ * polled as the thread publishes: each time it turns on while the stall holds, from the injection
+ * to the removal, is an episode, and the first is the thread noticing the fault; one that was on
+ * before, under the ordinary load, counts only once it turns on again), and the memory the library holds meanwhile,
  * sampled every 250 ms: this worker's V8 heap and its external memory (the Buffers queued in the
  * library and in its socket live there), the process's RSS, the publishes awaiting their confirm,
  * the signal's state. What tells a signal already on from one never given, and both from a poll
@@ -45,14 +45,18 @@ export class StallWatch {
     const atNs = nowNs();
     const held = this.publisher.writesHeld?.() ?? false;
     const injected = this.board.flag(MatrixControl.INJECTED) !== 0;
-    if (held && !this.held && injected) {
+    // After the removal the window of 50 is back and the signal comes and goes with the ordinary
+    // load again (rascal's pool 'busy' on at over 90% of the polls before the injection): turning on
+    // then is not noticing the stall.
+    const stallHolds = injected && this.board.flag(MatrixControl.REMOVED) === 0;
+    if (held && !this.held && stallHolds) {
       this.episodes += 1;
       this.events.note({ source: 'signal', kind: 'backpressure', message: 'the library says its writes are held', atNs: String(atNs) });
     }
     if (!injected) {
       this.pollsBefore += 1;
       if (held) this.heldPollsBefore += 1;
-    } else if (this.board.flag(MatrixControl.REMOVED) === 0) this.duringStall(atNs, held);
+    } else if (stallHolds) this.duringStall(atNs, held);
     this.held = held;
     this.lastTickNs = atNs;
     if (atNs - this.lastSampleNs >= SAMPLE_EVERY_NS && this.samples.length < MAX_SAMPLES) this.sample(atNs, held);

@@ -241,7 +241,7 @@ export interface MatrixThread {
      */
     offered_mb_per_s: number | null;
     /**
-     * The library's back-pressure signal (the adapter's Publisher.writesHeld): given (it turned on after the injection), on_already (on at the injection, under the ordinary load, and on at every sample and poll until the removal: it never turned on because it never turned off), not_given (the library has one and did not use it), none (the library has no such signal).
+     * The library's back-pressure signal (the adapter's Publisher.writesHeld): given (it turned on while the stall held, between the injection and the removal), on_already (on at the injection, under the ordinary load, and on at every poll until the removal: it never turned on because it never turned off), not_given (the library has one and did not use it), none (the library has no such signal).
      */
     signal: 'given' | 'on_already' | 'not_given' | 'none';
     signal_episodes: number;
