@@ -23,7 +23,8 @@ with a line saying which run, commit, date, wall time and machine they are from.
 
 Options:
   --archive <file>    the run's archive (reports/benchmarks/run_*.json, or the -o folder of bench run)
-  --section <name>    clients ("Clients side by side") or matrix (the fault matrix);
+  --section <name>    clients ("Clients side by side"), matrix (the fault matrix) or
+                      stall (memory while the broker stopped reading);
                       default: every section the archive has
   --variant <name>    the block clients-table:<name> instead of clients-table (a page's second table
                       of the same section); needs --section

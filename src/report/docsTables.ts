@@ -16,10 +16,11 @@ import { BenchError } from '../errors';
 import type { RunArchive } from '../results/archive';
 import { buildClientsSection } from './clientsSection';
 import { buildFaultMatrix } from './faultMatrix';
+import { buildStallMemory } from './stallMemory';
 import { formatBytes, formatDate, formatDuration } from './format';
 
 /** The report sections a docs block can hold. */
-export const DOCS_SECTIONS = ['clients', 'matrix'] as const;
+export const DOCS_SECTIONS = ['clients', 'matrix', 'stall'] as const;
 export type DocsSection = (typeof DOCS_SECTIONS)[number];
 
 /** The `from` of a block pasted before this script existed, whose run was never archived: it names no run id. */
@@ -29,7 +30,7 @@ export const END_MARKER = '<!-- end generated -->';
 
 const RUN_ID = /^run_\d{8}_\d{6}_[0-9a-f]{8}(?:_\d+)?$/;
 const COMMIT = /^(?:[0-9a-f]{7,40}|unknown)(?:\+dirty)?$/;
-const BLOCK_ID = /^(clients|matrix)-table(?::([a-z0-9-]+))?$/;
+const BLOCK_ID = /^(clients|matrix|stall)-table(?::([a-z0-9-]+))?$/;
 const OPEN_MARKER = /^<!-- generated: (\S+) from (\S+) \(commit (\S+), (.+)\) -->$/;
 
 interface SectionSpec {
@@ -67,6 +68,15 @@ const SECTIONS: Readonly<Record<DocsSection, SectionSpec>> = {
       const findings = section.failed_cells > 0 ? `; ❌ ${section.failed_cells} with findings` : '';
       const harness = section.harness_cells > 0 ? `; ⚠ ${section.harness_cells} the harness could not judge` : '';
       return { tables: [section.table], count: `${section.cells} cells (fault × client configuration)${findings}${harness}.` };
+    },
+  },
+  stall: {
+    title: 'Memory while the broker stopped reading',
+    produce: '`npm run bench:faults` (or `node bin/bench.js faults -t test_fault_stop_reading`)',
+    render: (archive) => {
+      const section = buildStallMemory(archive.results);
+      if (!section) return { missing: 'none of its fault-matrix cells stalled a client’s writes' };
+      return { tables: [section.table], count: `${section.rows} client configurations.` };
     },
   },
 };

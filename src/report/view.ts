@@ -14,6 +14,7 @@ import { buildCategorySections, type CategorySection } from './resultTables';
 import { buildComparisonView, type ComparisonView } from './comparisonView';
 import { buildClientsSection, type ClientsSection } from './clientsSection';
 import { buildFaultMatrix, type FaultMatrixSection } from './faultMatrix';
+import { buildStallMemory, type StallMemorySection } from './stallMemory';
 import { buildFindingsSection, type FindingsSection } from './findingsSection';
 import { buildGlance, statusLabel, type Glance } from './glance';
 import { shortParameters } from './labels';
@@ -97,6 +98,8 @@ export interface ReportView {
   readonly findings: FindingsSection | null;
   /** Fault × client configuration: each cell's verdict, the findings with their evidence (null without matrix results). */
   readonly fault_matrix: FaultMatrixSection | null;
+  /** What each configuration took in while its writes were stalled (null unless a matrix cell stalled them). */
+  readonly stall_memory: StallMemorySection | null;
   /** Every client configuration of the run side by side, with its findings (null with fewer than two). */
   readonly clients: (ClientsSection & { readonly chart: ChartLink | null }) | null;
   readonly categories: readonly CategorySection[];
@@ -122,6 +125,7 @@ export function buildReportView(input: ReportInput): ReportView {
     glance,
     findings: buildFindingsSection(archive.results, archive.tests),
     fault_matrix: buildFaultMatrix(archive.results),
+    stall_memory: buildStallMemory(archive.results),
     clients: withChart(buildClientsSection(archive.results, archive.tests), input.charts),
     categories: buildCategorySections(archive.results, archive.tests),
     comparison: input.comparison ? buildComparisonView(input.comparison, input.thresholdPercent, input.regressions) : null,

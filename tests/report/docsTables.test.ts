@@ -227,7 +227,7 @@ describe('node scripts/docs-tables.js', () => {
     expect(run('--page', 'page.md')).toBe(2);
     expect(err.pop()).toBe('docs-tables: --archive <run_*.json> is required (see --help)\n');
     expect(run('--archive', 'x.json', '--section', 'faults')).toBe(2);
-    expect(err.pop()).toBe('docs-tables: --section must be one of clients, matrix; got "faults" (see --help)\n');
+    expect(err.pop()).toBe('docs-tables: --section must be one of clients, matrix, stall; got "faults" (see --help)\n');
     expect(run('--archive', 'x.json', '--variant', 'two')).toBe(2);
     expect(err.pop()).toBe('docs-tables: --variant names one block: give its --section too (see --help)\n');
   });
