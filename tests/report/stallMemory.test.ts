@@ -41,7 +41,7 @@ function stalledCell(
   return {
     ...base,
     metrics: Object.fromEntries(Object.entries(metrics).map(([name, value]) => [name, { value, unit: 'MB/s', direction: 'lower' }])),
-    details: { ...base.details!, threads: threads.map((one, thread) => ({ thread, stall: one })) } as unknown as RawResult['details'],
+    details: { ...base.details!, threads: threads.map((one, thread) => ({ thread, stall: one })) },
   };
 }
 
