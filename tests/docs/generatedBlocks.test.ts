@@ -72,6 +72,11 @@ describe('generated result tables in docs/', () => {
 
   it('include the clients guide’s tables (so the check above has something to check)', () => {
     const clients = found.find(({ file }) => file === path.join('docs', 'guide', 'clients.md'));
-    expect(clients?.blocks.map((block) => block.id)).toEqual(['clients-table', 'clients-table:other-languages', 'matrix-table', 'stall-table']);
+    expect(clients?.blocks.map((block) => block.id)).toEqual([
+      'clients-table',
+      'clients-table:other-languages',
+      'matrix-table',
+      'stall-table',
+    ]);
   });
 });
