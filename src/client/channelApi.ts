@@ -95,6 +95,11 @@ export interface Publisher {
    * Absent where the library gives none (its publishes then wait, or pile up, without a word).
    */
   writesHeld?(): boolean;
+  /**
+   * Resident memory (bytes) of the process the library runs in, where that is not the harness's
+   * own (a client program); null when it cannot be read. Absent for in-process adapters.
+   */
+  libraryProcessRssBytes?(): number | null;
   close(): Promise<void>;
 }
 

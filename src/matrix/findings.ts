@@ -122,7 +122,7 @@ function stallFindings(thread: MatrixThreadDetail): string[] {
   return [
     stall.memory_measured
       ? `thread ${thread.thread}: ${what}; it took ${offered}; worker memory ${mb(stall.worker_memory_mb_per_s)} MB/s, process RSS ${mb(stall.rss_mb_per_s)} MB/s`
-      : `thread ${thread.thread}: ${what}; its client program was handed ${offered}, which waited in the program's own process behind the library's calls (a library whose publish blocks holds its caller instead of saying so); its memory not measured`,
+      : `thread ${thread.thread}: ${what}; its client program was handed ${offered}, which waited in the program's own process behind the library's calls (a library whose publish blocks holds its caller instead of saying so); the program's RSS ${stall.program_rss_mb_per_s === null || stall.program_rss_mb_per_s === undefined ? 'not read' : `${mb(stall.program_rss_mb_per_s)} MB/s`}`,
   ];
 }
 

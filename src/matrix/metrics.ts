@@ -76,6 +76,7 @@ function stallMetrics(threads: readonly MatrixThreadDetail[]): Record<string, Me
     stall_offered_mb_per_s: perSecond(middle(stalls.map((stall) => stall.offered_mb_per_s)), 'MB/s', 'none'),
     stall_worker_memory_mb_per_s: perSecond(middle(stalls.map((stall) => stall.worker_memory_mb_per_s)), 'MB/s', 'lower'),
     stall_rss_mb_per_s: perSecond(middle(stalls.map((stall) => stall.rss_mb_per_s)), 'MB/s', 'lower'),
+    stall_program_rss_mb_per_s: perSecond(middle(stalls.map((stall) => stall.program_rss_mb_per_s ?? null)), 'MB/s', 'lower'),
     stall_outstanding_max: count(Math.max(...stalls.map((stall) => stall.outstanding_max))),
     stall_drain_ms: ms(drains.some((drain) => drain === null) ? null : Math.max(...(drains as number[]))),
   };

@@ -27,6 +27,8 @@ export interface StallSample {
   readonly externalBytes: number;
   /** The whole process's resident set (every thread of the cell). */
   readonly rssBytes: number;
+  /** A client program's resident set (its own process: Publisher.libraryProcessRssBytes); null in process, or unreadable. */
+  readonly programRssBytes: number | null;
   /** Publishes awaiting their confirm. */
   readonly outstanding: number;
   /** The library's back-pressure signal was on (false when it has none). */

@@ -105,6 +105,7 @@ export function stallDetail(
     worker_memory_mb_per_s: memory((sample) => sample.heapBytes + sample.externalBytes),
     worker_heap_mb_per_s: memory((sample) => sample.heapBytes),
     rss_mb_per_s: memory((sample) => sample.rssBytes),
+    program_rss_mb_per_s: programRss(stall.outOfProcess, held),
     outstanding_at_removal: atRemoval?.outstanding ?? null,
     outstanding_max: stall.samples.reduce((max, sample) => Math.max(max, sample.outstanding), 0),
     published_during_stall: published,
@@ -115,4 +116,10 @@ export function stallDetail(
         : roundTo(Math.max(0, elapsedMs(removedNs, lastSettledNs)), 3),
     samples: held.length,
   };
+}
+
+/** A client program's own resident set as it grew while the stall held; null in process, or when a sample could not read it. */
+function programRss(outOfProcess: boolean, held: readonly StallSample[]): number | null {
+  if (!outOfProcess || held.some((sample) => sample.programRssBytes === null)) return null;
+  return round(slopeMbPerS(held, (sample) => sample.programRssBytes!));
 }

@@ -5,7 +5,8 @@
  * to the removal, is an episode, and the first is the thread noticing the fault; one that was on
  * before, under the ordinary load, counts only once it turns on again), and the memory the library holds meanwhile,
  * sampled every 250 ms: this worker's V8 heap and its external memory (the Buffers queued in the
- * library and in its socket live there), the process's RSS, the publishes awaiting their confirm,
+ * library and in its socket live there), the process's RSS (a client program's own, read from
+ * /proc, where the library runs in one), the publishes awaiting their confirm,
  * the signal's state. What tells a signal already on from one never given, and both from a poll
  * that never ran while the stall held: the signal at the first poll that saw the injection and at
  * the last before the removal, and the longest gap between two polls while the stall held.
@@ -77,6 +78,7 @@ export class StallWatch {
       heapBytes: memory.heapUsed,
       externalBytes: memory.external,
       rssBytes: memory.rss,
+      programRssBytes: this.publisher.libraryProcessRssBytes?.() ?? null,
       outstanding: this.board.int(this.me, MatrixInt.OUTSTANDING),
       held,
     });

@@ -40,6 +40,10 @@ function stallsOf(result: RawResult): readonly Stall[] {
 const figure = (result: RawResult, metric: string): number | null => result.metrics[metric]?.value ?? null;
 const fixed = (value: number | null, digits: number): string => (value === null ? '–' : value.toFixed(digits));
 
+/** A client program's memory: its own process's RSS, which also holds the commands queued for the library (an upper bound). */
+const programCell = (program: number | null): string =>
+  program === null ? 'not measured (own process)' : `≤ ${program.toFixed(2)} (program RSS)`;
+
 /** The table, or null when no result stalled a client's writes. */
 export function buildStallMemory(results: readonly RawResult[]): StallMemorySection | null {
   const cells = results.filter((result) => stallsOf(result).length > 0);
@@ -58,13 +62,14 @@ export function buildStallMemory(results: readonly RawResult[]): StallMemorySect
     const offered = figure(result, 'stall_offered_mb_per_s');
     const worker = figure(result, 'stall_worker_memory_mb_per_s');
     const measured = stalls.every((stall) => stall.memory_measured);
+    const program = figure(result, 'stall_program_rss_mb_per_s');
     const perOffered = worker !== null && offered !== null && offered > 0 ? fixed(worker / offered, 2) : '–';
     return [
       [
         configuration.label,
         signals,
         fixed(offered, 2),
-        measured ? fixed(worker, 2) : 'not measured (own process)',
+        measured ? fixed(worker, 2) : programCell(program),
         measured ? perOffered : '–',
         measured ? fixed(figure(result, 'stall_rss_mb_per_s'), 2) : '–',
         fixed(figure(result, 'stall_outstanding_max'), 0),
@@ -90,7 +95,7 @@ export function buildStallMemory(results: readonly RawResult[]): StallMemorySect
     ),
     notes: [
       'Offered: message bodies the threads published while the stall held (MB = 10^6 bytes per second), open loop, ignoring any back-pressure signal as an application that does not check it would; the median thread.',
-      'Library memory: growth of the worker thread the library runs in (its V8 heap plus its external memory, where queued Buffers live), the least-squares slope over samples every 250 ms while the stall held; the median thread. A client program in another language runs in its own process: not measured there.',
+      'Library memory: growth of the worker thread the library runs in (its V8 heap plus its external memory, where queued Buffers live), the least-squares slope over samples every 250 ms while the stall held; the median thread. A client program in another language runs in its own process: its resident set instead (read from /proc), which also holds its runtime and the protocol’s commands queued for the library, so an upper bound on the library’s (≤).',
       'Memory per MB offered: the two divided; above 1 when the library holds more than one copy of what it was handed (encoded frames beside the bodies).',
       'Process RSS: the whole process (every thread of the cell and the harness), so an upper bound on what the library took; the median thread’s sample series.',
       'Outstanding at removal: the most publishes of one thread awaiting their confirm at the last sample before the removal. Drain: from the removal until the last publish made during the stall settled, the slowest thread; – when one never settled (see the matrix’s findings).',

@@ -270,9 +270,13 @@ export interface MatrixThread {
      */
     longest_poll_gap_ms?: number | null;
     /**
-     * False for a client program (its library runs in its own process): the memory figures are then null.
+     * False for a client program (its library runs in its own process): the worker's memory figures are then null (program_rss_mb_per_s gives the program's).
      */
     memory_measured: boolean;
+    /**
+     * A client program's process (its library, its runtime and the protocol's commands queued for the library: an upper bound on the library's) as its resident set grew while the stall held, least-squares slope over the 250 ms samples, MB/s, read from /proc/<pid>/status; null for an in-process client or where it could not be read.
+     */
+    program_rss_mb_per_s?: number | null;
     /**
      * Growth of the worker's V8 heap plus its external memory (Buffers) while the stall held: least-squares slope over the 250 ms samples, MB/s.
      */

@@ -17,6 +17,7 @@ const sample = (ms: number, heapMb: number, externalMb: number, rssMb: number, o
   heapBytes: heapMb * 1e6,
   externalBytes: externalMb * 1e6,
   rssBytes: rssMb * 1e6,
+  programRssBytes: null,
   outstanding,
   held,
 });
@@ -87,6 +88,28 @@ describe('a stalled thread’s figures', () => {
     expect(detail!.worker_memory_mb_per_s).toBeCloseTo(4, 3);
     expect(detail!.worker_heap_mb_per_s).toBeCloseTo(1, 3);
     expect(detail!.rss_mb_per_s).toBeCloseTo(5, 3);
+  });
+
+  it('a client program: its own process’s resident set as it grew, none when a sample could not read it', () => {
+    // The program's RSS +7 MB/s while the stall held (200 MB at 1000 ms, 214 MB at 3000 ms).
+    const program = SAMPLES.map((each, index) => ({ ...each, programRssBytes: (200 + (index - 1) * 3.5) * 1e6 }));
+    const detail = stallDetail(
+      report(watched({ signal: false, episodes: 0, outOfProcess: true, samples: program })),
+      at(1000),
+      at(3000),
+      100,
+    );
+    expect(detail).toMatchObject({ memory_measured: false, worker_memory_mb_per_s: null });
+    expect(detail!.program_rss_mb_per_s).toBeCloseTo(7, 3);
+    const unread = program.map((each, index) => (index === 3 ? { ...each, programRssBytes: null } : each));
+    expect(
+      stallDetail(report(watched({ signal: false, episodes: 0, outOfProcess: true, samples: unread })), at(1000), at(3000), 100)
+        ?.program_rss_mb_per_s,
+    ).toBeNull();
+    // In process, the worker's figures say it: no program figure.
+    expect(
+      stallDetail(report(watched({ signal: true, episodes: 1, outOfProcess: false })), at(1000), at(3000), 100)?.program_rss_mb_per_s,
+    ).toBeNull();
   });
 
   it('a library without a signal, one that never used its own, one in another process, a publish never settled', () => {

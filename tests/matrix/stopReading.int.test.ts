@@ -8,6 +8,7 @@
  * timed. The proxy's own backlog is bounded (it stops reading instead).
  */
 import type { ClientSpec } from '../../src/client/api';
+import { unavailableClients } from '../../src/client/registry';
 import { sharedBrokerActions } from '../../src/broker/actions';
 import { getConfig } from '../../src/config';
 import { stopReading } from '../../src/faults/kinds/stopReading';
@@ -106,3 +107,19 @@ it('rabbitmq-client: no back-pressure signal at all, a finding with its memory g
   ).toBe(true);
   expect(result.verdict.cell).toMatch(/no back-pressure signal/);
 }, 150_000);
+
+// A client program: its publishes are commands over its pipe, and what its library has not taken
+// waits in the program's own process; its resident set (read from /proc) is what the cell can say.
+const goMissing = unavailableClients().find(({ name }) => name === 'amqp091-go')?.why;
+(goMissing ? it.skip : it)(
+  "amqp091-go (a client program): no signal, the program's own RSS growth given instead of the worker's",
+  async () => {
+    const result = await stallCell({ name: 'amqp091-go', profile: 'normalised' });
+    const stall = result.details.threads[0]!.stall!;
+    expect(stall).toMatchObject({ signal: 'none', memory_measured: false, worker_memory_mb_per_s: null });
+    expect(typeof stall.program_rss_mb_per_s).toBe('number');
+    expect(result.metrics.stall_program_rss_mb_per_s?.value).toBe(stall.program_rss_mb_per_s);
+    expect(result.verdict.findings.some((finding) => /the program's RSS [+-]?[\d.]+ MB\/s/.test(finding))).toBe(true);
+  },
+  150_000,
+);

@@ -229,6 +229,7 @@ describe('what told a thread, and the verdict', () => {
       heapBytes: 0,
       externalBytes: 0,
       rssBytes: 0,
+      programRssBytes: null,
       outstanding: ms,
       held: false,
     }));
@@ -258,6 +259,7 @@ describe('what told a thread, and the verdict', () => {
       heapBytes: 0,
       externalBytes: 0,
       rssBytes: 0,
+      programRssBytes: null,
       outstanding: 50,
       held: ms >= 0,
     }));

@@ -11,6 +11,7 @@ import { nowNs } from '../../measure/clock';
 import type { Event } from '../../schemaTypes/clientProtocol';
 import { ProgramFailure, type ProgramLink } from './link';
 import { nsOf } from './wire';
+import { processRssBytes } from './processRss';
 
 /** Bound on a command with no bound of its own (open a channel, consume, cancel). */
 export const COMMAND_BOUND_MS = 30_000;
@@ -42,6 +43,7 @@ export async function ask<T>(link: ProgramLink, run: (link: ProgramLink) => Prom
 export function programPublisher(link: ProgramLink, handle: number, confirms: boolean): Publisher {
   return {
     confirms,
+    libraryProcessRssBytes: () => processRssBytes(link.pid),
     async publish(exchange: string, routingKey: string, body: Buffer, options?: PublishOptions) {
       await ask(link, (it) =>
         it.request(
