@@ -5,7 +5,9 @@
 // there): it consumes its queue with the profile's settings (the table in amqp091_client.go), makes
 // a round trip, notes the moment NotifyClose tells the fault, and once told the fault is gone dials
 // again with the harness loop's backoff (what the program's `ensure` does), consumes again and makes
-// another round trip.
+// another round trip. Its recovery time spans what the client program's `recover` spans: from the
+// moment the goroutine that recovers took up the word that the fault is gone to the moment the
+// library handed the round trip's marker to the consumer's goroutine.
 package main
 
 import (
@@ -34,15 +36,16 @@ type bareRecord struct {
 }
 
 type bareLink struct {
-	url, queue string
-	p          profile
-	mu         sync.Mutex
-	record     bareRecord
-	marker     []byte
-	markerBack chan struct{}
-	conn       *amqp.Connection
-	probes     *amqp.Channel
-	closed     chan *amqp.Error
+	url, queue   string
+	p            profile
+	mu           sync.Mutex
+	record       bareRecord
+	marker       []byte
+	markerBack   chan struct{}
+	markerBackNs string
+	conn         *amqp.Connection
+	probes       *amqp.Channel
+	closed       chan *amqp.Error
 }
 
 func stamp() *string { s := nowNs(); return &s }
@@ -84,6 +87,8 @@ func (b *bareLink) count(deliveries <-chan amqp.Delivery) {
 		b.mu.Lock()
 		b.record.Deliveries++
 		if b.markerBack != nil && string(delivery.Body) == string(b.marker) {
+			// Timed as the library handed it over, as the client program's `recover` times its probe.
+			b.markerBackNs = nowNs()
 			close(b.markerBack)
 			b.markerBack = nil
 		}
@@ -155,7 +160,7 @@ func (b *bareLink) run(policy backoff, bound time.Duration, removed <-chan struc
 	if err := b.roundTrip(bound); err != nil {
 		return err
 	}
-	b.note(func(r *bareRecord) { r.RecoveredNs = stamp() })
+	b.note(func(r *bareRecord) { back := b.markerBackNs; r.RecoveredNs = &back })
 	emit(map[string]interface{}{"recovered": true})
 	return nil
 }

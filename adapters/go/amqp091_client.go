@@ -68,6 +68,13 @@ type client struct {
 	consumers  map[int]*consumer
 	tags       map[uint64]tagRef
 	nextTag    uint64
+	probe      *probe // `recover`'s round trip while it is out
+}
+
+// probe is the marker of `recover`'s round trip and where its delivery's moment goes.
+type probe struct {
+	marker []byte
+	back   chan string
 }
 
 func newClient() *client {
@@ -290,6 +297,7 @@ func (c *client) openConsumer(handle int) error {
 // deliver hands deliveries over as they come, every one already waiting in the same line.
 func (c *client) deliver(handle int, entry *consumer, generation int, ch *amqp.Channel, deliveries <-chan amqp.Delivery) {
 	for first := range deliveries {
+		c.sawDelivery(first.Body)
 		batch := []amqp.Delivery{first}
 	more:
 		for len(batch) < 512 {
@@ -298,6 +306,7 @@ func (c *client) deliver(handle int, entry *consumer, generation int, ch *amqp.C
 				if !ok {
 					break more
 				}
+				c.sawDelivery(next.Body)
 				batch = append(batch, next)
 			default:
 				break more
@@ -326,14 +335,23 @@ func (c *client) deliver(handle int, entry *consumer, generation int, ch *amqp.C
 
 // ensure is the harness's loop: attempts with its backoff until the deadline.
 func (c *client) ensure(cmd command) {
+	attempts, err := c.reconnect(cmd.DeadlineMs)
+	if err != nil {
+		failure(cmd.ID, "timeout", err.Error(), "", "")
+		return
+	}
+	reply(cmd.ID, map[string]interface{}{"attempts": attempts, "connectedNs": nowNs()})
+}
+
+// reconnect dials with the harness loop's backoff until the deadline; the attempts it took (0: it was up).
+func (c *client) reconnect(deadlineMs int) (int, error) {
 	c.mu.Lock()
 	up := c.up
 	c.mu.Unlock()
 	if up {
-		reply(cmd.ID, map[string]interface{}{"attempts": 0, "connectedNs": nowNs()})
-		return
+		return 0, nil
 	}
-	deadline := time.Now().Add(time.Duration(cmd.DeadlineMs) * time.Millisecond)
+	deadline := time.Now().Add(time.Duration(deadlineMs) * time.Millisecond)
 	var last error
 	for attempt := 1; ; attempt++ {
 		c.mu.Lock()
@@ -343,15 +361,66 @@ func (c *client) ensure(cmd command) {
 			old.Close()
 		}
 		if last = c.open(attempt); last == nil {
-			reply(cmd.ID, map[string]interface{}{"attempts": attempt, "connectedNs": nowNs()})
-			return
+			return attempt, nil
 		}
 		delay := backoffDelay(c.backoff, attempt)
 		if time.Now().Add(delay).After(deadline) {
-			failure(cmd.ID, "timeout", fmt.Sprintf("could not reconnect within %d ms (%d attempts): %v", cmd.DeadlineMs, attempt, last), "", "")
-			return
+			return attempt, fmt.Errorf("could not reconnect within %d ms (%d attempts): %v", deadlineMs, attempt, last)
 		}
 		time.Sleep(delay)
+	}
+}
+
+// recover is `ensure`, then a probe published to the consumer's own queue and taken from its delivery,
+// timed here from the moment this goroutine took the command up (what --bare-recovery times).
+func (c *client) recover(cmd command) {
+	started := nowNs()
+	attempts, err := c.reconnect(cmd.DeadlineMs)
+	if err != nil {
+		failure(cmd.ID, "timeout", err.Error(), "", "")
+		return
+	}
+	connected := nowNs()
+	c.mu.Lock()
+	entry := c.consumers[cmd.Consumer]
+	c.mu.Unlock()
+	if entry == nil {
+		failure(cmd.ID, "invalid", fmt.Sprintf("no consumer %d to prove the recovery with", cmd.Consumer), "", "")
+		return
+	}
+	out := &probe{marker: []byte("probe-" + nowNs()), back: make(chan string, 1)}
+	c.mu.Lock()
+	c.probe = out
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.probe = nil
+		c.mu.Unlock()
+	}()
+	if code, text, kind := c.publish(cmd.Publisher, "", entry.queue, out.marker, false, 0); code != "" {
+		c.settle(cmd.ID, code, text, kind)
+		return
+	}
+	timer := time.NewTimer(time.Duration(cmd.RoundTripBound) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case back := <-out.back:
+		reply(cmd.ID, map[string]interface{}{"attempts": attempts, "connectedNs": connected, "recoveryStartedNs": started, "recoveredNs": back})
+	case <-timer.C:
+		failure(cmd.ID, "timeout", fmt.Sprintf("the probe did not come back within %d ms", cmd.RoundTripBound), "", "")
+	}
+}
+
+// sawDelivery times the probe of `recover` as the library handed it over.
+func (c *client) sawDelivery(body []byte) {
+	c.mu.Lock()
+	out := c.probe
+	c.mu.Unlock()
+	if out != nil && string(body) == string(out.marker) {
+		select {
+		case out.back <- nowNs():
+		default:
+		}
 	}
 }
 

@@ -168,6 +168,8 @@ func (c *client) handle(cmd command) {
 		reply(cmd.ID, nil)
 	case "ensure":
 		go c.ensure(cmd)
+	case "recover":
+		go c.recover(cmd)
 	case "destroy":
 		c.mu.Lock()
 		if c.socket != nil {

@@ -1,4 +1,4 @@
-// The amqp-bench client protocol, version 1 (schemas/client-protocol.schema.json), for a Go
+// The amqp-bench client protocol, version 2 (schemas/client-protocol.schema.json), for a Go
 // client program: one JSON command per line on stdin, one JSON reply or event per line on stdout.
 // Every time is CLOCK_MONOTONIC in ns (the runtime's nanotime on Linux: the clock of Node's
 // process.hrtime.bigint()), so the harness compares it with its own.
@@ -13,7 +13,7 @@ import (
 	_ "unsafe" // for go:linkname
 )
 
-const protocolVersion = 1
+const protocolVersion = 2
 
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
@@ -47,6 +47,7 @@ type command struct {
 	Multiple       bool            `json:"multiple"`
 	Requeue        bool            `json:"requeue"`
 	DeadlineMs     int             `json:"deadlineMs"`
+	RoundTripBound int             `json:"roundTripBoundMs"`
 	Reason         string          `json:"reason"`
 	Raw            json.RawMessage `json:"-"`
 }

@@ -1,4 +1,4 @@
-"""The amqp-bench client protocol, version 1 (schemas/client-protocol.schema.json), for Python
+"""The amqp-bench client protocol, version 2 (schemas/client-protocol.schema.json), for Python
 client programs: one JSON command per line on stdin, one JSON reply or event per line on stdout.
 
 One process is one connection. The main thread reads stdin; one connection thread owns the
@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # How long deliveries may wait in the outbox while the connection thread is inside a library call.
 OUTBOX_STALE_NS = 20_000_000
@@ -153,8 +153,14 @@ class ConnectionThread:
         self.consumers = {}
         self.outbox = {}
         self.flushed_ns = now_ns()
+        self.probe = None  # the marker of `recover`'s round trip while it is out, and when it came back
 
     def publish(self, handle, exchange, routing_key, body, persistent=False):
+        raise NotImplementedError
+
+    def reconnect(self, deadline_ms):
+        """`ensure`'s work: the connection and every publisher and consumer back; the attempts it took (0: it was up).
+        Raises TimeoutError at the deadline."""
         raise NotImplementedError
 
     # -- what every library shares ----------------------------------------------------------
@@ -192,6 +198,41 @@ class ConnectionThread:
         hands over inside a long call of its own (a publish waiting for its confirm) reach the harness as they come."""
         if now_ns() - self.flushed_ns > OUTBOX_STALE_NS:
             self.flush_outbox()
+
+    def ensure(self, c):
+        attempts = self.reconnect(c['deadlineMs'])
+        reply(c['id'], attempts=attempts, connectedNs=ns(now_ns()))
+
+    def saw_delivery(self, body):
+        """From a library's delivery callback: the probe of `recover` is back, timed as the library handed it over."""
+        probe = self.probe
+        if probe is not None and probe['back_ns'] is None and body == probe['marker']:
+            probe['back_ns'] = now_ns()
+
+    def recover(self, c):
+        """`recover`: `ensure`, then a probe published to the consumer's own queue and taken from its delivery, timed
+        here from the moment this thread took the command up (what adapters/python/bare_recovery.py times)."""
+        started = now_ns()
+        attempts = self.reconnect(c['deadlineMs'])
+        connected = now_ns()
+        entry = self.consumers.get(c['consumer'])
+        if entry is None:
+            raise Unsupported(f'no consumer {c["consumer"]} to prove the recovery with')
+        self.probe = {'marker': f'probe-{now_ns()}'.encode(), 'back_ns': None}
+        try:
+            self.publish(c['publisher'], '', entry['queue'], self.probe['marker'])
+            deadline = time.monotonic() + c['roundTripBoundMs'] / 1000.0
+            while self.probe['back_ns'] is None:
+                if not self.up:
+                    raise self.outage_fault()
+                left_s = deadline - time.monotonic()
+                if left_s <= 0:
+                    raise TimeoutError(f'the probe did not come back within {c["roundTripBoundMs"]} ms')
+                self.wait(min(left_s, 0.2))
+            back = self.probe['back_ns']
+        finally:
+            self.probe = None
+        reply(c['id'], attempts=attempts, connectedNs=ns(connected), recoveryStartedNs=ns(started), recoveredNs=ns(back))
 
     def publish_run(self, c):
         body = b'a' * c['sizeBytes']

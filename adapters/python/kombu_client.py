@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from amqp_bench_protocol import (  # noqa: E402
-    ConnectionThread, Fault, Nacked, Unsupported, classify, describe_error, emit, now_ns, ns, reply,
+    PROTOCOL_VERSION, ConnectionThread, Fault, Nacked, Unsupported, classify, describe_error, emit, now_ns, ns, reply,
     serve,
 )
 
@@ -70,7 +70,7 @@ SILENCE_CHECK = (
 
 def describe():
     return {
-        'protocol': 1, 'name': 'kombu', 'library': 'kombu', 'version': kombu.__version__, 'language': 'python',
+        'protocol': PROTOCOL_VERSION, 'name': 'kombu', 'library': 'kombu', 'version': kombu.__version__, 'language': 'python',
         'runtime': f'CPython {sys.version.split()[0]} {sys.executable}',
         'location': os.path.dirname(kombu.__file__),
         'recovery': 'harness', 'multipleHosts': True, 'signals': SIGNALS, 'silenceCheck': SILENCE_CHECK,
@@ -137,6 +137,8 @@ class KombuThread(ConnectionThread):
             return reply(c['id'])
         if op == 'ensure':
             return self.ensure(c)
+        if op == 'recover':
+            return self.recover(c)
         raise Unsupported(f'unknown command {op!r}')
 
     def connect(self, c):
@@ -225,21 +227,21 @@ class KombuThread(ConnectionThread):
                 self.fault(exc)
                 return
 
-    def ensure(self, c):
+    def reconnect(self, deadline_ms):
         if self.up:
-            return reply(c['id'], attempts=0, connectedNs=ns(now_ns()))
+            return 0
         p = self.profile
         failed = [0]
         self.conn.collect()  # drop the dead transport (what Celery does after a connection loss)
         try:
             self.conn.ensure_connection(errback=lambda exc, interval: failed.__setitem__(0, failed[0] + 1), max_retries=None,
                                         interval_start=p['interval_start'], interval_step=p['interval_step'],
-                                        interval_max=p['interval_max'], timeout=c['deadlineMs'] / 1000.0)
+                                        interval_max=p['interval_max'], timeout=deadline_ms / 1000.0)
         except Exception as exc:  # noqa: BLE001
-            raise TimeoutError(f'kombu did not reconnect within {c["deadlineMs"]} ms ({failed[0] + 1} attempts): '
+            raise TimeoutError(f'kombu did not reconnect within {deadline_ms} ms ({failed[0] + 1} attempts): '
                                f'{describe_error(exc)}')
         self.back(attempts=failed[0] + 1)
-        reply(c['id'], attempts=failed[0] + 1, connectedNs=ns(now_ns()))
+        return failed[0] + 1
 
     # -- the connection -----------------------------------------------------------------------
     def back(self, attempts=None):
@@ -276,6 +278,7 @@ class KombuThread(ConnectionThread):
         entry['consumer'] = consumer
 
     def deliver(self, handle, entry, generation, message):
+        self.saw_delivery(message.body)
         if entry['bodies']:
             self.next_tag += 1
             self.tags[self.next_tag] = (generation, message)

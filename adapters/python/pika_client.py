@@ -19,8 +19,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from amqp_bench_protocol import (  # noqa: E402
-    ConnectionThread, Fault, Nacked, Unsupported, backoff_delay_s, classify, describe_error, emit,
-    now_ns, ns, reply, serve,
+    PROTOCOL_VERSION, ConnectionThread, Fault, Nacked, Unsupported, backoff_delay_s, classify, describe_error,
+    emit, now_ns, ns, reply, serve,
 )
 
 try:
@@ -58,7 +58,7 @@ CHANNEL_CLOSED = (pika.exceptions.ChannelClosed, pika.exceptions.ChannelWrongSta
 
 def describe():
     return {
-        'protocol': 1, 'name': 'pika', 'library': 'pika', 'version': pika.__version__, 'language': 'python',
+        'protocol': PROTOCOL_VERSION, 'name': 'pika', 'library': 'pika', 'version': pika.__version__, 'language': 'python',
         'runtime': f'CPython {sys.version.split()[0]} {sys.executable}', 'location': os.path.dirname(pika.__file__),
         'recovery': 'harness', 'multipleHosts': True, 'signals': SIGNALS, 'silenceCheck': SILENCE_CHECK,
         'acks': {'multiple': True, 'nack': True}, 'profiles': ['defaults', 'normalised'],
@@ -137,6 +137,8 @@ class PikaThread(ConnectionThread):
             return reply(c['id'])
         if op == 'ensure':
             return self.ensure(c)
+        if op == 'recover':
+            return self.recover(c)
         raise Unsupported(f'unknown command {op!r}')
 
     def connect(self, c):
@@ -215,23 +217,23 @@ class PikaThread(ConnectionThread):
                 self.fault(exc)
                 return
 
-    def ensure(self, c):
+    def reconnect(self, deadline_ms):
         """The harness's loop (pika has none): attempts with the harness backoff until the deadline."""
         if self.up:
-            return reply(c['id'], attempts=0, connectedNs=ns(now_ns()))
-        deadline = time.monotonic() + c['deadlineMs'] / 1000.0
+            return 0
+        deadline = time.monotonic() + deadline_ms / 1000.0
         attempt = 0
         last = None
         while True:
             attempt += 1
             try:
                 self.open_connection(attempts=attempt)
-                return reply(c['id'], attempts=attempt, connectedNs=ns(now_ns()))
+                return attempt
             except Exception as exc:  # noqa: BLE001
                 last = exc
             delay = backoff_delay_s(self.backoff, attempt, self.rng)
             if time.monotonic() + delay > deadline:
-                raise TimeoutError(f'could not reconnect within {c["deadlineMs"]} ms ({attempt} attempts): {describe_error(last)}')
+                raise TimeoutError(f'could not reconnect within {deadline_ms} ms ({attempt} attempts): {describe_error(last)}')
             time.sleep(delay)
 
     # -- the connection -----------------------------------------------------------------------
@@ -276,6 +278,7 @@ class PikaThread(ConnectionThread):
         channel.add_on_cancel_callback(lambda frame: self.signal('consumer_cancelled', f'basic.cancel from the broker ({entry["queue"]})'))
 
         def on_message(ch, method, properties, body):
+            self.saw_delivery(body)
             if entry['bodies']:
                 self.next_tag += 1
                 self.tags[self.next_tag] = (generation, ch, method.delivery_tag)

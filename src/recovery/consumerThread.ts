@@ -22,6 +22,7 @@ import { threadFailure, type ThreadFailure } from '../suite-kit/threadFailure';
 import { RECEIVED_KIND_CODES } from '../client/faults';
 import { Control, IntSlot, ThreadBoard, ThreadState, TimeSlot } from './board';
 import { DrainingConsumer } from '../suite-kit/drainingConsumer';
+import { ProgramConnection } from '../client/process/connection';
 
 export interface RecoveryTask {
   readonly threadIndex: number;
@@ -119,7 +120,15 @@ async function connectAndRehearse(task: RecoveryTask): Promise<DrainingConsumer>
   });
   // The fault and recovery path compiled now, not at the fault (see rehearse).
   await client.rehearse(task.roundTripTimeoutMs);
+  // A program's own recovery path once while up, as its bare recovery program makes a round trip before the fault.
+  const program = programRecovering(connection);
+  if (program) await program.recoverWithProbe(task.queue, task.phaseBoundMs, task.roundTripTimeoutMs);
   return client;
+}
+
+/** The connection when it is a client program that makes and times the recovery round trip itself (`recover`). */
+function programRecovering(connection: unknown): ProgramConnection | undefined {
+  return connection instanceof ProgramConnection && connection.recoversInProgram ? connection : undefined;
 }
 
 /**
@@ -154,15 +163,30 @@ async function drainUntilFault(
   return undefined;
 }
 
-/** ensureConnection + a real message round trip, timed from the moment this thread heard the fault was removed. */
+/**
+ * ensureConnection + a real message round trip, timed from the moment this thread heard the fault
+ * was removed. A client program that makes the round trip itself (`recover`) times it in its own
+ * process, from the moment it took the command up to its library handing the probe over: what its
+ * bare recovery program times, with none of the pipe's hops in it (they are in the removal signal).
+ */
 async function recover(consumer: DrainingConsumer, task: RecoveryTask, board: ThreadBoard): Promise<void> {
   const me = task.threadIndex;
   board.setTime(me, TimeSlot.RECOVERY_STARTED, nowNs());
   board.setInt(me, IntSlot.STATE, ThreadState.RECOVERING);
-  const ensured = await consumer.ensureConnection(task.phaseBoundMs);
-  board.setInt(me, IntSlot.ATTEMPTS, ensured.attempts);
-  await consumer.roundTrip(task.roundTripTimeoutMs);
-  board.setTime(me, TimeSlot.RECOVERED, nowNs());
+  const program = programRecovering(consumer.connection);
+  if (program) {
+    const recovered = await program.recoverWithProbe(task.queue, task.phaseBoundMs, task.roundTripTimeoutMs);
+    board.setInt(me, IntSlot.ATTEMPTS, recovered.attempts);
+    board.setTime(me, TimeSlot.RECOVERY_STARTED, recovered.recoveryStartedNs);
+    board.setTime(me, TimeSlot.RECOVERED, recovered.recoveredNs);
+    // Up already: the program answers at once; this forgets the fault the drain kept.
+    await consumer.ensureConnection(task.phaseBoundMs);
+  } else {
+    const ensured = await consumer.ensureConnection(task.phaseBoundMs);
+    board.setInt(me, IntSlot.ATTEMPTS, ensured.attempts);
+    await consumer.roundTrip(task.roundTripTimeoutMs);
+    board.setTime(me, TimeSlot.RECOVERED, nowNs());
+  }
   board.setInt(me, IntSlot.STATE, ThreadState.RECOVERED);
   board.count(Control.RECOVERED);
 }

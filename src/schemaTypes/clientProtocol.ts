@@ -4,7 +4,7 @@
  */
 
 /**
- * Version 1 of the line protocol between the harness and a client program of any language (adapters/<language>/; the driver is src/client/process/; docs/guide/client-adapter.md). The harness starts the program once per connection, in a process group of its own, with no arguments, and writes one JSON command per line on its stdin; the program writes one JSON line per reply or event on its stdout (stderr is free text, kept for failure reports). Started with `--describe`, it prints its description and exits. A program that prints anything else on stdout, answers late or never, or outlives its stop bound is ended with its group. Every time is CLOCK_MONOTONIC in ns, read in the client's own process when the library told it. Throughput is measured inside the program (`publish_run`, `delivered` counts), never one message per line.
+ * Version 2 of the line protocol between the harness and a client program of any language (adapters/<language>/; the driver is src/client/process/; docs/guide/client-adapter.md). The harness starts the program once per connection, in a process group of its own, with no arguments, and writes one JSON command per line on its stdin; the program writes one JSON line per reply or event on its stdout (stderr is free text, kept for failure reports). Started with `--describe`, it prints its description and exits. A program that prints anything else on stdout, answers late or never, or outlives its stop bound is ended with its group. Every time is CLOCK_MONOTONIC in ns, read in the client's own process when the library told it. Throughput is measured inside the program (`publish_run`, `delivered` counts), never one message per line. Version 2 adds `recover` (the recovery's round trip made and timed inside the program); a harness speaking 2 still drives a version-1 program (its recovery then crosses the pipe).
  */
 export type ClientProtocol = Description | Command | Output;
 export type Profile = 'defaults' | 'normalised';
@@ -153,6 +153,23 @@ export type Command =
       deadlineMs: number;
     }
   | {
+      op: 'recover';
+      /**
+       * The request's number: the reply carries it in `re`.
+       */
+      id: number;
+      deadlineMs: number;
+      /**
+       * The consumer whose queue the probe goes to and whose delivery proves it.
+       */
+      consumer: number;
+      /**
+       * A publisher without confirms that the probe is published on.
+       */
+      publisher: number;
+      roundTripBoundMs: number;
+    }
+  | {
       op: 'destroy';
       /**
        * The request's number: the reply carries it in `re`.
@@ -248,9 +265,9 @@ export type SignalKind = 'channel_closed' | 'consumer_cancelled' | 'blocked' | '
  */
 export interface Description {
   /**
-   * The protocol version the program speaks.
+   * The protocol version the program speaks: 2 (with `recover`), or 1.
    */
-  protocol: 1;
+  protocol: 1 | 2;
   /**
    * How reports name the client.
    */
@@ -327,11 +344,11 @@ export interface Backoff {
  */
 export interface Hello {
   ev: 'hello';
-  protocol: 1;
+  protocol: 1 | 2;
   atNs: MonotonicNs;
 }
 /**
- * A command done. Fields by command: connect `localPort`, `atNs`; clock `nowNs`; publish_run `run`; ensure `attempts`, `connectedNs`; close `hitBound`.
+ * A command done. Fields by command: connect `localPort`, `atNs`; clock `nowNs`; publish_run `run`; ensure `attempts`, `connectedNs`; recover those and `recoveryStartedNs`, `recoveredNs`; close `hitBound`.
  */
 export interface Reply {
   re: number;
@@ -342,6 +359,8 @@ export interface Reply {
   run?: Run;
   attempts?: number;
   connectedNs?: MonotonicNs;
+  recoveryStartedNs?: MonotonicNs;
+  recoveredNs?: MonotonicNs;
   hitBound?: boolean;
 }
 /**

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import type { ClientAdapter, ClientConnection } from '../../src/client/api';
+import type { ProgramConnection } from '../../src/client/process/connection';
 import { loadClientModule } from '../../src/client/registry';
 import { nowNs } from '../../src/measure/clock';
 
@@ -36,6 +37,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   delete process.env.FIXTURE_MISBEHAVIOUR;
+  delete process.env.FIXTURE_PROTOCOL;
   stderrSpy?.mockRestore();
   await Promise.allSettled(opened.splice(0).map((connection) => connection.close()));
 });
@@ -113,6 +115,49 @@ describe('a client program speaking the protocol (a fixture, no broker)', () => 
     expect(connection.state).toBe('closed');
     expect(await waitUntil(() => !groupAlive(pid), 2000)).toBe(true);
     expect(stderrLines).toEqual([]);
+  }, 30_000);
+});
+
+describe('the protocol versions a program may speak', () => {
+  it('version 2: `recover` makes and times the round trip in the program, through the consumer of the queue named', async () => {
+    process.env.FIXTURE_PROTOCOL = '2';
+    const connection = (await connect()) as ProgramConnection;
+    expect(connection.recoversInProgram).toBe(true);
+    const bodies: string[] = [];
+    await connection.consume('other', { ack: 'auto' }, () => undefined);
+    await connection.consume('q', { ack: 'auto' }, (delivery) => bodies.push(delivery.body.toString()));
+    connection.destroy('test');
+    expect(await waitUntil(() => connection.state === 'down', 5000)).toBe(true);
+    const beforeNs = nowNs();
+    const recovered = await connection.recoverWithProbe('q', 5000, 5000);
+    // The program's own times, in its order, between the harness's asking and its answer.
+    expect(recovered.attempts).toBe(3);
+    expect(recovered.recoveryStartedNs).toBeGreaterThanOrEqual(beforeNs);
+    expect(recovered.connectedNs).toBeGreaterThanOrEqual(recovered.recoveryStartedNs);
+    expect(recovered.recoveredNs).toBeGreaterThanOrEqual(recovered.connectedNs);
+    expect(recovered.recoveredNs).toBeLessThanOrEqual(nowNs());
+    expect(connection.state).toBe('up');
+    expect(connection.localPort).toBe(40002);
+    // The probe went to the consumer of `q` (the second one), and it opened a plain publisher for it.
+    expect(bodies).toEqual([expect.stringMatching(/^probe-\d+$/)]);
+    await expect(connection.recoverWithProbe('not-consumed', 1000, 1000)).rejects.toThrow(/no consumer of not-consumed/);
+  }, 30_000);
+
+  it('version 1 (an older program): still driven, without `recover` (its recovery crosses the pipe)', async () => {
+    const connection = (await connect()) as ProgramConnection;
+    expect(connection.recoversInProgram).toBe(false);
+    await connection.consume('q', { ack: 'auto' }, () => undefined);
+    await expect(connection.recoverWithProbe('q', 1000, 1000)).rejects.toThrow(/speaks protocol 1, without recover/);
+    connection.destroy('test');
+    expect((await connection.ensureConnected(5000)).attempts).toBe(2);
+  }, 30_000);
+
+  it('a version this harness does not speak: ended at its hello, saying which versions it speaks', async () => {
+    process.env.FIXTURE_PROTOCOL = '3';
+    await expect(adapter.connect('defaults', { urls: URLS, startBoundMs: 5000 })).rejects.toThrow(
+      /speaks protocol 3; this harness speaks 1 and 2 \(update amqp-bench, or have the program speak 2\)/,
+    );
+    expect(stderrLines.join('')).toMatch(/speaks protocol 3/);
   }, 30_000);
 });
 

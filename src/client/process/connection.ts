@@ -13,7 +13,19 @@ import { DEFAULT_BACKOFF, type BackoffOptions } from '../types';
 import type { Event } from '../../schemaTypes/clientProtocol';
 import { ANSWER_GRACE_MS, COMMAND_BOUND_MS, ProgramConsumer, ask, programPublisher } from './handles';
 import { ProgramLink } from './link';
-import { nsOf } from './wire';
+import { RECOVER_SINCE, nsOf } from './wire';
+
+/**
+ * A recovery made and timed inside the program (`recover`, protocol 2): every time read in the
+ * program's own process, from the moment its recovering thread took the command up to the moment
+ * its library handed the probe's delivery over.
+ */
+export interface ProgramRecovery {
+  readonly attempts: number;
+  readonly recoveryStartedNs: bigint;
+  readonly connectedNs: bigint;
+  readonly recoveredNs: bigint;
+}
 
 /** Bound on the program's polite close (its library's close, then cutting the socket). */
 const CLOSE_BOUND_MS = 5000;
@@ -29,6 +41,9 @@ export class ProgramConnection extends ConnectionBase {
   private port: number | undefined;
   private handles = 0;
   private readonly consumers = new Map<number, ProgramConsumer>();
+  /** The consumer handle of each queue consumed (the latest), and the open publishers without confirms: what `recover` names. */
+  private readonly consumerOfQueue = new Map<string, number>();
+  private readonly plainPublishers = new Set<number>();
   private link: ProgramLink | undefined;
   private closing: Promise<void> | undefined;
 
@@ -87,7 +102,16 @@ export class ProgramConnection extends ConnectionBase {
     const link = this.live();
     const handle = ++this.handles;
     await ask(link, (it) => it.request({ op: 'publisher', publisher: handle, confirms: options.confirms }, COMMAND_BOUND_MS));
-    return programPublisher(link, handle, options.confirms);
+    const publisher = programPublisher(link, handle, options.confirms);
+    if (options.confirms) return publisher;
+    this.plainPublishers.add(handle);
+    return {
+      ...publisher,
+      close: async () => {
+        this.plainPublishers.delete(handle);
+        await publisher.close();
+      },
+    };
   }
 
   async consume(queue: string, options: ConsumeOptions, onDelivery: (delivery: Delivery) => void): Promise<Consumer> {
@@ -107,7 +131,46 @@ export class ProgramConnection extends ConnectionBase {
       this.consumers.delete(handle);
       throw error;
     }
+    this.consumerOfQueue.set(queue, handle);
     return consumer;
+  }
+
+  /** True when the program makes and times the recovery round trip itself (`recover`). */
+  get recoversInProgram(): boolean {
+    return (this.link?.protocol ?? 0) >= RECOVER_SINCE;
+  }
+
+  /**
+   * The connection back (as ensureConnected) and a probe through `queue`'s consumer, made and timed
+   * by the program (`recover`): what the harness's recovery thread does over the pipe for a
+   * program without it, with none of the pipe's hops in the times. Uses a publisher without
+   * confirms opened before (one is opened now when there is none).
+   * @throws TimeoutError when the program does not speak `recover` (see recoversInProgram) or no consumer consumes `queue`
+   */
+  async recoverWithProbe(queue: string, deadlineMs: number, roundTripBoundMs: number): Promise<ProgramRecovery> {
+    const link = this.live();
+    if (!this.recoversInProgram) throw new TimeoutError(`${this.info.name} speaks protocol ${link.protocol}, without recover`);
+    const consumer = this.consumerOfQueue.get(queue);
+    if (consumer === undefined) throw new TimeoutError(`${this.info.name} has no consumer of ${queue} to prove its recovery with`);
+    if (this.plainPublishers.size === 0) await this.publisher({ confirms: false });
+    const publisher = Math.min(...this.plainPublishers);
+    const bound = (ms: number) => Math.max(1, Math.round(ms));
+    const reply = await ask(link, (it) =>
+      it.request(
+        { op: 'recover', consumer, publisher, deadlineMs: bound(deadlineMs), roundTripBoundMs: bound(roundTripBoundMs) },
+        deadlineMs + roundTripBoundMs + ANSWER_GRACE_MS,
+      ),
+    );
+    const { recoveryStartedNs, connectedNs, recoveredNs } = reply;
+    if (recoveryStartedNs === undefined || connectedNs === undefined || recoveredNs === undefined)
+      throw new TimeoutError(`${this.info.name} answered recover without recoveryStartedNs, connectedNs and recoveredNs`);
+    this.reportBack();
+    return {
+      attempts: reply.attempts ?? 0,
+      recoveryStartedNs: nsOf(recoveryStartedNs),
+      connectedNs: nsOf(connectedNs),
+      recoveredNs: nsOf(recoveredNs),
+    };
   }
 
   override async ensureConnected(deadlineMs: number): Promise<EnsureResult> {

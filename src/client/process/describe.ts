@@ -10,7 +10,7 @@ import { packageRoot } from '../../packageRoot';
 import { BenchError } from '../../errors';
 import { redactText } from '../../redact';
 import type { Description } from '../../schemaTypes/clientProtocol';
-import { NotTheProtocol, PROTOCOL_VERSION, parseDescription } from './wire';
+import { NotTheProtocol, parseDescription, unsupportedProtocol, unsupportedVersionOf } from './wire';
 
 /** A slow machine importing a Python library for the first time takes a second or two. */
 const DESCRIBE_BOUND_MS = 20_000;
@@ -54,9 +54,8 @@ export function describeProgram(command: readonly string[]): Description {
     description = parseDescription(line);
   } catch (error) {
     if (!(error instanceof NotTheProtocol)) throw error;
-    const versionSaid = /"protocol"\s*:\s*(\d+)/.exec(line)?.[1];
-    if (versionSaid !== undefined && Number(versionSaid) !== PROTOCOL_VERSION)
-      throw new BenchError('WORKER_FAILED', `${words} speaks protocol ${versionSaid}; this harness speaks ${PROTOCOL_VERSION}`);
+    const versionSaid = unsupportedVersionOf(line);
+    if (versionSaid !== undefined) throw new BenchError('WORKER_FAILED', unsupportedProtocol(words, versionSaid));
     throw new BenchError('WORKER_FAILED', `${words} --describe ${error.message}`);
   }
   described.set(key, description);

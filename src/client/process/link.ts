@@ -9,7 +9,16 @@ import { BenchError, TimeoutError } from '../../errors';
 import { startChildProgram, type ChildProgram } from '../../io/childProgram';
 import { packageRoot } from '../../packageRoot';
 import type { Command, Event, Failure, Output, Reply } from '../../schemaTypes/clientProtocol';
-import { NotTheProtocol, isEvent, isFailure, isHello, parseOutput, PROTOCOL_VERSION } from './wire';
+import {
+  NotTheProtocol,
+  isEvent,
+  isFailure,
+  isHello,
+  parseOutput,
+  SUPPORTED_PROTOCOLS,
+  unsupportedProtocol,
+  unsupportedVersionOf,
+} from './wire';
 
 /** A command as the driver writes it (the link numbers it). */
 export type Request = Command extends infer C ? (C extends { id: number } ? Omit<C, 'id'> : never) : never;
@@ -46,6 +55,7 @@ export class ProgramLink {
   private stopping = false;
   private hello: ((error?: Error) => void) | undefined;
   private readonly child: ChildProgram;
+  private spoken = 0;
 
   private constructor(
     readonly name: string,
@@ -76,6 +86,11 @@ export class ProgramLink {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** The protocol version the program said in its hello (0 before it). */
+  get protocol(): number {
+    return this.spoken;
   }
 
   /** Why the program is gone, once it is. */
@@ -134,14 +149,16 @@ export class ProgramLink {
     try {
       output = parseOutput(line);
     } catch (error) {
-      if (error instanceof NotTheProtocol) return this.end(new BenchError('WORKER_FAILED', `${this.name} ${error.message}`));
-      throw error;
+      if (!(error instanceof NotTheProtocol)) throw error;
+      const versionSaid = this.hello ? unsupportedVersionOf(line) : undefined;
+      if (versionSaid !== undefined) return this.end(new BenchError('WORKER_FAILED', unsupportedProtocol(this.name, versionSaid)));
+      return this.end(new BenchError('WORKER_FAILED', `${this.name} ${error.message}`));
     }
     if (isHello(output)) {
-      if (output.protocol !== PROTOCOL_VERSION)
-        return this.end(
-          new BenchError('WORKER_FAILED', `${this.name} speaks protocol ${output.protocol}; this harness speaks ${PROTOCOL_VERSION}`),
-        );
+      // The schema admits only the versions spoken here; checked again so the two cannot drift apart.
+      if (!SUPPORTED_PROTOCOLS.includes(output.protocol))
+        return this.end(new BenchError('WORKER_FAILED', unsupportedProtocol(this.name, output.protocol)));
+      this.spoken = output.protocol;
       this.hello?.();
       return;
     }

@@ -1,5 +1,5 @@
 /**
- * The client protocol on the wire (schemas/client-protocol.schema.json, version 1): what a client
+ * The client protocol on the wire (schemas/client-protocol.schema.json, version 2): what a client
  * program may print, checked line by line against the schema, and the commands written to it. A
  * line that is not the protocol is never guessed at: the driver ends the program and says which
  * line it was and what was wrong with it.
@@ -10,8 +10,23 @@ import type { default as Ajv2020Class, ValidateFunction } from 'ajv/dist/2020';
 import { packageRoot } from '../../packageRoot';
 import type { Description, Event, Failure, Hello, Output, Reply } from '../../schemaTypes/clientProtocol';
 
-/** The protocol version this harness speaks. */
-export const PROTOCOL_VERSION = 1;
+/** The protocol version this harness speaks (and its programs). */
+export const PROTOCOL_VERSION = 2;
+/** Every version a program may speak to this harness: a version-1 program has no `recover` (its recovery crosses the pipe). */
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2];
+/** The first version with `recover`, the recovery round trip made and timed inside the program. */
+export const RECOVER_SINCE = 2;
+
+/** What a program that speaks `said` is told when this harness does not speak it. */
+export function unsupportedProtocol(words: string, said: string | number): string {
+  return `${words} speaks protocol ${said}; this harness speaks ${SUPPORTED_PROTOCOLS.join(' and ')} (update amqp-bench, or have the program speak ${PROTOCOL_VERSION})`;
+}
+
+/** The version a line that failed the schema claims, when it is a hello or a description naming one this harness does not speak. */
+export function unsupportedVersionOf(line: string): string | undefined {
+  const said = /"protocol"\s*:\s*(\d+)/.exec(line)?.[1];
+  return said !== undefined && !SUPPORTED_PROTOCOLS.includes(Number(said)) ? said : undefined;
+}
 const SCHEMA_ID = 'https://amqp-bench.schemas/client-protocol.schema.json';
 
 let validators: { readonly output: ValidateFunction; readonly description: ValidateFunction } | undefined;
