@@ -15,7 +15,9 @@
  * is recorded. A publish the client never settles within the publish bound (a confirm that never
  * comes) stops its publisher and the replicate after that round: a finding of the client, with
  * which publishes and the client's version and words on its confirms, recorded as the result
- * (the test passes; `--fail-on-findings` fails it).
+ * (the test passes; `--fail-on-findings` fails it). So does a round the client does not finish
+ * within the round bound (20 s quick, 30 s slow): it is cut there, and what was published (and
+ * confirmed) within it is the figure, an incomplete round's, never a complete round's rate.
  */
 import { hasBareConsume } from '../src/throughput/bareConsume';
 import { measureConsumeOverhead } from '../src/throughput/consumeOverhead';
@@ -29,6 +31,7 @@ import { expectVerdictReached } from '../fixtures/verdict';
 import { clientInfo } from '../src/client/registry';
 import { findingsProgress } from '../src/suite-kit/findings';
 import { unsettledPublishFinding } from '../src/throughput/unsettled';
+import { incompleteRoundFinding } from '../src/throughput/incompleteRound';
 import type { ClientSpec } from '../src/client/api';
 import type { ResultDraft } from '../src/results/rawResult';
 import { mergeHistograms, summarizeMs } from '../src/measure/histogram';
@@ -110,7 +113,8 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
   const workload = resolvePublishWorkload({ ...publishCase, rounds: ROUNDS, warmupRounds: 1, roundBoundMs });
   const outcomes = await runReplicates(REPLICATES, () => measurePublishThroughput({ url: benchContext().directUrl, client }, workload));
   const unsettled = unsettledPublishFinding(outcomes, clientInfo(client));
-  const findings = unsettled ? [unsettled] : [];
+  const incomplete = incompleteRoundFinding(outcomes, clientInfo(client));
+  const findings = [unsettled, incomplete].filter((finding) => finding !== undefined);
   const draft = {
     ...withClient(publishThroughputReplicatesResult(outcomes), client),
     // The measured rounds of every replicate; the rest of the test is sessions, warm-up rounds and purges.
@@ -126,6 +130,7 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
   recordResult(
     draft,
     `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value ?? 'n/a'} MB/s; median of ${outcomes.length} replicates, ${spread}), ` +
+      (incomplete ? `incomplete round ${rate(draft.metrics.incomplete_round_msgs_per_sec?.value)} (cut at ${roundBoundMs} ms), ` : '') +
       `${workload.mode === 'confirm' ? 'publish->confirm' : 'publish call'} p50 ${latency(summary.p50)}, p95 ${latency(summary.p95)}, p99 ${latency(summary.p99)}, max ${latency(summary.max)} (all replicates); ` +
       `${workload.workerThreads} worker thread(s), errors ${errors}${findingsProgress(findings)}`,
   );
@@ -139,9 +144,16 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
       errors: 0,
       samples: [],
     });
-    // A round in which publishes never settled is the finding's: its publishers stopped there, and it was the last.
-    const stopped = outcome.rounds.some((round) => round.unsettled > 0);
-    for (const round of outcome.rounds.filter((each) => each.unsettled === 0)) {
+    // A round in which publishes never settled, or cut at the round bound, is the finding's: it was the last.
+    const stopped = outcome.rounds.some((round) => round.unsettled > 0 || round.cut);
+    // What a cut round published (in confirm mode, had confirmed) is in the queue, no more, no less.
+    for (const round of outcome.rounds.filter((each) => each.cut && each.unsettled === 0))
+      expect({ replicate, round: round.round, received: round.received }).toEqual({
+        replicate,
+        round: round.round,
+        received: round.published,
+      });
+    for (const round of outcome.rounds.filter((each) => each.unsettled === 0 && !each.cut)) {
       expect({ replicate, round: round.round, published: round.published, received: round.received }).toEqual({
         replicate,
         round: round.round,

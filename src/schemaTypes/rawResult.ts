@@ -242,7 +242,7 @@ export interface Target {
  */
 export interface Finding {
   /**
-   * unhandled_error: an error nobody handled inside the client (an application on Node's defaults would have crashed); thread_failed: a thread stopped on an error of the client; not_detected: a fault the client never noticed; not_recovered: a connection or thread that never came back; stalled: deliveries that stopped (a round that did not drain, a consumer that went quiet); message_lost: confirmed (or, without confirms, published) messages never delivered; unexplained_duplicate: deliveries at-least-once does not explain (neither flagged redelivered nor a republished copy); foreign_delivery: deliveries of messages never published (a body the harness cannot read, a sequence number never used); publish_hung: publishes never settled; connection_leaked: connections left on the broker after close.
+   * unhandled_error: an error nobody handled inside the client (an application on Node's defaults would have crashed); thread_failed: a thread stopped on an error of the client; not_detected: a fault the client never noticed; not_recovered: a connection or thread that never came back; stalled: deliveries that stopped (a round that did not drain, a consumer that went quiet); message_lost: confirmed (or, without confirms, published) messages never delivered; unexplained_duplicate: deliveries at-least-once does not explain (neither flagged redelivered nor a republished copy); foreign_delivery: deliveries of messages never published (a body the harness cannot read, a sequence number never used); publish_hung: publishes never settled; round_incomplete: a throughput round the client did not finish within the round bound (cut there: its figure is what it published within it); connection_leaked: connections left on the broker after close.
    */
   kind:
     | 'unhandled_error'
@@ -254,6 +254,7 @@ export interface Finding {
     | 'unexplained_duplicate'
     | 'foreign_delivery'
     | 'publish_hung'
+    | 'round_incomplete'
     | 'connection_leaked';
   /**
    * Which part of the measurement: `producer thread 1`, `thread 3`, `the workload`.

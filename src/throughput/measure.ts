@@ -17,8 +17,10 @@ export interface PublishThroughputOutcome {
  * Runs the session's warm-up rounds (`workload.warmupRounds`, more on threads new to the mode),
  * then `workload.rounds` measured rounds, in one session. A round in which a publish never settled
  * within the publish bound is the last: its publisher stopped there, and every later round would
- * only measure the bound again (the outcome's `unsettled` names each such publish).
- * @throws WorkerError when a worker fails or a round exceeds its bound (the session is closed first).
+ * only measure the bound again (the outcome's `unsettled` names each such publish). So is a round
+ * cut at the round bound (`cut`): the client is too slow for the workload, and every later round
+ * would be cut the same way, each costing the whole bound.
+ * @throws WorkerError when a worker fails, or the workers do not finish a cut round (the session is closed first).
  */
 export async function measurePublishThroughput(
   options: Omit<PublishSessionOptions, 'workload'>,
@@ -31,7 +33,7 @@ export async function measurePublishThroughput(
     for (let round = 0; round < session.warmupRounds + workload.rounds; round += 1) {
       const outcome = await session.runRound();
       rounds.push(outcome);
-      if (outcome.unsettled > 0) break;
+      if (outcome.unsettled > 0 || outcome.cut) break;
     }
   } finally {
     // Idempotent: after a failed round it returns the report the failure already built.
@@ -48,4 +50,9 @@ export function unsettledPublishes(outcome: Pick<PublishThroughputOutcome, 'repo
 /** The measured (non-warm-up) rounds. */
 export function measuredRounds(outcome: Pick<PublishThroughputOutcome, 'rounds'>): RoundOutcome[] {
   return outcome.rounds.filter((round) => !round.warmup);
+}
+
+/** The round cut at the round bound (the last one run), if any. */
+export function cutRound(outcome: Pick<PublishThroughputOutcome, 'rounds'>): RoundOutcome | undefined {
+  return outcome.rounds.find((round) => round.cut);
 }

@@ -22,8 +22,14 @@ export const PublishControl = {
   STOP: 3,
   /** Workers that gave up (connection lost, could not connect). */
   FAILED: 4,
+  /**
+   * Highest round cut at its bound (0 = none): its publishers make no further publish, settle the
+   * one in flight and count the round done with what they published, so a slow client's round
+   * ends as a figure, not a hang.
+   */
+  CUT: 5,
 } as const;
-const CONTROL_WORDS = 5;
+const CONTROL_WORDS = 6;
 /** Control words padded to a multiple of 8 bytes, where the BigInt64 time slots start. */
 const CONTROL_BYTES = 24;
 /** Int32 counts per worker: published, errors, unsettled. */

@@ -113,23 +113,44 @@ export class PublishSessionRuntime {
     this.round += 1;
     const round = this.round;
     board.raise(PublishControl.GO, round);
-    const target = workload.workerThreads * round;
-    const complete = await board.waitFor(PublishControl.DONE, target, workload.roundBoundMs, PublishControl.FAILED);
-    if (!complete) {
-      const failed = board.flag(PublishControl.FAILED);
-      throw await this.failure(
-        failed > 0
-          ? `${failed} publish worker(s) failed in round ${round}`
-          : `round ${round} did not complete within ${workload.roundBoundMs} ms`,
-      );
-    }
+    const cut = !(await this.waitForRound(round, workload.roundBoundMs));
+    if (cut) await this.cutRound(round);
     const parts = Array.from({ length: workload.workerThreads }, (_, worker) => board.readRound(worker));
     if (!isNonEmpty(parts)) throw new WorkerError('a publish session needs at least one worker thread');
     const combined = combineWorkerRounds(parts);
-    // A round whose publishers stopped on publishes never settled: only the settled ones are sure to be there.
-    const received = await this.collectQueue(combined.unsettled > 0 ? combined.published : workload.messagesPerRound);
+    // A round cut at its bound, or whose publishers stopped on publishes never settled: only the settled ones are sure to be there.
+    const received = await this.collectQueue(cut || combined.unsettled > 0 ? combined.published : workload.messagesPerRound);
     const rate = rateOf(combined.published, workload.messageSizeBytes, combined.durationMs);
-    return { ...combined, round, warmup: round <= this.warmupRounds, expected: workload.messagesPerRound, received, ...rate };
+    return { ...combined, round, warmup: round <= this.warmupRounds, cut, expected: workload.messagesPerRound, received, ...rate };
+  }
+
+  /**
+   * True when every worker finished round `round` within `boundMs`; false when the bound passed
+   * with none of them failed (the client is slow: the caller cuts the round).
+   * @throws WorkerError when a worker failed (the session is closed first).
+   */
+  private async waitForRound(round: number, boundMs: number): Promise<boolean> {
+    const { board, workload } = this;
+    if (await board.waitFor(PublishControl.DONE, workload.workerThreads * round, boundMs, PublishControl.FAILED)) return true;
+    const failed = board.flag(PublishControl.FAILED);
+    if (failed > 0) throw await this.failure(`${failed} publish worker(s) failed in round ${round}`);
+    return false;
+  }
+
+  /**
+   * Cuts a round that did not finish within the round bound: its publishers make no further
+   * publish, and each settles the one in flight (within the publish bound) and counts the round
+   * done with what it published. A slow client's round so ends as a figure; workers that do not
+   * come back within another round bound are the harness's failure.
+   * @throws WorkerError when the workers do not finish the cut round within another round bound.
+   */
+  private async cutRound(round: number): Promise<void> {
+    const { board, workload } = this;
+    board.raise(PublishControl.CUT, round);
+    if (await this.waitForRound(round, workload.roundBoundMs)) return;
+    throw await this.failure(
+      `round ${round} did not complete within ${workload.roundBoundMs} ms, nor within ${workload.roundBoundMs} ms of being cut there`,
+    );
   }
 
   /** Waits until the queue holds `expected` messages (or the bound passes), purges it, returns the purged count. */

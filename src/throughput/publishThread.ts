@@ -135,7 +135,11 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
       const record = round > task.warmupRounds ? histogram : undefined;
       const startedNs = nowNs();
       const live = connection;
-      const outcomes = await Promise.all(publishers.map((publisher) => publishMessages(publisher, live, task, payload, record, noteError)));
+      // Cut by the main thread at the round's bound: publishers stop before their next publish.
+      const cut = (): boolean => board.flag(PublishControl.CUT) >= round;
+      const outcomes = await Promise.all(
+        publishers.map((publisher) => publishMessages(publisher, live, task, payload, { record, noteError, cut })),
+      );
       const flushErrors = task.mode === 'plain' ? await flush(publishers, task.phaseBoundMs, noteError) : 0;
       const completedNs = nowNs();
       unsettled.push(...unsettledOf(outcomes, task.firstPublisher, round, record === undefined));
@@ -180,16 +184,27 @@ function unsettledOf(outcomes: readonly PublisherOutcome[], firstPublisher: numb
   );
 }
 
-/** One logical publisher's round: `messagesPerThread` publishes on its own channel. */
+interface RoundHooks {
+  /** Where the round's latencies go; undefined in a warm-up round. */
+  readonly record: LatencyHistogram | undefined;
+  readonly noteError: (error: unknown) => void;
+  /** True once the main thread has cut the round at its bound. */
+  readonly cut: () => boolean;
+}
+
+/**
+ * One logical publisher's round: `messagesPerThread` publishes on its own channel, or fewer when
+ * the round is cut at its bound (the publish in flight still settles and counts).
+ */
 async function publishMessages(
   publisher: Publisher,
   connection: ClientConnection,
   task: PublishTask,
   payload: Buffer,
-  histogram: LatencyHistogram | undefined,
-  noteError: (error: unknown) => void,
+  { record: histogram, noteError, cut }: RoundHooks,
 ): Promise<PublisherOutcome> {
-  // A client in another process publishes the round in its own process and times each publish there (never one message per pipe line).
+  // A client in another process publishes the round in its own process and times each publish there
+  // (never one message per pipe line); its run ends at its own bound, the round's, so it is not cut here.
   if (publisher.publishRun) return publishRunOf(publisher.publishRun.bind(publisher), task, histogram, noteError);
   const outcome: PublisherOutcome = { published: 0, errors: 0 };
   // Bounded: a confirm may never come, and a client may hold a publish while it is down.
@@ -198,7 +213,7 @@ async function publishMessages(
     `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.publishBoundMs} ms`,
   );
   try {
-    for (let i = 0; i < task.messagesPerThread; i += 1) {
+    for (let i = 0; i < task.messagesPerThread && !cut(); i += 1) {
       const startedNs = nowNs();
       try {
         await bound.wait(publisher.publish('', task.queue, payload));

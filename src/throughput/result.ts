@@ -10,8 +10,9 @@ import { isNonEmpty, type NonEmptyArray } from '../measure/statistics';
 import type { Metric, ResultDraft } from '../results/rawResult';
 import { combineReplicates } from '../results/replicates';
 import { judgedTarget } from '../results/targetVerdict';
-import { measuredRounds, unsettledPublishes, type PublishThroughputOutcome } from './measure';
+import { cutRound, measuredRounds, unsettledPublishes, type PublishThroughputOutcome } from './measure';
 import { overheadRatioPercent, roundFigure, summarizeRates } from './rates';
+import type { RoundOutcome } from './session';
 
 export type { ResultDraft } from '../results/rawResult';
 
@@ -72,15 +73,18 @@ export function countMissing(outcome: PublishThroughputOutcome): number {
  * The `publish_throughput` raw result of one configuration. Its rates come from the measured
  * rounds in which every publish settled: a round whose publisher stopped on a publish never
  * settled lasted as long as the publish bound, not as the client took (and is the last one, see
- * measure.ts); with no such round, the rates are null and the result says why.
- * @throws RangeError when there is no measured round and no publish left unsettled either.
+ * measure.ts); with no such round, the rates are null and the result says why. A round cut at the
+ * round bound is no complete round either: its figure is `incomplete_round_msgs_per_sec` (no
+ * direction: never judged as a complete round's rate), with the round in `details.cut_round`.
+ * @throws RangeError when there is no measured round, no publish left unsettled and no cut round either.
  */
 export function publishThroughputResult(outcome: PublishThroughputOutcome): ResultDraft {
   const { workload } = outcome;
   const measured = measuredRounds(outcome);
-  const settled = measured.filter((round) => round.unsettled === 0);
+  const settled = measured.filter((round) => round.unsettled === 0 && !round.cut);
   const unsettled = unsettledPublishes(outcome);
-  if (measured.length === 0 && unsettled.length === 0) throw new RangeError('publish_throughput needs at least one measured round');
+  const cut = cutRound(outcome);
+  if (measured.length === 0 && unsettled.length === 0 && !cut) throw new RangeError('publish_throughput needs at least one measured round');
   const msgRates = settled.map((round) => round.msgsPerSec);
   const mbRates = settled.map((round) => round.mbPerSec);
   const rates = isNonEmpty(msgRates) ? summarizeRates(msgRates) : undefined;
@@ -107,13 +111,14 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
       publish_latency_max_ms: metric(latency.max, 'ms', 'lower'),
       errors: metric(countErrors(outcome), 'count', 'lower'),
       messages_total: metric(messagesTotal, 'count', 'none'),
+      ...(cut ? { incomplete_round_msgs_per_sec: metric(cut.msgsPerSec, 'msg/s', 'none') } : {}),
     },
     samples: {
       throughput_msgs_per_sec: msgRates.map(roundFigure),
       throughput_mb_per_sec: mbRates.map(roundFigure),
     },
     histograms: { publish_latency: encodeHistogram(outcome.report.histogram) },
-    notes: publishNotes(outcome, settled.length, unsettled.length > 0),
+    notes: [...publishNotes(outcome, settled.length, unsettled.length > 0), ...(cut ? [cutRoundNote(outcome, cut, settled.length)] : [])],
     details: {
       rounds: outcome.rounds.map((round) => ({
         round: round.round,
@@ -123,11 +128,14 @@ export function publishThroughputResult(outcome: PublishThroughputOutcome): Resu
         published: round.published,
         errors: round.errors,
         unsettled: round.unsettled,
+        cut: round.cut,
         expected: round.expected,
         received: round.received,
       })),
       rate_spread_percent: rates === undefined ? null : roundFigure(rates.spreadPercent),
       publish_bound_ms: workload.publishBoundMs,
+      round_bound_ms: workload.roundBoundMs,
+      cut_round: cut ? cutRoundDetails(cut) : null,
       unsettled_publishes: unsettled.map((each) => ({ ...each })),
       latency_samples: latency.count,
       latency_mean_ms: latency.mean,
@@ -169,6 +177,31 @@ function unsettledNote(outcome: PublishThroughputOutcome, settledRounds: number)
   const last = outcome.rounds.at(-1);
   const publishes = unsettledPublishes(outcome).length;
   return `${publishes} publish(es) never settled within the publish bound of ${outcome.workload.publishBoundMs} ms in round ${last?.round ?? '?'}${last?.warmup ? ' (warm-up)' : ''}: each stopped its publisher, and the measurement stopped after that round; ${settledRounds > 0 ? `the rates are those of the ${settledRounds} measured round(s) before it` : 'no measured round had every publish settle, so there is no rate'}`;
+}
+
+/** The cut round as details: what was published and confirmed within the bound, over how long, and the rate it implies. */
+function cutRoundDetails(cut: RoundOutcome): Record<string, number | boolean> {
+  return {
+    round: cut.round,
+    warmup: cut.warmup,
+    published: cut.published,
+    expected: cut.expected,
+    received: cut.received,
+    duration_ms: roundFigure(cut.durationMs),
+    msgs_per_sec: roundFigure(cut.msgsPerSec),
+  };
+}
+
+/** What the incomplete round's figure is, and what it is not. */
+function cutRoundNote(outcome: PublishThroughputOutcome, cut: RoundOutcome, settledRounds: number): string {
+  const { roundBoundMs, mode } = outcome.workload;
+  const what = mode === 'confirm' ? 'published and confirmed' : 'published';
+  return (
+    `incomplete_round_msgs_per_sec: round ${cut.round}${cut.warmup ? ' (warm-up)' : ''} did not finish within the round bound of ${roundBoundMs} ms and was cut there: ` +
+    `${cut.published} of ${cut.expected} messages ${what} in ${Math.round(cut.durationMs)} ms, ${roundFigure(cut.msgsPerSec)} msg/s over the part of the round run. ` +
+    `An incomplete round: the whole round would have taken longer than the bound, so this is no complete round's rate and is never judged as one; ` +
+    `the measurement stopped there (${settledRounds > 0 ? `throughput is the median of the ${settledRounds} complete measured round(s) before it` : 'no complete measured round, so throughput has no value'})`
+  );
 }
 
 export interface OverheadPair {

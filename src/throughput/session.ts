@@ -4,7 +4,8 @@
  *
  * Lifecycle: `openPublishSession` -> `open` -> `runRound()` as often as wanted (each round: all
  * workers start together, publish, flush; then the queue is checked to hold exactly the round's
- * messages and purged) -> `close()` -> `closed`. A failed round closes nothing by itself: the
+ * messages and purged; a round not finished within its bound is cut there, and the queue is
+ * checked to hold what was published) -> `close()` -> `closed`. A failed round closes nothing by itself: the
  * caller's `finally` calls `close()`, which is safe to call twice and always stops the workers,
  * destroys the pool, deletes the queue and closes the admin connection.
  */
@@ -48,6 +49,12 @@ export interface RoundOutcome extends CombinedRound {
   /** 1-based, warm-up rounds included. */
   readonly round: number;
   readonly warmup: boolean;
+  /**
+   * True: the round did not finish within the round bound and was cut there (no further publish,
+   * the ones in flight settled): `published` is what the client published within it, below
+   * `expected`, and its rate is that of an incomplete round, never a complete round's figure.
+   */
+  readonly cut: boolean;
   /** Messages the round should have put in the queue. */
   readonly expected: number;
   /** Messages the queue held after the round (counted by the purge). */
@@ -74,7 +81,11 @@ export interface PublishSession {
    */
   readonly warmupRounds: number;
   readonly state: SessionState;
-  /** Runs the next round; rounds up to `warmupRounds` are warm-up. @throws WorkerError when a worker fails or the round exceeds its bound. */
+  /**
+   * Runs the next round; rounds up to `warmupRounds` are warm-up. A round not finished within the
+   * round bound is cut there (`cut`), a result about the client.
+   * @throws WorkerError when a worker fails, or the workers do not finish a cut round.
+   */
   runRound(): Promise<RoundOutcome>;
   /** Waits until the queue holds `expected` messages (or the bound passes), purges it, returns the purged count. */
   collectQueue(expected: number): Promise<number>;

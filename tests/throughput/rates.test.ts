@@ -97,6 +97,7 @@ function round(n: number, msgsPerSec: number, warmup = false): RoundOutcome {
     published: 40,
     errors: 0,
     unsettled: 0,
+    cut: false,
     expected: 40,
     received: 40,
     msgsPerSec,
