@@ -125,8 +125,13 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
   const findings = [unsettled, incomplete].filter((finding) => finding !== undefined);
   const draft = {
     ...withClient(publishThroughputReplicatesResult(outcomes), client),
-    // The measured rounds of every replicate; the rest of the test is sessions, warm-up rounds and purges.
-    measured_ms: Math.round(outcomes.flatMap((outcome) => measuredRounds(outcome)).reduce((sum, round) => sum + round.durationMs, 0)),
+    // The measured rounds of every replicate, and a warm-up round cut at its bound (its figure is the
+    // incomplete round's); the rest of the test is sessions, warm-up rounds and purges.
+    measured_ms: Math.round(
+      outcomes
+        .flatMap((outcome) => outcome.rounds.filter((round) => !round.warmup || round.cut))
+        .reduce((sum, round) => sum + round.durationMs, 0),
+    ),
     findings,
   };
   const replicateRates = draft.replicates?.throughput_msgs_per_sec ?? [];

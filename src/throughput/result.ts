@@ -64,9 +64,12 @@ export function countErrors(outcome: PublishThroughputOutcome): number {
   return outcome.rounds.reduce((sum, round) => sum + round.errors, 0) + outcome.report.workers.filter((worker) => worker.fatal).length;
 }
 
-/** Messages that did not reach the queue (expected minus received, summed over every round). */
+/**
+ * Messages that did not reach the queue (expected minus received, summed over every round); of a
+ * round cut at its bound, only the published ones were expected (the rest were never sent).
+ */
 export function countMissing(outcome: PublishThroughputOutcome): number {
-  return outcome.rounds.reduce((sum, round) => sum + Math.max(0, round.expected - round.received), 0);
+  return outcome.rounds.reduce((sum, round) => sum + Math.max(0, (round.cut ? round.published : round.expected) - round.received), 0);
 }
 
 /**
