@@ -11,7 +11,7 @@
 import { ConfigError } from '../errors';
 import { splitEvenly } from '../suite-kit/distribution';
 import { nonNegativeInteger, positiveInteger, sizeLabel } from './plan';
-import { watermarksFor, type Watermarks } from './watermarks';
+import { startDepthFor, watermarksFor, type Watermarks } from './watermarks';
 
 export interface ConsumeWorkloadInput {
   /** Consumers of the client under test (one channel each), competing on one queue. */
@@ -39,6 +39,8 @@ export interface ConsumeWorkloadInput {
   readonly warmupMs?: number;
   /** @default watermarksFor(consumers, prefetch, messageSizeBytes) */
   readonly watermarks?: Watermarks;
+  /** Ready messages the queue must hold before the first phase starts (at most the low mark). @default startDepthFor(watermarks, consumers, prefetch, warmupMs + rounds * windowMs) */
+  readonly startMessages?: number;
   /** How often the harness reads the queue's depth from the broker. @default 10 */
   readonly depthSamplingMs?: number;
 }
@@ -55,6 +57,8 @@ export interface ConsumeWorkload {
   readonly windowMs: number;
   readonly warmupMs: number;
   readonly watermarks: Watermarks;
+  /** Ready messages the queue holds before the first phase starts (watermarks.ts startDepthFor). */
+  readonly startMessages: number;
   readonly depthSamplingMs: number;
   /** Consumers on each consumer thread, in thread order. */
   readonly consumersPerThread: readonly number[];
@@ -95,6 +99,14 @@ export function resolveConsumeWorkload(input: ConsumeWorkloadInput): ConsumeWork
   if (minRounds > rounds) throw new ConfigError('minRounds', `at most rounds (${rounds})`, String(minRounds));
   const steadyWithinPercent = input.steadyWithinPercent ?? CONSUME_WORKLOAD_DEFAULTS.steadyWithinPercent;
   if (!(steadyWithinPercent >= 0)) throw new ConfigError('steadyWithinPercent', 'a percentage of at least 0', String(steadyWithinPercent));
+  const windowMs = positiveInteger('windowMs', input.windowMs ?? CONSUME_WORKLOAD_DEFAULTS.windowMs);
+  const warmupMs = nonNegativeInteger('warmupMs', input.warmupMs ?? CONSUME_WORKLOAD_DEFAULTS.warmupMs);
+  const startMessages = positiveInteger(
+    'startMessages',
+    input.startMessages ?? startDepthFor(watermarks, consumers, prefetch, warmupMs + rounds * windowMs),
+  );
+  if (startMessages > watermarks.lowMessages)
+    throw new ConfigError('startMessages', `at most watermarks.lowMessages (${watermarks.lowMessages})`, String(startMessages));
   return Object.freeze({
     consumers,
     messageSizeBytes,
@@ -104,9 +116,10 @@ export function resolveConsumeWorkload(input: ConsumeWorkloadInput): ConsumeWork
     rounds,
     minRounds,
     steadyWithinPercent,
-    windowMs: positiveInteger('windowMs', input.windowMs ?? CONSUME_WORKLOAD_DEFAULTS.windowMs),
-    warmupMs: nonNegativeInteger('warmupMs', input.warmupMs ?? CONSUME_WORKLOAD_DEFAULTS.warmupMs),
+    windowMs,
+    warmupMs,
     watermarks: Object.freeze({ ...watermarks }),
+    startMessages,
     depthSamplingMs: positiveInteger('depthSamplingMs', input.depthSamplingMs ?? CONSUME_WORKLOAD_DEFAULTS.depthSamplingMs),
     consumersPerThread: Object.freeze(splitEvenly(consumers, consumerThreads)),
     // Producers overshoot the high mark by what is in flight towards the queue when they pause (socket

@@ -130,7 +130,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
         : []),
       `rate counted on the consumers' side: each delivery bumps a shared-memory counter in its consumer thread and is acked (manual ack, prefetch ${workload.prefetch}); the main thread reads the counters and the monotonic clock at each window's edges`,
       `${workload.consumers} consumer(s) (one channel each) of the client under test on ${workload.consumerThreads} worker thread(s), one connection each, straight to the broker (no proxy), competing on one classic queue`,
-      `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages; the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
+      `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages, and the phase started once it held ${workload.startMessages} (what the phase can drain, with a margin; the producers went on filling); the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
       BOUND_NOTES[bound],
       `consumer_cpu_percent: CPU time the consumer thread(s) ran during a window (Linux /proc, 10 ms ticks), in % of one core, summed over threads; near ${workload.consumerThreads * 100}% the client is what bounds the rate, far below it the consumers waited (for the broker, or for a CPU they did not get); consumer_cpu_us_per_msg: that CPU time per delivery`,
       'messages_consumed/missing/extra: after the windows the producers stop, the queue is purged (the broker counts the ready messages it removes) and the consumers count what was already on its way to them; every message published in the session must be counted by a consumer or purged, exactly once (a delivery the client never handed over stays unacked, is not purged and counts as missing)',
@@ -138,7 +138,11 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
     ],
     details: {
       bound,
-      watermarks: { low_messages: workload.watermarks.lowMessages, high_messages: workload.watermarks.highMessages },
+      watermarks: {
+        low_messages: workload.watermarks.lowMessages,
+        high_messages: workload.watermarks.highMessages,
+        start_messages: workload.startMessages,
+      },
       max_queue_length: workload.maxQueueLength,
       depth_sampling_ms: workload.depthSamplingMs,
       depth_samples: report.depthSamples,

@@ -4,7 +4,7 @@
  * until a phase opens), and the broker's queue depth sampled every few ms.
  *
  * Lifecycle: `openConsumeSession` (queue declared, producers and consumers connected, queue
- * filled to its low watermark) -> `open` -> `runPhase()` any number of times, one at a time
+ * filled to its start depth: what the first phase can drain, with a margin; watermarks.ts) -> `open` -> `runPhase()` any number of times, one at a time
  * (consumers start, warm up, the counters are read at each window's edges, consumers are
  * cancelled) with anything else consuming the same queue in between (the bare script) -> `close()`
  * -> `closed`. `close()` is safe to call twice and always stops every thread, destroys both pools,
@@ -28,7 +28,7 @@ export interface ConsumeSessionOptions {
   readonly workload: ConsumeWorkload;
   /** Bound on one connection (client or producer). @default 10000 */
   readonly connectBoundMs?: number;
-  /** Bound on a fill of the queue to its low watermark that stopped growing (ten of them on the whole fill). @default 30000 */
+  /** Bound on a fill of the queue to its start depth that stopped growing (ten of them on the whole fill). @default 30000 */
   readonly fillBoundMs?: number;
   /** Bound on every thread's whole task. @default 600000 */
   readonly lifetimeBoundMs?: number;
@@ -68,7 +68,7 @@ export interface ConsumeSession {
 
 /**
  * Declares the queue, starts both pools, and waits until every thread is connected and the
- * queue holds its low watermark.
+ * queue holds its start depth (`workload.startMessages`; the producers go on filling).
  * @throws WorkerError when a thread cannot connect or the queue does not fill within the bounds (everything is cleaned up).
  * @example
  * const session = await openConsumeSession({ url, client, workload: resolveConsumeWorkload({ consumers: 10 }) });
@@ -90,7 +90,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     session.startThreads({ url: options.url, client: options.client, connectionPrefix, connectBoundMs, lifetimeBoundMs });
     session.sampler = startDepthSampler(admin, queue, session.board, workload.depthSamplingMs);
     await waitUntilReady(session, connectBoundMs);
-    await session.waitUntilFull(options.fillBoundMs ?? 30_000);
+    await session.waitUntilDepth(workload.startMessages, options.fillBoundMs ?? 30_000);
   } catch (error) {
     await session.close().catch(() => undefined);
     throw error;
@@ -106,7 +106,7 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     depthDuring: (startNs, endNs) => depthDuring(samples, startNs, endNs),
     waitUntilFull: async (boundMs = 30_000) => {
       if (session.state !== 'open') throw new WorkerError('the consume session is closed; open a new one');
-      await session.waitUntilFull(boundMs);
+      await session.waitUntilDepth(workload.watermarks.lowMessages, boundMs);
     },
     close: () => session.close(),
     runPhase: (windows, phaseOptions = {}) => runConsumePhase(session, windows, phaseOptions),

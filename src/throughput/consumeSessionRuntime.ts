@@ -124,24 +124,25 @@ export class ConsumeSessionRuntime {
   }
 
   /**
-   * Waits until the queue holds its low watermark (producers top it up whenever it is below).
-   * `boundMs` bounds a fill that stopped growing, not the whole fill: a loaded machine fills
-   * slower but still fills (CI at load 12 took over 30 s for 180,000); ten bounds cap it all.
+   * Waits until the queue holds `depthMessages` ready messages (producers top it up whenever it is
+   * below the low mark, and fill it towards the high one). `boundMs` bounds a fill that stopped
+   * growing, not the whole fill: a loaded machine fills slower but still fills (CI at load 12
+   * took over 30 s for 180,000); ten bounds cap it all.
    */
-  async waitUntilFull(boundMs: number): Promise<void> {
+  async waitUntilDepth(depthMessages: number, boundMs: number): Promise<void> {
     const { workload } = this;
     const startedMs = Date.now();
     let grewAtMs = startedMs;
     let most = 0;
     for (;;) {
       const ready = this.sampler?.samples.at(-1)?.ready ?? 0;
-      if (ready >= workload.watermarks.lowMessages) return;
+      if (ready >= depthMessages) return;
       if (this.failedThreads() > 0 || this.sampler?.error !== undefined) throw await this.failure('the queue could not be filled');
       const nowMs = Date.now();
       if (ready > most) [most, grewAtMs] = [ready, nowMs];
       if (nowMs - grewAtMs > boundMs || nowMs - startedMs > 10 * boundMs)
         throw await this.failure(
-          `the producers did not fill the queue to ${workload.watermarks.lowMessages} messages: ${most} after ${nowMs - startedMs} ms, none more in the last ${nowMs - grewAtMs} ms (bound ${boundMs} ms without growth, ${10 * boundMs} ms in all)`,
+          `the producers did not fill the queue to ${depthMessages} messages: ${most} after ${nowMs - startedMs} ms, none more in the last ${nowMs - grewAtMs} ms (bound ${boundMs} ms without growth, ${10 * boundMs} ms in all)`,
         );
       await sleep(workload.depthSamplingMs);
     }

@@ -23,7 +23,8 @@ export interface Watermarks {
  * classic queue is one Erlang process that takes messages in and hands them out; while it has a
  * backlog it favours handing out and holds the producers back (credit flow), so with consumers
  * faster than that intake the backlog shrinks by the difference (measured here: 19k msg/s out,
- * 10k in). 200k messages last the warm-up and three 3 s windows even then.
+ * 10k in). A phase starts before the queue holds this much (`startDepthFor`): the producers go on
+ * filling towards it meanwhile.
  */
 export const QUEUE_BUDGET_BYTES = 128 * 1024 * 1024;
 const MIN_HIGH_MESSAGES = 2_000;
@@ -44,6 +45,32 @@ export function watermarksFor(consumers: number, prefetch: number, messageSizeBy
   const budget = Math.floor(QUEUE_BUDGET_BYTES / Math.max(1, messageSizeBytes));
   const highMessages = Math.max(Math.min(MAX_HIGH_MESSAGES, Math.max(MIN_HIGH_MESSAGES, budget)), 2 * consumers * prefetch);
   return { lowMessages: Math.floor(LOW_MARK_SHARE * highMessages), highMessages };
+}
+
+/**
+ * The fastest the queue has been seen to shrink during a phase, net of the producers' top-up: a
+ * classic queue with a backlog favours delivering and holds its publishers back by credit flow
+ * (19k msg/s out, 10k in, the fastest consumers measured on two cores; amqplib's ten consumers
+ * shrink it by about 5k msg/s).
+ */
+export const PHASE_NET_DRAIN_MSGS_PER_SEC = 9_000;
+/** The backlog at a phase start is this many times what the phase can drain at that pace. */
+export const START_MARGIN = 1.25;
+/** From the phase's start to every consumer consuming (about 0.2 s measured for 10 consumers), counted into the phase. */
+const PHASE_STARTUP_ALLOWANCE_MS = 500;
+
+/**
+ * How many ready messages the queue must hold before a session's first phase starts: what the
+ * phase (start-up, warm-up and every window) can drain at `PHASE_NET_DRAIN_MSGS_PER_SEC` while the
+ * producers keep topping up, times `START_MARGIN`; at least two prefetch windows per consumer, at
+ * most the low mark. Filling further only makes a test longer: the producers go on filling
+ * towards the high mark during the phase, and a window in which the queue ran dry all the same is
+ * flagged (producer-bound), never passed for a consume rate.
+ * @example startDepthFor({ lowMessages: 180_000, highMessages: 200_000 }, 10, 100, 10_000) // 118125
+ */
+export function startDepthFor(watermarks: Watermarks, consumers: number, prefetch: number, phaseMs: number): number {
+  const drained = (PHASE_NET_DRAIN_MSGS_PER_SEC * (phaseMs + PHASE_STARTUP_ALLOWANCE_MS)) / 1000;
+  return Math.min(watermarks.lowMessages, Math.max(2 * consumers * prefetch, Math.ceil(START_MARGIN * drained)));
 }
 
 /** `filling`: publishing towards the high mark; `paused`: waiting for the low mark. */

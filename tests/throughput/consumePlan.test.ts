@@ -1,5 +1,6 @@
 import { ConfigError } from '../../src/errors';
 import { CONSUME_WORKLOAD_DEFAULTS, consumeLabel, resolveConsumeWorkload } from '../../src/throughput/consumePlan';
+import { startDepthFor } from '../../src/throughput/watermarks';
 
 describe('a sustained consume workload', () => {
   it('fills in the defaults: prefetch 100, one consumer thread, two producers, 3 windows of 3 s after 1 s of warm-up', () => {
@@ -16,6 +17,7 @@ describe('a sustained consume workload', () => {
       windowMs: 3000,
       warmupMs: 1000,
       watermarks: { lowMessages: 180_000, highMessages: 200_000 },
+      startMessages: startDepthFor({ lowMessages: 180_000, highMessages: 200_000 }, 10, 100, 10_000),
       depthSamplingMs: 10,
       consumersPerThread: [10],
       maxQueueLength: 800_000,
@@ -26,6 +28,15 @@ describe('a sustained consume workload', () => {
 
   it('spreads consumers over the consumer threads evenly, larger blocks first', () => {
     expect(resolveConsumeWorkload({ consumers: 10, consumerThreads: 4 }).consumersPerThread).toEqual([3, 3, 2, 2]);
+  });
+
+  it('starts the first phase at what it can drain, never above the low mark, or at the depth given to it', () => {
+    expect(resolveConsumeWorkload({ consumers: 10 }).startMessages).toBeLessThan(180_000);
+    expect(resolveConsumeWorkload({ consumers: 1, watermarks: { lowMessages: 10, highMessages: 20 } }).startMessages).toBe(10);
+    expect(resolveConsumeWorkload({ consumers: 1, startMessages: 5000 }).startMessages).toBe(5000);
+    expect(() => resolveConsumeWorkload({ consumers: 1, watermarks: { lowMessages: 10, highMessages: 20 }, startMessages: 11 })).toThrow(
+      new ConfigError('startMessages', 'at most watermarks.lowMessages (10)', '11'),
+    );
   });
 
   it('takes watermarks given to it', () => {

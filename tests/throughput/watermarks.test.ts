@@ -1,4 +1,13 @@
-import { estimateDepth, nextProducerState, watermarksFor, type ProducerState, type Watermarks } from '../../src/throughput/watermarks';
+import {
+  estimateDepth,
+  nextProducerState,
+  PHASE_NET_DRAIN_MSGS_PER_SEC,
+  START_MARGIN,
+  startDepthFor,
+  watermarksFor,
+  type ProducerState,
+  type Watermarks,
+} from '../../src/throughput/watermarks';
 
 describe('watermarks', () => {
   it('keep about 128 MiB of ready messages at the high mark, within 2000..200000, the low mark at 90% of it', () => {
@@ -10,6 +19,21 @@ describe('watermarks', () => {
 
   it('never put the high mark below two prefetch windows per consumer (a phase start takes one each at once)', () => {
     expect(watermarksFor(100, 200, 4096)).toEqual({ lowMessages: 36_000, highMessages: 40_000 });
+  });
+});
+
+describe('the depth a first phase starts at', () => {
+  const marks: Watermarks = { lowMessages: 180_000, highMessages: 200_000 };
+
+  it('is what the phase (its windows, warm-up and start-up) drains at the fastest pace seen, times the margin', () => {
+    // 10 s of warm-up and windows, 0.5 s of start-up.
+    expect(startDepthFor(marks, 10, 100, 10_000)).toBe(Math.ceil(START_MARGIN * PHASE_NET_DRAIN_MSGS_PER_SEC * 10.5));
+    expect(startDepthFor(marks, 10, 100, 10_000)).toBeLessThan(marks.lowMessages);
+  });
+
+  it('is never above the low mark, nor below two prefetch windows per consumer', () => {
+    expect(startDepthFor(marks, 10, 100, 600_000)).toBe(180_000);
+    expect(startDepthFor({ lowMessages: 100_000, highMessages: 200_000 }, 100, 400, 0)).toBe(80_000);
   });
 });
 
