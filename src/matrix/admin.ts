@@ -6,9 +6,16 @@
  */
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { closeBounded, socketOf } from '../client/amqplib/common';
-import { nowNs } from '../measure/clock';
+import { nowNs, pollUntil } from '../measure/clock';
 import { decodeHeader, encodeMessage } from '../suite-kit/message';
 import { PROBE_ROUND } from './report';
+
+/** A queue is read to its end, at most this many messages. */
+const DRAIN_MAX_MESSAGES = 200_000;
+/** The draining consumer stops when nothing came this long (the rest is read by basic.get). */
+const DRAIN_IDLE_MS = 1000;
+/** Bound on the draining consumer. */
+const DRAIN_BOUND_MS = 60_000;
 
 export class CellAdmin {
   /** Probe rounds that reached every queue's exchange (published without an error). */
@@ -93,17 +100,50 @@ export class CellAdmin {
     this.probing = undefined;
   }
 
-  /** The thread's own messages left in `queue`: sequence number -> copies (probes ignored). */
+  /**
+   * The thread's own messages left in `queue`: sequence number -> copies (probes ignored). What is
+   * ready is taken by a consumer without acks (a slow consumer's cell leaves thousands, and one
+   * basic.get round trip each took seconds), then basic.get until the queue is empty.
+   */
   async drain(queue: string): Promise<Map<number, number>> {
     await this.reopenIfClosed();
     const left = new Map<number, number>();
-    for (let taken = 0; taken < 200_000; taken += 1) {
+    const take = (content: Buffer) => {
+      const header = decodeHeader(content);
+      if (header && header.round !== PROBE_ROUND) left.set(header.seq, (left.get(header.seq) ?? 0) + 1);
+    };
+    const consumed = await this.consumeReady(queue, take).catch(() => 0);
+    for (let taken = consumed; taken < DRAIN_MAX_MESSAGES; taken += 1) {
       const message = await this.channel.get(queue, { noAck: true }).catch(() => false as const);
       if (!message) break;
-      const header = decodeHeader(message.content);
-      if (header && header.round !== PROBE_ROUND) left.set(header.seq, (left.get(header.seq) ?? 0) + 1);
+      take(message.content);
     }
     return left;
+  }
+
+  /** The messages ready in `queue` now, through a consumer without acks; stops early when none came for a while. @returns how many */
+  private async consumeReady(queue: string, take: (content: Buffer) => void): Promise<number> {
+    const ready = Math.min((await this.channel.checkQueue(queue)).messageCount, DRAIN_MAX_MESSAGES);
+    if (ready === 0) return 0;
+    let taken = 0;
+    let lastMs = Date.now();
+    let cancelled = false;
+    const { consumerTag } = await this.channel.consume(
+      queue,
+      (message) => {
+        if (message === null) cancelled = true;
+        else {
+          take(message.content);
+          taken += 1;
+          lastMs = Date.now();
+        }
+      },
+      { noAck: true },
+    );
+    await pollUntil(() => taken >= ready || cancelled || Date.now() - lastMs > DRAIN_IDLE_MS, DRAIN_BOUND_MS, 5);
+    // Deliveries sent before the cancel arrive before its cancel-ok (one channel keeps order): all taken here.
+    if (!cancelled) await this.channel.cancel(consumerTag);
+    return taken;
   }
 
   /** Deletes the topology and closes (bounded); never throws. */
