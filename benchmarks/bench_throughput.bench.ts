@@ -21,14 +21,14 @@
  */
 import { hasBareConsume } from '../src/throughput/bareConsume';
 import { measureConsumeOverhead } from '../src/throughput/consumeOverhead';
-import { consumeLabel, resolveConsumeWorkload } from '../src/throughput/consumePlan';
+import { consumeLabel, consumerThreadsFor, resolveConsumeWorkload, spreadNote } from '../src/throughput/consumePlan';
 import { consumeOverheadResult, sustainedConsumeResult } from '../src/throughput/consumeResult';
 import { measureSustainedConsume } from '../src/throughput/sustainedConsume';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import { expectVerdictReached } from '../fixtures/verdict';
-import { clientInfo } from '../src/client/registry';
+import { adapterOf, clientInfo } from '../src/client/registry';
 import { findingsProgress } from '../src/suite-kit/findings';
 import { unsettledPublishFinding } from '../src/throughput/unsettled';
 import { incompleteRoundFinding } from '../src/throughput/incompleteRound';
@@ -288,8 +288,12 @@ const BOUND_WORDS = {
 };
 
 async function measureConsumeAndRecord(client: ClientSpec, consumeCase: ConsumeCase): Promise<void> {
+  const consumerThreads = consumerThreadsFor(consumeCase.consumers, consumeCase.consumerThreads, adapterOf(client).consumersPerQueue);
+  const spread =
+    consumerThreads === consumeCase.consumerThreads ? [] : [spreadNote(client.name, consumeCase.consumers, consumeCase.consumerThreads)];
   const workload = resolveConsumeWorkload({
     ...consumeCase,
+    consumerThreads,
     prefetch: CONSUME_PREFETCH,
     rounds: CONSUME_ROUNDS,
     minRounds: CONSUME_MIN_ROUNDS,
@@ -298,8 +302,10 @@ async function measureConsumeAndRecord(client: ClientSpec, consumeCase: ConsumeC
     warmupMs: CONSUME_WARMUP_MS,
   });
   const outcome = await measureSustainedConsume({ url: benchContext().directUrl, client, workload });
+  const measured = sustainedConsumeResult(outcome);
   const draft = {
-    ...sustainedConsumeResult(outcome),
+    ...measured,
+    notes: [...(measured.notes ?? []), ...spread],
     // The measured windows; the rest is filling the queue, warm-up and the account (a purge).
     measured_ms: Math.round(outcome.phase.windows.reduce((sum, window) => sum + window.durationMs, 0)),
   };

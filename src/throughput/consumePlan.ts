@@ -133,3 +133,19 @@ export function consumeLabel(workload: Pick<ConsumeWorkload, 'consumers' | 'mess
   const size = sizeLabel(workload.messageSizeBytes);
   return `${workload.consumers}-${size}`;
 }
+
+/**
+ * The worker threads (one connection each) a consume workload runs on for a library that keeps
+ * one subscription per queue per connection (its adapter's `consumersPerQueue: 'one'`): one
+ * consumer a thread, so each has the connection it needs. The consumers, their prefetch and the
+ * queue stay the same; the connections do not, and the result's notes say so (`spreadNote`).
+ * @example consumerThreadsFor(10, 1, 'one') // 10
+ */
+export function consumerThreadsFor(consumers: number, consumerThreads: number, consumersPerQueue: 'one' | 'many' = 'many'): number {
+  return consumersPerQueue === 'one' ? consumers : consumerThreads;
+}
+
+/** Why a workload ran on more threads than its row names (see consumerThreadsFor), for the result's notes. */
+export function spreadNote(library: string, consumers: number, rowThreads: number): string {
+  return `${library} keeps one subscription per queue per connection (its adapter's consumersPerQueue): the row's ${consumers} consumers on ${rowThreads} connection(s) cannot run as named, so each consumer has its own connection here (${consumers} worker threads): compare its figure with other clients' knowing that`;
+}

@@ -1,5 +1,11 @@
 import { ConfigError } from '../../src/errors';
-import { CONSUME_WORKLOAD_DEFAULTS, consumeLabel, resolveConsumeWorkload } from '../../src/throughput/consumePlan';
+import {
+  CONSUME_WORKLOAD_DEFAULTS,
+  consumeLabel,
+  consumerThreadsFor,
+  resolveConsumeWorkload,
+  spreadNote,
+} from '../../src/throughput/consumePlan';
 import { startDepthFor } from '../../src/throughput/watermarks';
 
 describe('a sustained consume workload', () => {
@@ -66,5 +72,24 @@ describe('a sustained consume workload', () => {
   it('is labelled by consumers and message size', () => {
     expect(consumeLabel({ consumers: 10, messageSizeBytes: 256 })).toBe('10-256B');
     expect(consumeLabel({ consumers: 100, messageSizeBytes: 4096 })).toBe('100-4KiB');
+  });
+});
+
+describe('consumerThreadsFor', () => {
+  it('gives a library with one subscription per queue per connection one connection a consumer, and leaves others as the row names', () => {
+    expect(consumerThreadsFor(10, 1, 'one')).toBe(10);
+    expect(consumerThreadsFor(1, 1, 'one')).toBe(1);
+    expect(consumerThreadsFor(10, 1, 'many')).toBe(1);
+    expect(consumerThreadsFor(100, 2)).toBe(2);
+    // The spread workload is a valid one: as many threads as consumers.
+    expect(resolveConsumeWorkload({ consumers: 10, consumerThreads: consumerThreadsFor(10, 1, 'one') }).consumersPerThread).toEqual(
+      Array(10).fill(1),
+    );
+  });
+
+  it('says in the result why the row ran on more connections than it names', () => {
+    expect(spreadNote('foo-foo-mq', 10, 1)).toMatch(
+      /^foo-foo-mq keeps one subscription per queue per connection .*10 consumers on 1 connection\(s\).*10 worker threads/,
+    );
   });
 });
