@@ -17,6 +17,7 @@ import { faultDuringRound, resetCyclesDuringRound, type ResetCycleOptions, type 
 import type { WorkloadHooks, WorkloadInput } from './options';
 import { workloadFigures } from './summary';
 import { runWorkload } from './workload';
+import { adapterOf } from '../client/registry';
 
 /** The suite's defaults for a quick test (a round that has not drained by then is a finding, before Jest's timeout). */
 export const REALISTIC_DEFAULTS = { consumers: 4, producerThreads: 2, maxConsumerThreads: 2, roundBoundMs: 20_000 } as const;
@@ -74,6 +75,9 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
   const outcome = await runWorkload({
     ...REALISTIC_DEFAULTS,
     ...row.workload,
+    ...(row.workload.maxConsumerThreads === undefined
+      ? oneConnectionEach(measurement.client, row.workload.consumers ?? REALISTIC_DEFAULTS.consumers)
+      : {}),
     client: measurement.client,
     directUrl: measurement.directUrl,
     consumerUrl: url(row.throughProxy?.consumers),
@@ -102,6 +106,18 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
     realisticProgress(row.scenario, row.progress(run)) + findingsProgress(verdict.findings),
   );
   return verdict;
+}
+
+/**
+ * A library with one subscription per queue per connection (its adapter's `consumersPerQueue`)
+ * cannot have two consumers of the row's queue on one connection: each gets a consumer thread (a
+ * connection) of its own. The result names the layout it ran with (its consumer_threads parameter).
+ * Not for a row that bounds its threads itself (hundreds of consumers on at most four threads is
+ * what the massive-consumers row measures): such a library cannot run that row, and its adapter's
+ * refusal says why.
+ */
+function oneConnectionEach(client: ClientSpec, consumers: number): { maxConsumerThreads?: number } {
+  return adapterOf(client).consumersPerQueue === 'one' ? { maxConsumerThreads: consumers } : {};
 }
 
 function layoutParameters(layout: readonly LayoutParameter[], { outcome }: WorkloadRun): Record<string, number> {
