@@ -121,21 +121,7 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       consume_throughput_mb_per_sec: windows.map((window) => roundFigure(window.consumeRateMbPerSec)),
       producer_rate_msgs_per_sec: windows.map((window) => roundFigure(window.publishRateMsgsPerSec)),
     },
-    notes: [
-      `throughput: the median of ${windows.length} consecutive windows of ${workload.windowMs} ms of steady state, after ${workload.warmupMs} ms of warm-up (excluded); every window's rate is in samples`,
-      ...(workload.minRounds < workload.rounds
-        ? [
-            `windows: ${workload.minRounds} to ${workload.rounds}, ended ${WINDOWS_ENDED[phase.windowsEnded](workload)} (details.windows_ended)`,
-          ]
-        : []),
-      `rate counted on the consumers' side: each delivery bumps a shared-memory counter in its consumer thread and is acked (manual ack, prefetch ${workload.prefetch}); the main thread reads the counters and the monotonic clock at each window's edges`,
-      `${workload.consumers} consumer(s) (one channel each) of the client under test on ${workload.consumerThreads} worker thread(s), one connection each, straight to the broker (no proxy), competing on one classic queue`,
-      `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages, and the phase started once it held ${workload.startMessages} (what the phase can drain, with a margin; the producers went on filling); the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
-      BOUND_NOTES[bound],
-      `consumer_cpu_percent: CPU time the consumer thread(s) ran during a window (Linux /proc, 10 ms ticks), in % of one core, summed over threads; near ${workload.consumerThreads * 100}% the client is what bounds the rate, far below it the consumers waited (for the broker, or for a CPU they did not get); consumer_cpu_us_per_msg: that CPU time per delivery`,
-      'messages_consumed/missing/extra: after the windows the producers stop, the queue is purged (the broker counts the ready messages it removes) and the consumers count what was already on its way to them; every message published in the session must be counted by a consumer or purged, exactly once (a delivery the client never handed over stays unacked, is not purged and counts as missing)',
-      'MB/s counts message bodies only, 1 MB = 10^6 bytes',
-    ],
+    notes: sustainedConsumeNotes(outcome, bound),
     details: {
       bound,
       watermarks: {
@@ -166,6 +152,27 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
       errors: [...report.errors],
     },
   };
+}
+
+/** What a sustained consume result's figures mean, in its notes. */
+function sustainedConsumeNotes(outcome: SustainedConsumeOutcome, bound: keyof typeof BOUND_NOTES): string[] {
+  const { workload, phase } = outcome;
+  const windows = phase.windows;
+  return [
+    `throughput: the median of ${windows.length} consecutive windows of ${workload.windowMs} ms of steady state, after ${workload.warmupMs} ms of warm-up (excluded); every window's rate is in samples`,
+    ...(workload.minRounds < workload.rounds
+      ? [
+          `windows: ${workload.minRounds} to ${workload.rounds}, ended ${WINDOWS_ENDED[phase.windowsEnded](workload)} (details.windows_ended)`,
+        ]
+      : []),
+    `rate counted on the consumers' side: each delivery bumps a shared-memory counter in its consumer thread and is acked (manual ack, prefetch ${workload.prefetch}); the main thread reads the counters and the monotonic clock at each window's edges`,
+    `${workload.consumers} consumer(s) (one channel each) of the client under test on ${workload.consumerThreads} worker thread(s), one connection each, straight to the broker (no proxy), competing on one classic queue`,
+    `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages, and the phase started once it held ${workload.startMessages} (what the phase can drain, with a margin; the producers went on filling); the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
+    BOUND_NOTES[bound],
+    `consumer_cpu_percent: CPU time the consumer thread(s) ran during a window (Linux /proc, 10 ms ticks), in % of one core, summed over threads; near ${workload.consumerThreads * 100}% the client is what bounds the rate, far below it the consumers waited (for the broker, or for a CPU they did not get); consumer_cpu_us_per_msg: that CPU time per delivery`,
+    'messages_consumed/missing/extra: after the windows the producers stop, the queue is purged (the broker counts the ready messages it removes) and the consumers count what was already on its way to them; every message published in the session must be counted by a consumer or purged, exactly once (a delivery the client never handed over stays unacked, is not purged and counts as missing)',
+    'MB/s counts message bodies only, 1 MB = 10^6 bytes',
+  ];
 }
 
 /** A pair in which neither window ran dry and both were sampled: its ratio compares consumers, not producers. */
