@@ -16,162 +16,37 @@
  * of a proxy process of its own, so it measures the embedded proxy only. Targets are recorded,
  * not asserted (speed goals never fail a run on a shared machine); correctness is asserted.
  */
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import amqp from 'amqplib';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
-import { formatHostPort, getConfig, PROJECT_ROOT } from '../src/config';
-import { describeProxyServer, ToxiproxyClient, type ProxyServerIdentity } from '../src/faults';
+import { getConfig } from '../src/config';
+import { describeProxyServer, ToxiproxyClient } from '../src/faults';
 import { sleep } from '../src/measure/clock';
 import { isNonEmpty, median, quantile, sortSamples } from '../src/measure/statistics';
 import type { Target } from '../src/results/rawResult';
 import { judgedTarget } from '../src/results/targetVerdict';
 import { markedTest } from '../src/testing';
+import {
+  createEntry,
+  ENTRY_NAME,
+  measuredProxy,
+  MESSAGE_BYTES,
+  MESSAGES_PER_ROUND,
+  openSide,
+  publishRound,
+  roundOrder,
+  roundTrips,
+  rssMb,
+  startProxyProcess,
+  untilQueued,
+  type Side,
+} from './proxy/sides';
 
-const MESSAGE_BYTES = 256;
-const MESSAGES_PER_ROUND = 20_000;
 /** Rounds (every side once, the order rotating) after one warm-up round; `pairs` in the parameters, as before. */
 const THROUGHPUT_PAIRS = 11;
 const ROUND_TRIP_BLOCKS = 10;
 const ROUND_TRIPS_PER_BLOCK = 100;
 const SOAK_SECONDS = Number(process.env.BENCH_PROXY_SOAK_SECONDS ?? '30');
 const SOAK_RATE_KBPS = 1000;
-
-interface ProxyProcess {
-  readonly apiUrl: string;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-/** `bench proxy --port 0` in a child process; resolves once it printed its URL. */
-async function startProxyProcess(): Promise<ProxyProcess> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'bench.js'), 'proxy', '--host', '127.0.0.1', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  const apiUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bench proxy did not start: ${output}`)), 20_000);
-    const read = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const url = /http:\/\/127\.0\.0\.1:\d+/.exec(output)?.[0];
-      if (!url) return;
-      clearTimeout(timer);
-      resolve(url);
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', () => reject(new Error(`bench proxy exited: ${output}`)));
-  });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  return { apiUrl, pid: child.pid!, stop };
-}
-
-async function api<T = unknown>(apiUrl: string, method: string, pathname: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${apiUrl}${pathname}`, {
-    method,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
-
-/** Creates the proxy entry in front of the broker; returns the broker URL through it. */
-async function createEntry(proxy: ProxyProcess): Promise<string> {
-  const broker = new URL(getConfig().amqpUrl);
-  const upstream = formatHostPort({ host: broker.hostname, port: Number(broker.port || 5672) });
-  const entry = await api<{ listen: string }>(proxy.apiUrl, 'POST', '/proxies', {
-    name: 'bench-proxy-overhead',
-    listen: '127.0.0.1:0',
-    upstream,
-  });
-  broker.hostname = '127.0.0.1';
-  broker.port = entry.listen.slice(entry.listen.lastIndexOf(':') + 1);
-  return broker.toString();
-}
-
-/** RSS of a process from /proc (Linux), in MB. */
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
-}
-
-interface Side {
-  /** `direct`, or the kind of proxy this side goes through. */
-  readonly label: 'direct' | ProxyServerIdentity['kind'];
-  /** The proxy server on this side (none for direct). */
-  readonly server: ProxyServerIdentity | undefined;
-  /** How the proxy was reached, for the record. */
-  readonly via: string;
-  readonly connection: amqp.ChannelModel;
-  readonly channel: amqp.Channel;
-  readonly queue: string;
-}
-
-async function openSide(label: Side['label'], url: string, server?: ProxyServerIdentity, via = 'direct'): Promise<Side> {
-  const connection = await amqp.connect(url, { timeout: 10_000, noDelay: true });
-  const channel = await connection.createChannel();
-  // Exclusive but not autoDelete: the round-trip test cancels its consumer between blocks.
-  const { queue } = await channel.assertQueue(`amqp-bench.proxy-overhead.${randomUUID()}`, { exclusive: true });
-  return { label, server, via, connection, channel, queue };
-}
-
-/** The parameters and `fault_proxy` that say which proxy a result measured. */
-function measuredProxy(side: Side): { parameters: { proxy: string; proxy_process: string }; fault_proxy: FaultProxyJson } {
-  const server = side.server!;
-  return {
-    parameters: { proxy: side.label, proxy_process: side.via },
-    fault_proxy: { kind: server.kind, version: server.version, label: describeProxyServer(server) },
-  };
-}
-
-type FaultProxyJson = { kind: ProxyServerIdentity['kind']; version: string; label: string };
-
-/** Waits until the queue holds `count` messages (the broker took them all), polling. */
-async function untilQueued(side: Side, count: number, deadlineMs = 60_000): Promise<void> {
-  const deadline = performance.now() + deadlineMs;
-  while ((await side.channel.checkQueue(side.queue)).messageCount < count) {
-    if (performance.now() > deadline) throw new Error(`${side.label}: the broker did not get all ${count} messages`);
-    await sleep(2);
-  }
-}
-
-/** Publishes a round as fast as amqplib's backpressure allows; msg/s until the broker has them all. */
-async function publishRound(side: Side): Promise<number> {
-  const body = Buffer.alloc(MESSAGE_BYTES, 0x61);
-  const startedMs = performance.now();
-  for (let i = 0; i < MESSAGES_PER_ROUND; i += 1) {
-    if (!side.channel.sendToQueue(side.queue, body)) await new Promise((resolve) => side.channel.once('drain', resolve));
-  }
-  await untilQueued(side, MESSAGES_PER_ROUND);
-  const rate = (MESSAGES_PER_ROUND / (performance.now() - startedMs)) * 1000;
-  await side.channel.purgeQueue(side.queue);
-  return rate;
-}
-
-/** Ping-pong of a small message through the broker: ms per round trip. */
-async function roundTrips(side: Side, count: number): Promise<number[]> {
-  const samples: number[] = [];
-  let delivered: (() => void) | undefined;
-  const { consumerTag } = await side.channel.consume(side.queue, () => delivered?.(), { noAck: true });
-  for (let i = 0; i < count; i += 1) {
-    const arrived = new Promise<void>((resolve) => (delivered = resolve));
-    const startedNs = process.hrtime.bigint();
-    side.channel.sendToQueue(side.queue, Buffer.from('ping'));
-    await arrived;
-    samples.push(Number(process.hrtime.bigint() - startedNs) / 1e6);
-  }
-  await side.channel.cancel(consumerTag);
-  return samples;
-}
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
@@ -206,7 +81,7 @@ describe('TestProxyOverhead', () => {
     if (configured.kind !== 'embedded') {
       const embedded = await startProxyProcess();
       closers.push(() => embedded.stop());
-      const identity = await new ToxiproxyClient(embedded.apiUrl).identify();
+      const identity = await embedded.client.identify();
       const embeddedSide = await openSide('embedded', await createEntry(embedded), identity, 'bench proxy (child process)');
       closers.push(() => embeddedSide.connection.close());
       proxied.push(embeddedSide);
@@ -222,9 +97,7 @@ describe('TestProxyOverhead', () => {
     for (const side of sides) await publishRound(side); // warm-up round, not counted
     const rates = new Map<Side, number[]>(sides.map((side) => [side, []]));
     for (let round = 0; round < THROUGHPUT_PAIRS; round += 1) {
-      // The order rotates every round (and reverses every other) to cancel drift.
-      const rotated = [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)];
-      for (const side of round % 2 === 0 ? rotated : rotated.reverse()) rates.get(side)!.push(await publishRound(side));
+      for (const side of roundOrder(sides, round)) rates.get(side)!.push(await publishRound(side));
     }
     const directRates = rates.get(direct)!;
     for (const side of proxied) {
@@ -278,9 +151,7 @@ describe('TestProxyOverhead', () => {
     for (const side of sides) await roundTrips(side, 100); // warm-up
     const samples = new Map<Side, number[]>(sides.map((side) => [side, []]));
     for (let block = 0; block < ROUND_TRIP_BLOCKS; block += 1) {
-      const rotated = [...sides.slice(block % sides.length), ...sides.slice(0, block % sides.length)];
-      for (const side of block % 2 === 0 ? rotated : rotated.reverse())
-        samples.get(side)!.push(...(await roundTrips(side, ROUND_TRIPS_PER_BLOCK)));
+      for (const side of roundOrder(sides, block)) samples.get(side)!.push(...(await roundTrips(side, ROUND_TRIPS_PER_BLOCK)));
     }
     const directSamples = samples.get(direct)!;
     const metric = (value: number) => ({ value: round3(value), unit: 'ms', direction: 'lower' as const });
@@ -324,10 +195,10 @@ describe('TestProxyOverhead', () => {
       // A fresh proxy process: its memory must not carry the traffic of the tests before.
       const soakProxy = await startProxyProcess();
       closers.push(() => soakProxy.stop());
-      const soakIdentity = await new ToxiproxyClient(soakProxy.apiUrl).identify();
+      const soakIdentity = await soakProxy.client.identify();
       const publisher = await openSide('embedded', await createEntry(soakProxy), soakIdentity, 'bench proxy (child process, fresh)');
       closers.push(() => publisher.connection.close());
-      await api(soakProxy.apiUrl, 'POST', '/proxies/bench-proxy-overhead/toxics', {
+      await soakProxy.client.addToxic(ENTRY_NAME, {
         name: 'soak_bandwidth',
         type: 'bandwidth',
         stream: 'upstream',
@@ -351,7 +222,7 @@ describe('TestProxyOverhead', () => {
       }
       const elapsedS = (performance.now() - startedMs) / 1000;
       publishing = false;
-      await api(soakProxy.apiUrl, 'DELETE', '/proxies/bench-proxy-overhead/toxics/soak_bandwidth'); // flushes what it holds
+      await soakProxy.client.removeToxic(ENTRY_NAME, 'soak_bandwidth'); // flushes what it holds
       await publisherDone;
       await untilQueued(publisher, published, 120_000);
 

@@ -17,18 +17,12 @@ import { ToxiproxyClient } from '../../src/faults';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { freePort } from '../support/ports';
+import { eventually } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
 const CLIENT = 'amqp-connection-manager';
 
 /** Waits (bounded) until `predicate` holds. */
-async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** Has the broker close the connection named `connectionName` (AMQP connection.close, 320 CONNECTION_FORCED). */
 async function closeFromBroker(connectionName: string): Promise<void> {

@@ -1,8 +1,7 @@
 /**
  * What the contract does not check of the `cloudamqp` adapter (@cloudamqp/amqp-client's
- * AMQPSession), against the real broker and the embedded proxy: the settings each profile
- * really gives the library (the broker's negotiated heartbeat, the session's first reconnect
- * delay), how it words a FIN, a broker close and a partition, that nothing is queued while it
+ * AMQPSession), against the real broker and the embedded proxy: the session's first reconnect
+ * delay (the other settings: cloudamqpSettings.int.test.ts), how it words a FIN, a broker close and a partition, that nothing is queued while it
  * is down, unacked deliveries over a reconnection, and a close in the middle of a reconnect.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,9 +12,7 @@ import { promisify } from 'node:util';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientConnection, ClientFault, ClientProfile, Delivery } from '../../src/client/api';
 import { AMQPClient, AMQPSession } from '../../src/client/cloudamqp/amqpClient';
-import { sessionTuningOf } from '../../src/client/cloudamqp/settings';
-import { transportOf } from '../../src/client/cloudamqp/transport';
-import { clientInfo, connectClient } from '../../src/client/registry';
+import { connectClient } from '../../src/client/registry';
 import { ClientFaultError } from '../../src/client/types';
 import { getConfig, proxiedAmqpUrl } from '../../src/config';
 import { ToxiproxyClient } from '../../src/faults';
@@ -24,17 +21,10 @@ import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { freePort } from '../support/ports';
 import { closeFromBroker, findBrokerConnection } from './support/brokerAdmin';
+import { eventually } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
 const run = promisify(execFile);
-
-async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe('cloudamqp adapter: library behaviour (real broker, embedded proxy)', () => {
   let admin: ChannelModel;
@@ -86,60 +76,6 @@ describe('cloudamqp adapter: library behaviour (real broker, embedded proxy)', (
     await proxy.close();
     await admin.close().catch(() => undefined);
   });
-
-  it("reports its settings in the library's option names, defaults with the library's values", () => {
-    const defaults = clientInfo({ name: 'cloudamqp', profile: 'defaults' });
-    expect(defaults).toMatchObject({ library: '@cloudamqp/amqp-client', multipleHosts: false, recovery: 'library' });
-    expect(defaults.version).toMatch(/^4\./);
-    expect(defaults.settings).toMatchObject({
-      heartbeat: expect.stringMatching(/^default \(0: off/) as unknown,
-      reconnectInterval: 'default (1000)',
-      maxReconnectInterval: 'default (30000)',
-      backoffMultiplier: 'default (2)',
-      frameMax: 'default (8192)',
-      no_delay: expect.stringMatching(/^default \(false: Nagle on/) as unknown,
-    });
-    expect(clientInfo({ name: 'cloudamqp', profile: 'normalised' }).settings).toMatchObject({
-      heartbeat: 5,
-      reconnectInterval: 100,
-      maxReconnectInterval: 1000,
-      backoffMultiplier: 'default (2)',
-      no_delay: true,
-    });
-  });
-
-  it.each([
-    ['defaults', false],
-    ['normalised', true],
-  ] as const)(
-    "sets TCP_NODELAY through the session's tlsOptions only when its profile asks (%s: %s)",
-    async (profile, noDelay) => {
-      // The library has no noDelay option; its TCP connect spreads tlsOptions into net.connect's options.
-      const session = await AMQPSession.connect(directUrl, { logger: null, ...sessionTuningOf(profile) });
-      try {
-        const socket = transportOf(session).socket!;
-        // Node keeps the requested state under a private symbol; there is no public getter.
-        const state = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'kSetNoDelay');
-        expect(state && (socket as unknown as Record<symbol, unknown>)[state]).toBe(noDelay);
-      } finally {
-        await session.stop();
-      }
-    },
-    30_000,
-  );
-
-  it.each([
-    ['defaults', 0],
-    ['normalised', 5],
-  ] as const)(
-    'negotiates the heartbeat its profile asks for (%s: %i s on the broker)',
-    async (profile, heartbeatSeconds) => {
-      const connectionName = `test-cloudamqp-heartbeat-${randomUUID()}`;
-      await connect(profile, directUrl, connectionName);
-      expect((await findBrokerConnection(directUrl, connectionName)).heartbeatSeconds).toBe(heartbeatSeconds);
-    },
-    30_000,
-  );
 
   it.each([
     ['defaults', 1000, 4000],

@@ -18,16 +18,9 @@ import { ClientFaultError, PublishNackedError } from '../../src/client/types';
 import { getConfig } from '../../src/config';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { connectionBlockedFrame, connectionUnblockedFrame, startFrameRelay, type FrameRelay } from './support/frameRelay';
+import { eventually } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
-
-async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe("cloudamqp adapter: the library's own signals (real broker)", () => {
   let admin: ChannelModel;

@@ -18,17 +18,10 @@ import { ToxiproxyClient } from '../../src/faults';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { startProxyServer, type ProxyServer } from '../../src/proxy';
 import { freePort } from '../support/ports';
+import { eventually } from './support/signals';
 
 const run = promisify(execFile);
 const directUrl = getConfig().amqpUrl;
-
-async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe('rabbitmq-client adapter (real broker, embedded proxy)', () => {
   let admin: ChannelModel;

@@ -15,17 +15,9 @@ import { ClientFaultError, PublishNackedError } from '../../src/client/types';
 import { getConfig } from '../../src/config';
 import { elapsedMs, nowNs, sleep } from '../../src/measure/clock';
 import { connectionBlockedFrame, connectionUnblockedFrame, startFrameRelay, type FrameRelay } from './support/frameRelay';
-import { queueCountReaching } from './support/signals';
+import { eventually, queueCountReaching } from './support/signals';
 
 const directUrl = getConfig().amqpUrl;
-
-async function eventually(predicate: () => boolean, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** `pending`, `resolved` or the rejection, as it stands now (the promise keeps running). */
 function track(promise: Promise<unknown>): { state: 'pending' | 'resolved' | 'rejected'; error?: unknown } {

@@ -11,7 +11,10 @@
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
 export { freePort } from '../support/ports';
+export { eventually, sleep } from './waits';
 import { startProxyServer, type ProxyServer, type ProxyServerOptions } from '../../src/proxy';
+import { withTimeout } from './waits';
+export { withTimeout };
 
 /** The external server under test, if any (`TOXIPROXY_CONFORMANCE_URL`). */
 export const EXTERNAL_URL: string | undefined = process.env.TOXIPROXY_CONFORMANCE_URL?.trim().replace(/\/+$/, '') || undefined;
@@ -280,25 +283,4 @@ export async function roundTripMs(client: Client, payload: Buffer | string, time
   client.socket.write(data);
   await client.waitForBytes(expected, timeoutMs);
   return performance.now() - startedMs;
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${message} (after ${timeoutMs} ms)`)), timeoutMs);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-/** Polls `check` until it returns true. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000, message = 'condition not met'): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`${message} (after ${timeoutMs} ms)`);
-    await sleep(20);
-  }
 }

@@ -3,7 +3,6 @@
  * bounds are generous (a noisy 2-core machine): e.g. 200 ms of latency is asserted as
  * >= 180 ms and < 1500 ms.
  */
-import { sliceOffsets } from '../../src/proxy/toxics/slicer';
 import {
   addToxic,
   call,
@@ -210,19 +209,6 @@ describe('reset_peer', () => {
 });
 
 describe('slicer', () => {
-  it('cuts a chunk into pieces around the average size that cover it exactly', () => {
-    let seed = 1;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
-    const cuts = sliceOffsets(1000, 100, 20, random);
-    expect(cuts[0]).toBe(0);
-    expect(cuts[cuts.length - 1]).toBe(1000);
-    const sizes = cuts.slice(1).map((cut, index) => cut - cuts[index]!);
-    expect(Math.min(...sizes)).toBeGreaterThan(0);
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(120);
-    expect(sliceOffsets(5, 0, 0, random)).toEqual([0, 1, 2, 3, 4, 5]); // degenerate values still end
-    expect(sliceOffsets(0, 10, 0, random)).toEqual([0]);
-  }, 5_000);
-
   it('delivers the same bytes in several pieces, `delay` µs apart', async () => {
     await addToxic(api.url, pn('p'), { type: 'slicer', attributes: { average_size: 100, size_variation: 20, delay: 3000 } });
     const client = await connect(resources, port);

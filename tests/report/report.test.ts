@@ -4,19 +4,7 @@ import { buildRunArchive } from '../../src/results/archive';
 import { finalizeRun } from '../../src/run/pipeline';
 import { writeRawResult, type RawResult } from '../../src/results/rawResult';
 import { rebuildReport } from '../../src/run/reportOnly';
-import {
-  formatDate,
-  formatDeltaPercent,
-  formatDuration,
-  formatNumber,
-  formatPValue,
-  formatValue,
-  humanizeMetricName,
-} from '../../src/report/format';
-import { markdownTable } from '../../src/report/markdown';
-import { estimateTextWidth, vegaTextWidth } from '../../src/report/textWidth';
-import { drawnFor, markDrawnFor } from '../../src/report/charts';
-import { renderMarkdown, writeCharts, writeReport } from '../../src/report/render';
+import { renderMarkdown } from '../../src/report/render';
 import { buildReportView } from '../../src/report/view';
 import { environment, rawResult, realisticResults, tempDir } from '../results/helpers';
 import { figuresOf, lineWith, sectionOf, tablesOf } from './support/reading';
@@ -273,71 +261,6 @@ describe('the Markdown report', () => {
     );
   });
 
-  it('removes charts of an earlier report that this one has no data for', async () => {
-    const out = path.join(root, 'out');
-    fs.mkdirSync(out);
-    fs.writeFileSync(path.join(out, 'chart-consumer-scalability.svg'), '<svg/>');
-    const outcome = await writeCharts(
-      out,
-      realisticResults().filter((result) => result.name === 'publish_throughput'),
-      [],
-      { runId: 'run_20250131_120000_abcd1234' },
-    );
-    expect(outcome.charts.map((chart) => chart.file)).toEqual(['chart-throughput-by-threads.svg', 'chart-latency-percentiles.svg']);
-    expect(fs.readdirSync(out).sort()).toEqual(['chart-latency-percentiles.svg', 'chart-throughput-by-threads.svg']);
-  });
-
-  it('keeps, when the run failed, the earlier charts it has no data for, and says which run they show', async () => {
-    const out = path.join(root, 'out');
-    fs.mkdirSync(out);
-    const earlier = markDrawnFor('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>', 'run_20250130_090000_abcd1234');
-    fs.writeFileSync(path.join(out, 'chart-recovery-by-scenario.svg'), earlier);
-    fs.writeFileSync(path.join(out, 'chart-history-trend.svg'), '<svg/>');
-    const publishOnly = realisticResults().filter((result) => result.name === 'publish_throughput');
-    const outcome = await writeCharts(out, publishOnly, [], { runId: 'run_20250131_120000_abcd1234', keepEarlierCharts: true });
-    expect(outcome.charts.map((chart) => [chart.file, chart.earlier_run])).toEqual([
-      ['chart-throughput-by-threads.svg', null],
-      ['chart-latency-percentiles.svg', null],
-      ['chart-recovery-by-scenario.svg', 'run_20250130_090000_abcd1234'],
-      ['chart-history-trend.svg', 'an earlier run'],
-    ]);
-    expect(fs.readFileSync(path.join(out, 'chart-recovery-by-scenario.svg'), 'utf8')).toBe(earlier);
-    expect(drawnFor(fs.readFileSync(path.join(out, 'chart-throughput-by-threads.svg'), 'utf8'))).toBe('run_20250131_120000_abcd1234');
-
-    // Through the whole report: a failed run's report says so under each kept chart.
-    const archive = buildRunArchive({
-      environment: environment(),
-      startedAt: new Date('2025-01-31T12:00:00Z'),
-      finishedAt: new Date('2025-01-31T12:00:10Z'),
-      markerExpression: null,
-      testNameFilter: null,
-      invokedBy: 'cli',
-      jestExitCode: 1,
-      interrupted: false,
-      tests: [],
-      suiteErrors: [{ file: 'benchmarks/bench_recovery_latency.bench.ts', message: 'broker went away' }],
-      results: publishOnly,
-      invalidResultFiles: [],
-      warnings: [],
-    });
-    const { reportPath } = await writeReport({
-      archive,
-      archiveFile: 'run.json',
-      historyRuns: [],
-      comparison: null,
-      comparisonNote: null,
-      thresholdPercent: null,
-      regressions: [],
-      generatedAt: new Date(),
-      warnings: [],
-      reportsDir: out,
-    });
-    const report = fs.readFileSync(reportPath, 'utf8');
-    expect(report).toContain('![Recovery times by scenario (from run_20250130_090000_abcd1234)](chart-recovery-by-scenario.svg)');
-    expect(report).toContain('⚠️ **From an earlier run** (`run_20250130_090000_abcd1234`)');
-    expect(fs.existsSync(path.join(out, 'chart-history-trend.svg'))).toBe(true);
-  });
-
   it('rebuilds the same report from disk alone (bench report), also without a history', async () => {
     const { out } = await twoRuns(root);
     const before = fs.readFileSync(path.join(out, 'LATEST_REPORT.md'), 'utf8');
@@ -365,54 +288,4 @@ describe('the Markdown report', () => {
       /no archived run in .*; run `npm run bench:quick` first/,
     );
   }, 60_000);
-});
-
-describe('formatting', () => {
-  it.each([
-    [52_123.4, 'msg/s', '52,123 msg/s'],
-    [12.345, 'ms', '12.3 ms'],
-    [2.345, 'ms', '2.35 ms'],
-    [0.01234, 'MB/s', '0.0123 MB/s'],
-    [0, '%', '0%'],
-    [50, 'count', '50'],
-    [1536, 'bytes', '1,536 B'],
-    [null, 'ms', '—'],
-  ])('formatValue(%p, %p) = %p', (value, unit, expected) => {
-    expect(formatValue(value, unit)).toBe(expected);
-  });
-
-  it('formats changes, p-values, dates, durations and metric names', () => {
-    expect([formatDeltaPercent(12.34), formatDeltaPercent(-4.26), formatDeltaPercent(null)]).toEqual(['+12%', '-4.3%', '—']);
-    expect([formatPValue(0.0079), formatPValue(0.0004), formatPValue(null)]).toEqual(['p=0.008', 'p<0.001', '—']);
-    expect(formatDate('2025-01-31T23:59:59.999Z')).toBe('2025-01-31 23:59:59 UTC');
-    expect([formatDuration(850), formatDuration(12_340), formatDuration(252_000), formatDuration(3_720_000)]).toEqual([
-      '850 ms',
-      '12.3 s',
-      '4 min 12 s',
-      '1 h 02 min',
-    ]);
-    expect(formatNumber(-1234.5)).toBe('-1,235');
-    expect(humanizeMetricName('error_detection_latency_ms')).toBe('Detection (first thread)');
-    expect(humanizeMetricName('rst_error_propagation_latency_ms')).toBe('TCP reset: propagation (all threads)');
-    expect(humanizeMetricName('e2e_latency_p99_ms')).toBe('End-to-end latency p99');
-    expect(humanizeMetricName('throughput_mb_per_sec')).toBe('Throughput (MB/s)');
-  });
-
-  it('measures chart text with Helvetica widths, not 0.8 em a character', () => {
-    expect(estimateTextWidth('Hi 10', 10)).toBeCloseTo((722 + 222 + 278 + 556 + 556) / 100, 10);
-    expect(vegaTextWidth({ fontSize: 20, fontWeight: 'bold' }, 'i')).toBeCloseTo(0.222 * 20 * 1.08, 10);
-  });
-
-  it('builds Markdown tables with escaped cells and aligned numbers', () => {
-    expect(
-      markdownTable(
-        ['Name', 'Value'],
-        [
-          ['a|b', '1'],
-          ['c', '10,000'],
-        ],
-        [false, true],
-      ),
-    ).toBe(['| Name | Value  |', '| ---- | -----: |', '| a\\|b | 1      |', '| c    | 10,000 |'].join('\n'));
-  });
 });
