@@ -14,7 +14,9 @@ import { findingsProgress, type SuiteVerdict } from '../suite-kit/findings';
 import { workloadVerdict } from './checks';
 import { realisticDraft, realisticProgress, type RealisticDraftInput, type WorkloadRun } from './draft';
 import { faultDuringRound, resetCyclesDuringRound, type ResetCycleOptions, type ResetCyclesResult } from './faultCycles';
-import type { WorkloadHooks, WorkloadInput } from './options';
+import { cannotRunDraft, cannotRunReason, planOf } from './cannotRun';
+import { resolveWorkloadOptions, type WorkloadHooks, type WorkloadInput, type WorkloadOptions } from './options';
+import type { ThreadPlan } from '../suite-kit/distribution';
 import { workloadFigures } from './summary';
 import { runWorkload } from './workload';
 import { adapterOf } from '../client/registry';
@@ -72,7 +74,7 @@ export interface RealisticMeasurement {
 export async function measureRealisticScenario(row: RealisticRow, measurement: RealisticMeasurement): Promise<SuiteVerdict> {
   const faults = faultHooks(row.fault, measurement.proxy);
   const url = (throughProxy: boolean | undefined) => (throughProxy ? measurement.proxiedUrl : measurement.directUrl);
-  const outcome = await runWorkload({
+  const input: WorkloadInput = {
     ...REALISTIC_DEFAULTS,
     ...row.workload,
     ...(row.workload.maxConsumerThreads === undefined
@@ -83,7 +85,11 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
     consumerUrl: url(row.throughProxy?.consumers),
     producerUrl: url(row.throughProxy?.producers),
     hooks: faults.hooks,
-  });
+  };
+  const options = resolveWorkloadOptions(input);
+  const reason = cannotRunReason(adapterOf(measurement.client), options);
+  if (reason !== undefined) return recordCannotRun(row, measurement, options, reason);
+  const outcome = await runWorkload(input);
   const run: MeasuredWorkload = { outcome, figures: workloadFigures(outcome), cycles: faults.cycles() };
   const judged = workloadVerdict(
     outcome,
@@ -100,7 +106,7 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
       scenario: row.scenario,
       clientFields: measurement.clientFields,
       run,
-      parameters: { ...layoutParameters(row.layout, run), ...row.parameters },
+      parameters: { ...layoutParameters(row.layout, outcome.options, outcome.plan), ...row.parameters },
       verdict,
     }),
     realisticProgress(row.scenario, row.progress(run)) + findingsProgress(verdict.findings),
@@ -113,21 +119,42 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
  * cannot have two consumers of the row's queue on one connection: each gets a consumer thread (a
  * connection) of its own. The result names the layout it ran with (its consumer_threads parameter).
  * Not for a row that bounds its threads itself (hundreds of consumers on at most four threads is
- * what the massive-consumers row measures): such a library cannot run that row, and its adapter's
- * refusal says why.
+ * what the massive-consumers row measures): such a library cannot run that row, and its result
+ * says so and why (./cannotRun.ts) instead of a workload its adapter would refuse.
  */
 function oneConnectionEach(client: ClientSpec, consumers: number): { maxConsumerThreads?: number } {
   return adapterOf(client).consumersPerQueue === 'one' ? { maxConsumerThreads: consumers } : {};
 }
 
-function layoutParameters(layout: readonly LayoutParameter[], { outcome }: WorkloadRun): Record<string, number> {
+/**
+ * A row the client cannot run (./cannotRun.ts): its result, with the parameters a run would name
+ * (so it sits beside the other clients' results of the row), and a verdict with nothing in it.
+ */
+function recordCannotRun(row: RealisticRow, measurement: RealisticMeasurement, options: WorkloadOptions, reason: string): SuiteVerdict {
+  measurement.record(
+    cannotRunDraft({
+      scenario: row.scenario,
+      client: measurement.clientFields.client,
+      parameters: { ...measurement.clientFields.parameters, ...layoutParameters(row.layout, options, planOf(options)), ...row.parameters },
+      reason,
+    }),
+    realisticProgress(row.scenario, `cannot run: ${reason}`),
+  );
+  return { findings: [], harnessProblems: [] };
+}
+
+function layoutParameters(
+  layout: readonly LayoutParameter[],
+  options: WorkloadOptions,
+  plan: readonly ThreadPlan[],
+): Record<string, number> {
   const values: Record<LayoutParameter, number> = {
-    consumers: outcome.options.consumers,
-    consumer_threads: outcome.plan.length,
-    worker_threads: outcome.plan.length,
-    producer_threads: outcome.options.producerThreads,
-    prefetch: outcome.options.prefetch,
-    message_bytes: outcome.options.messageBytes,
+    consumers: options.consumers,
+    consumer_threads: plan.length,
+    worker_threads: plan.length,
+    producer_threads: options.producerThreads,
+    prefetch: options.prefetch,
+    message_bytes: options.messageBytes,
   };
   return Object.fromEntries(layout.map((name) => [name, values[name]]));
 }

@@ -5,7 +5,8 @@
  * written before findings were recorded, what their figures say (a scenario it never recovered
  * from, a fault it never noticed, lost messages). A failing client is a finding of the run, not
  * the end of it: its row says so and the other clients' rows stand. A test that failed on the
- * harness's part is no verdict on the client: it is said apart, as a harness failure.
+ * harness's part is no verdict on the client: it is said apart, as a harness failure; so is a
+ * scenario the client cannot run as named (its result's `cannot_run`: a capability it lacks).
  */
 import { findingsOf, harnessProblemsOf } from '../results/findings';
 import type { TestOutcome } from '../results/outcome';
@@ -76,6 +77,8 @@ export interface ClientVerdict {
   readonly findings: string[];
   /** Its tests that failed on the harness's part (⚠: no verdict on the client), with the reason. */
   readonly harnessFailures: string[];
+  /** Scenarios it cannot run as named (a capability its adapter declares), each with why: neither a finding nor a failure. */
+  readonly cannotRun: string[];
 }
 
 /** The findings of `configuration` in the run, and its tests the harness failed. */
@@ -86,6 +89,7 @@ export function clientVerdict(
   configurationsInRun: number,
 ): ClientVerdict {
   const own = results.filter((result) => configurationOf(result)?.label === configuration.label);
+  const cannotRun = own.flatMap((result) => (result.cannot_run ? [`${scenarioOf(result)}: ${result.cannot_run}`] : []));
   const findings = own.flatMap((result) => {
     const recorded = findingsOf(result);
     if (!recorded) return [...threadFindings(result), ...messageFindings(result)];
@@ -102,7 +106,7 @@ export function clientVerdict(
     const reason = failureReason(test.failure_message);
     harnessFailures.push(`${name}${reason ? `: ${reason}` : ''}`);
   }
-  return { findings, harnessFailures };
+  return { findings, harnessFailures, cannotRun };
 }
 
 /** At most this many problems of one failed test in a row (the report's Failed list has the whole message). */

@@ -35,7 +35,9 @@ export interface ClientRow {
   readonly findings: readonly string[];
   /** Its tests the harness failed (no verdict on the client), with the reason. */
   readonly harness_failures: readonly string[];
-  /** `✅ recovered every time, nothing lost`, the findings (❌), or the harness failures (⚠), one line. */
+  /** Scenarios it cannot run as named, each with why (a capability its adapter declares): neither a finding nor a failure. */
+  readonly cannot_run: readonly string[];
+  /** `✅ recovered every time, nothing lost`, the findings (❌), the harness failures (⚠), and what it cannot run (➖), one line. */
   readonly verdict: string;
 }
 
@@ -101,7 +103,7 @@ function clientRow(
       return [spec.id, picked && failedTests.has(picked.result.test_id) ? `${cell} (test failed)` : cell];
     }),
   ) as Record<FigureId, string>;
-  const { findings, harnessFailures } = clientVerdict(configuration, results, tests, configurationsInRun);
+  const { findings, harnessFailures, cannotRun } = clientVerdict(configuration, results, tests, configurationsInRun);
   return {
     client: configuration.label,
     // A client from outside names its adapter module too: the library alone would not say which wrapper ran.
@@ -111,15 +113,25 @@ function clientRow(
     figures,
     findings,
     harness_failures: harnessFailures,
-    verdict: rowVerdict(findings, harnessFailures),
+    cannot_run: cannotRun,
+    verdict: rowVerdict(findings, harnessFailures, cannotRun),
   };
 }
 
-/** The findings are the verdict; a harness failure is never one (⚠, said apart); nothing of either: ✅. */
-function rowVerdict(findings: readonly string[], harnessFailures: readonly string[]): string {
-  const harness = harnessFailures.length > 0 ? `⚠ harness failure, no verdict: ${harnessFailures.join('; ')}` : '';
-  if (findings.length > 0) return `❌ ${findings.join('; ')}${harness ? `; ${harness}` : ''}`;
-  return harness || '✅ recovered every time, nothing lost';
+/**
+ * The findings are the verdict; a harness failure is never one (⚠, said apart); nothing of either:
+ * ✅. A scenario the client cannot run (➖) is said after them, and takes the ✅ away: what it
+ * could not run was not shown to work.
+ */
+export function rowVerdict(findings: readonly string[], harnessFailures: readonly string[], cannotRun: readonly string[] = []): string {
+  const parts = [
+    findings.length > 0 ? `❌ ${findings.join('; ')}` : '',
+    harnessFailures.length > 0 ? `⚠ harness failure, no verdict: ${harnessFailures.join('; ')}` : '',
+    cannotRun.length > 0 ? `➖ cannot run: ${cannotRun.join('; ')}` : '',
+  ].filter((part) => part !== '');
+  if (parts.length === 0) return '✅ recovered every time, nothing lost';
+  if (findings.length === 0 && harnessFailures.length === 0) return `${parts[0]}; everything else recovered every time, nothing lost`;
+  return parts.join('; ');
 }
 
 function figureCell(spec: FigureSpec, picked: ReturnType<typeof pickFigure>): string {
@@ -164,6 +176,6 @@ function columnNotes(sources: ReadonlyMap<FigureId, FigureSource>): string[] {
   });
   return [
     ...lines,
-    'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong (❌), and the other clients were measured all the same. ⚠: a test whose harness part failed (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
+    'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong (❌), and the other clients were measured all the same. ⚠: a test whose harness part failed (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client. ➖ cannot run: a scenario the library cannot run as named (a capability its adapter declares, said with the row): nothing measured, neither a finding nor a failure. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
   ];
 }

@@ -114,6 +114,10 @@ export interface RawResult {
    */
   findings?: Finding[];
   /**
+   * Why the client under test cannot run this scenario as named, in words citing the capability its adapter declares (e.g. one subscription per queue per connection, where the row puts several consumers of one queue on a connection): nothing was measured, so the result has no figures; it is no finding (nothing the client did wrong) and no harness failure, the test passes, and the report shows the row as `cannot run`. Absent: the scenario ran.
+   */
+  cannot_run?: string;
+  /**
    * What the harness itself failed to do in this measurement (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client, and its test fails. Empty or absent: none.
    */
   harness_problems?: string[];

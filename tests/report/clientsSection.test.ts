@@ -1,5 +1,5 @@
 import { clientChartRows, clientsSideBySide } from '../../src/report/clientsChart';
-import { buildClientsSection } from '../../src/report/clientsSection';
+import { buildClientsSection, rowVerdict } from '../../src/report/clientsSection';
 import { renderSvg } from '../../src/report/charts';
 import type { TestOutcome } from '../../src/results/outcome';
 import type { RawResult } from '../../src/results/rawResult';
@@ -240,6 +240,37 @@ describe('the clients side by side section', () => {
     expect(verdict).toContain(`test_recovery_after_network_partition[10]: ${partitionFailed.failure_message}`);
     expect(verdict).not.toMatch(/[❌✅]/);
     expect(section.findings_count).toBe(0);
+  });
+
+  it('a scenario the client cannot run is ➖ cannot run with its reason: no ✅, no finding, no harness failure', () => {
+    const reason =
+      "foo-foo-mq keeps one subscription per queue per connection (its adapter's consumersPerQueue: 'one'), and this row puts 20 consumers ...";
+    const base = clientRun('amqplib', 'defaults').find((result) => result.name === 'realistic_recovery_correctness')!;
+    const cannotRun: RawResult = asClient('foo-foo-mq', 'defaults', {
+      ...base,
+      name: 'massive_consumers',
+      parameters: { ...base.parameters, consumers: 20, worker_threads: 4 },
+      metrics: {},
+      samples: {},
+      findings: [],
+      harness_problems: [],
+      cannot_run: reason,
+    });
+    const section = buildClientsSection(
+      [...clientRun('amqplib', 'defaults'), ...clientRun('foo-foo-mq', 'defaults'), cannotRun],
+      [passed(cannotRun.test_id)],
+    )!;
+    const foo = section.rows.find((row) => row.client === 'foo-foo-mq (defaults)')!;
+    expect(foo.cannot_run).toEqual([expect.stringMatching(/^massive_consumers \(.*20 consumers.*\): foo-foo-mq keeps one subscription/)]);
+    expect(foo.findings).toEqual([]);
+    expect(foo.harness_failures).toEqual([]);
+    expect(foo.verdict).toMatch(/^➖ cannot run: massive_consumers .*; everything else recovered every time, nothing lost$/);
+    expect(foo.verdict).not.toMatch(/[❌✅⚠]/);
+    expect(section.findings_count).toBe(0);
+    // With a finding as well, both are said: the finding first.
+    expect(rowVerdict(['lost 3 messages (x)'], [], ['massive_consumers: why'])).toBe(
+      '❌ lost 3 messages (x); ➖ cannot run: massive_consumers: why',
+    );
   });
 
   it('marks a harness overhead under 90% of the bare script', () => {
