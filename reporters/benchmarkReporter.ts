@@ -188,7 +188,10 @@ export default class BenchmarkReporter implements Reporter {
     const ran = outcome.status === 'passed' || outcome.status === 'failed';
     for (const result of this.written.takeNew(ran)) {
       const [metricName, metric] = Object.entries(result.metrics)[0] ?? [];
-      parts.push(metric ? `${result.name}: ${humanizeMetricName(metricName!)} ${formatValue(metric.value, metric.unit)}` : result.name);
+      // Why is in the suite's own progress line and the result.
+      if (result.cannot_run) parts.push(`${result.name}: cannot run`);
+      else
+        parts.push(metric ? `${result.name}: ${humanizeMetricName(metricName!)} ${formatValue(metric.value, metric.unit)}` : result.name);
     }
     process.stderr.write(`${parts.join(' · ')}\n`);
   }

@@ -9,7 +9,8 @@ import { WorkerError } from '../errors';
 import { elapsedMs, nowNs, pollUntil } from '../measure/clock';
 import type { ThreadPlan } from '../suite-kit/distribution';
 import { Word, type WorkloadBoard } from '../suite-kit/workloadBoard';
-import { settleWithin, startThreadPool, type ThreadPool } from '../workers/pool';
+import { settleWithin } from '../workers/pool';
+import { borrowThreadPool, type BorrowedPool } from '../workers/shelf';
 import type { ConsumerTask, ConsumerThreadReport } from './consumerThread';
 import type { ResolvedRound, WorkloadOptions } from './options';
 import type { ProducerSlice, ProducerTask, ProducerThreadReport } from './producerThread';
@@ -30,7 +31,7 @@ export interface ThreadReports {
 
 /** The threads of one run: started in order (consumers, then producers), always settled and destroyed. */
 export class WorkloadThreads {
-  private readonly pools: ThreadPool[] = [];
+  private readonly pools: BorrowedPool[] = [];
   private consumerTasks: Promise<ConsumerThreadReport>[] = [];
   private producerTasks: Promise<ProducerThreadReport>[] = [];
 
@@ -63,7 +64,7 @@ export class WorkloadThreads {
    */
   async startConsumers(): Promise<number> {
     const { options, board, plan } = this;
-    const pool = startThreadPool(path.join(__dirname, 'consumerThread.ts'), plan.length);
+    const pool = borrowThreadPool(path.join(__dirname, 'consumerThread.ts'), plan.length);
     this.pools.push(pool);
     const lifetimeBoundMs =
       options.startupBoundMs + options.rounds.reduce((sum, round) => sum + 2 * options.roundBoundMs + round.gapAfterMs, 0) + 60_000;
@@ -98,7 +99,7 @@ export class WorkloadThreads {
   /** Starts the producers and waits until each has its publisher. @throws WorkerError with every thread's reason */
   async startProducers(): Promise<void> {
     const { options, board } = this;
-    const pool = startThreadPool(path.join(__dirname, 'producerThread.ts'), options.producerThreads);
+    const pool = borrowThreadPool(path.join(__dirname, 'producerThread.ts'), options.producerThreads);
     this.pools.push(pool);
     this.producerTasks = producerSlices(options.rounds, options.producerThreads).map((slices, threadIndex) =>
       pool.run<ProducerTask, ProducerThreadReport>({
@@ -155,11 +156,27 @@ export class WorkloadThreads {
     return { consumers: collect('consumer', consumers), producers: collect('producer', producers), harnessProblems };
   }
 
-  /** Stops and awaits every thread (bounded) and destroys the pools; safe after settle(). */
+  /**
+   * Stops and awaits every thread (bounded), then gives the pools back for the file's next
+   * workload (src/workers/shelf.ts: threads and loaded modules only; each task opens its own
+   * connections), or destroys them when the workload did not end clean: a thread that failed, a
+   * reconnection, a connection still down or an error nobody handled may have left its library's
+   * timers and sockets in the thread, and they must not surface in the next workload as its
+   * errors. Safe after settle().
+   */
   async close(): Promise<void> {
-    this.board.raise(Word.STOP);
-    await settleWithin<unknown>([...this.consumerTasks, ...this.producerTasks], SETTLE_BOUND_MS);
-    await Promise.allSettled(this.pools.map((pool) => pool.destroy()));
+    const { board } = this;
+    board.raise(Word.STOP);
+    const settled = await settleWithin<ConsumerThreadReport | ProducerThreadReport>(
+      [...this.consumerTasks, ...this.producerTasks],
+      SETTLE_BOUND_MS,
+    );
+    const clean =
+      board.flag(Word.THREADS_FAILED) === 0 &&
+      board.flag(Word.CONNECTIONS_DOWN) <= 0 &&
+      board.flag(Word.CONSUMER_RECONNECTS) + board.flag(Word.PRODUCER_RECONNECTS) === 0 &&
+      settled.every((result) => result.status === 'fulfilled' && result.value.unhandled.length === 0);
+    await Promise.allSettled(this.pools.map((pool) => (clean ? pool.destroy() : pool.discard())));
   }
 }
 

@@ -32,12 +32,17 @@ export function enableThreadPoolShelf(): void {
   enabled = true;
 }
 
+/** A borrowed pool: `destroy()` gives it back; `discard()` destroys it whatever its state (its threads may hold what a task left behind). */
+export interface BorrowedPool extends ThreadPool {
+  discard(): Promise<void>;
+}
+
 /**
  * A pool of `threads` threads running the worker entry `entryPath` (as `startThreadPool`), taken
  * from the shelf when an idle one of the same entry and size is there. Its `destroy()` gives it
  * back (idle) or destroys it (a task still running, or the shelf off); safe to call twice.
  */
-export function borrowThreadPool(entryPath: string, threads: number): ThreadPool {
+export function borrowThreadPool(entryPath: string, threads: number): BorrowedPool {
   const key = `${workerFile(entryPath)}#${threads}`;
   const index = enabled ? idle.findIndex((shelved) => shelved.key === key) : -1;
   const pool = index >= 0 ? idle.splice(index, 1)[0]!.pool : startThreadPool(entryPath, threads);
@@ -62,6 +67,10 @@ export function borrowThreadPool(entryPath: string, threads: number): ThreadPool
         if (enabled && running === 0) idle.push({ key, pool });
         else await pool.destroy();
       })();
+      return released;
+    },
+    discard: () => {
+      released ??= pool.destroy();
       return released;
     },
   };

@@ -106,6 +106,23 @@ describe('the realistic suite’s findings against the real broker and proxy', (
     ]);
   }, 60_000);
 
+  it('a row a client cannot run as named (one subscription per queue per connection, consumers sharing one) is recorded as such: no figures, no finding, no harness problem', async () => {
+    const { verdict, draft } = await measure('one-subscription-per-queue.js', row(10));
+    expect(verdict).toEqual({ findings: [], harnessProblems: [] });
+    expect(draft.cannot_run).toMatch(
+      /^amqplib keeps one subscription per queue per connection \(its adapter's consumersPerQueue: 'one'\), and this row puts 2 consumers of one queue on 1 connection\(s\) over 1 worker thread\(s\) \(up to 2 on a connection\)/,
+    );
+    expect(draft).toMatchObject({ metrics: {}, findings: [], harness_problems: [], parameters: { consumers: 2, messages: 10 } });
+    // A row that does not bound its threads runs it one consumer a connection instead, and measures it.
+    const unbounded = row(10);
+    const { maxConsumerThreads: _bounded, ...workload } = unbounded.workload;
+    const ran = await measure('one-subscription-per-queue.js', { ...unbounded, workload, layout: ['consumers', 'consumer_threads'] });
+    expect(ran.verdict).toEqual({ findings: [], harnessProblems: [] });
+    expect(ran.draft.cannot_run).toBeUndefined();
+    expect(ran.draft.parameters).toMatchObject({ consumers: 2, consumer_threads: 2 });
+    expect(ran.draft.metrics.messages_lost?.value).toBe(0);
+  }, 60_000);
+
   it('a client whose threads cannot start is the harness’s failure: the call throws, nothing is recorded', async () => {
     const recorder = draftRecorder();
     const client = fixtureClient('never-connects.js');

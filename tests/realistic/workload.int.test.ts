@@ -10,6 +10,7 @@ import { startResetCycles, type ResetCycles } from '../../src/realistic/faultCyc
 import { workloadFigures } from '../../src/realistic/summary';
 import { runWorkload } from '../../src/realistic/workload';
 import { publishOutcomeMetrics } from '../../src/realistic/resultMetrics';
+import { closeShelvedPools, enableThreadPoolShelf, shelvedPoolCount } from '../../src/workers/shelf';
 import { workloadVerdict } from '../../src/realistic/checks';
 
 const directUrl = getConfig().amqpUrl;
@@ -162,6 +163,33 @@ describe('runWorkload against the real broker', () => {
       expect(verdict.findings.map((finding) => finding.kind)).toEqual(expect.arrayContaining(['thread_failed', 'stalled']));
       expect(verdict.harnessProblems).toEqual([]);
       expect(Date.now() - startedMs).toBeLessThan(15_000);
+    }, 60_000);
+
+    it('gives its thread pools back for the next workload when it ended clean, and discards them when a thread failed', async () => {
+      enableThreadPoolShelf();
+      try {
+        const clean = await runWorkload({ directUrl, consumers: 1, rounds: [{ messages: 20 }] });
+        expect(clean.consumerReports[0]?.error).toBeUndefined();
+        // Its consumer pool and its producer pool, one thread each.
+        expect(shelvedPoolCount()).toBe(2);
+        const { proxy, proxiedUrl } = await proxyEntry();
+        const failed = await runWorkload({
+          directUrl,
+          consumerUrl: proxiedUrl,
+          consumers: 1,
+          rounds: [{ messages: 2000, ratePerSecond: 1000 }],
+          hooks: {
+            beforeRound: () => {
+              cycles = startResetCycles(proxy, { cycles: 1, firstAfterMs: 300, intervalMs: 1000, holdMs: 100 });
+            },
+          },
+        });
+        expect(failed.consumerReports[0]?.error).toMatch(/recovery is off/);
+        // It borrowed the two shelved pools and gave neither back.
+        expect(shelvedPoolCount()).toBe(0);
+      } finally {
+        await closeShelvedPools();
+      }
     }, 60_000);
   });
 });

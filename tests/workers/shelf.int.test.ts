@@ -52,4 +52,19 @@ describe('thread-pool shelf', () => {
     expect(shelvedPoolCount()).toBe(0);
     expect(await running).toBe('cancelled');
   }, 30_000);
+
+  it('discards an idle pool when asked (its threads may hold what a task left behind): never lent again', async () => {
+    enableThreadPoolShelf();
+    const pool = borrowThreadPool(ENTRY, 1);
+    const ids = await threadIds(pool, 20);
+    await pool.discard();
+    await pool.destroy();
+    expect(shelvedPoolCount()).toBe(0);
+    const next = borrowThreadPool(ENTRY, 1);
+    try {
+      expect([...(await threadIds(next))].filter((id) => ids.has(id))).toEqual([]);
+    } finally {
+      await next.destroy();
+    }
+  }, 30_000);
 });
