@@ -11,6 +11,7 @@ import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { closeBounded, socketOf } from '../client/amqplib/common';
 import { BrokerError } from '../errors';
 import type { BrokerActions } from '../faults/model';
+import { sharedControlRunner } from './controlNode';
 
 /** How the suite declared what a fault may delete (so it can be declared again the same way). */
 export interface Topology {
@@ -49,12 +50,17 @@ export const systemRabbitmqctl: RabbitmqctlRunner = (args, boundMs) =>
     });
   });
 
+/** The shared broker's node, as results name it and as the system's rabbitmqctl reaches it. */
+const SHARED_NODE = 'rabbit@localhost';
+
 /**
  * Actions on the shared broker (the one on 5672): topology through `adminUrl`, closes through the
- * system's rabbitmqctl. Alarms are refused.
+ * process's control node (./controlNode.ts), or the system's rabbitmqctl when that node cannot
+ * start. Alarms are refused.
  */
 export function sharedBrokerActions(adminUrl: string, topology: Topology = { exchanges: [], queues: [] }): ClosableBrokerActions {
-  return brokerActions({ node: 'rabbit@localhost', adminUrl, topology, rabbitmqctl: systemRabbitmqctl, alarms: false });
+  const rabbitmqctl = sharedControlRunner(SHARED_NODE, systemRabbitmqctl);
+  return brokerActions({ node: SHARED_NODE, adminUrl, topology, rabbitmqctl, alarms: false });
 }
 
 export interface BrokerActionsOptions {
