@@ -23,6 +23,12 @@ export interface PublishWorkloadInput {
   readonly rounds?: number;
   /** Rounds run first and discarded (connections, JIT and broker queues warmed up). @default 1 */
   readonly warmupRounds?: number;
+  /**
+   * Publishes per logical publisher in a session's last warm-up round (the one every session runs,
+   * after any first-use rounds): enough for each publisher's channel, the client's lazy set-up and
+   * the fresh queue to have carried traffic before the first measured round. @default messagesPerThread
+   */
+  readonly sessionWarmupMessagesPerThread?: number;
   /** Upper bound on worker threads; the pool has min(threads, maxWorkerThreads). @default 4 */
   readonly maxWorkerThreads?: number;
   /** Bound on one round (every publish, confirm and flush of every worker). @default 60000 */
@@ -43,6 +49,8 @@ export interface PublishWorkload {
   readonly mode: PublishMode;
   readonly rounds: number;
   readonly warmupRounds: number;
+  /** Publishes per logical publisher in the session's last warm-up round (at most `messagesPerThread`). */
+  readonly sessionWarmupMessagesPerThread: number;
   readonly workerThreads: number;
   readonly roundBoundMs: number;
   /** Bound on one publish (in confirm mode, until its confirm), below `roundBoundMs`. */
@@ -102,6 +110,10 @@ export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWork
   if (!PUBLISH_MODES.includes(mode)) throw new ConfigError('mode', `one of ${PUBLISH_MODES.join(', ')}`, String(mode));
   const rounds = positiveInteger('rounds', input.rounds ?? PUBLISH_WORKLOAD_DEFAULTS.rounds);
   const warmupRounds = nonNegativeInteger('warmupRounds', input.warmupRounds ?? PUBLISH_WORKLOAD_DEFAULTS.warmupRounds);
+  const sessionWarmupMessagesPerThread = Math.min(
+    messagesPerThread,
+    positiveInteger('sessionWarmupMessagesPerThread', input.sessionWarmupMessagesPerThread ?? messagesPerThread),
+  );
   const maxWorkerThreads = positiveInteger('maxWorkerThreads', input.maxWorkerThreads ?? PUBLISH_WORKLOAD_DEFAULTS.maxWorkerThreads);
   const roundBoundMs = positiveInteger('roundBoundMs', input.roundBoundMs ?? PUBLISH_WORKLOAD_DEFAULTS.roundBoundMs);
   const publishBoundMs = positiveInteger(
@@ -118,6 +130,7 @@ export function resolvePublishWorkload(input: PublishWorkloadInput): PublishWork
     mode,
     rounds,
     warmupRounds,
+    sessionWarmupMessagesPerThread,
     workerThreads: assignments.length,
     roundBoundMs,
     publishBoundMs,

@@ -88,6 +88,7 @@ export class PublishSessionRuntime {
         messageSizeBytes: workload.messageSizeBytes,
         mode: workload.mode,
         warmupRounds: this.warmupRounds,
+        sessionWarmupMessagesPerThread: workload.sessionWarmupMessagesPerThread,
         client: spec.client,
         phaseBoundMs: workload.roundBoundMs,
         publishBoundMs: workload.publishBoundMs,
@@ -119,9 +120,16 @@ export class PublishSessionRuntime {
     if (!isNonEmpty(parts)) throw new WorkerError('a publish session needs at least one worker thread');
     const combined = combineWorkerRounds(parts);
     // A round cut at its bound, or whose publishers stopped on publishes never settled: only the settled ones are sure to be there.
-    const received = await this.collectQueue(cut || combined.unsettled > 0 ? combined.published : workload.messagesPerRound);
+    const expected = this.messagesInRound(round);
+    const received = await this.collectQueue(cut || combined.unsettled > 0 ? combined.published : expected);
     const rate = rateOf(combined.published, workload.messageSizeBytes, combined.durationMs);
-    return { ...combined, round, warmup: round <= this.warmupRounds, cut, expected: workload.messagesPerRound, received, ...rate };
+    return { ...combined, round, warmup: round <= this.warmupRounds, cut, expected, received, ...rate };
+  }
+
+  /** Messages of every publisher in round `round`: fewer in the session's own warm-up round (the last warm-up one). */
+  messagesInRound(round: number): number {
+    const { workload } = this;
+    return round === this.warmupRounds ? workload.threads * workload.sessionWarmupMessagesPerThread : workload.messagesPerRound;
   }
 
   /**

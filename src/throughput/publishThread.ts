@@ -48,6 +48,8 @@ export interface PublishTask {
   readonly mode: PublishMode;
   /** Rounds 1..warmupRounds are warm-up: run, timed, but kept out of the histogram. */
   readonly warmupRounds: number;
+  /** Publishes per logical publisher in round `warmupRounds` (the session's own warm-up); `messagesPerThread` in every other. */
+  readonly sessionWarmupMessagesPerThread: number;
   /** Bound on every wait of a phase: the barrier, one round, a flush. */
   readonly phaseBoundMs: number;
   /** Bound on one publish (its hand-over; in confirm mode, until its confirm), below `phaseBoundMs`. */
@@ -133,12 +135,13 @@ export default async function publishThread(task: PublishTask): Promise<PublishW
       const opened = await board.waitFor(PublishControl.GO, round, task.phaseBoundMs, PublishControl.STOP);
       if (!opened) return report(board.flag(PublishControl.STOP) !== 0 ? undefined : `round ${round} was never opened`);
       const record = round > task.warmupRounds ? histogram : undefined;
+      const messages = round === task.warmupRounds ? task.sessionWarmupMessagesPerThread : task.messagesPerThread;
       const startedNs = nowNs();
       const live = connection;
       // Cut by the main thread at the round's bound: publishers stop before their next publish.
       const cut = (): boolean => board.flag(PublishControl.CUT) >= round;
       const outcomes = await Promise.all(
-        publishers.map((publisher) => publishMessages(publisher, live, task, payload, { record, noteError, cut })),
+        publishers.map((publisher) => publishMessages(publisher, live, task, payload, { messages, record, noteError, cut })),
       );
       const flushErrors = task.mode === 'plain' ? await flush(publishers, task.phaseBoundMs, noteError) : 0;
       const completedNs = nowNs();
@@ -185,6 +188,8 @@ function unsettledOf(outcomes: readonly PublisherOutcome[], firstPublisher: numb
 }
 
 interface RoundHooks {
+  /** Publishes of this publisher in the round. */
+  readonly messages: number;
   /** Where the round's latencies go; undefined in a warm-up round. */
   readonly record: LatencyHistogram | undefined;
   readonly noteError: (error: unknown) => void;
@@ -193,7 +198,7 @@ interface RoundHooks {
 }
 
 /**
- * One logical publisher's round: `messagesPerThread` publishes on its own channel, or fewer when
+ * One logical publisher's round: `messages` publishes on its own channel, or fewer when
  * the round is cut at its bound (the publish in flight still settles and counts).
  */
 async function publishMessages(
@@ -201,11 +206,11 @@ async function publishMessages(
   connection: ClientConnection,
   task: PublishTask,
   payload: Buffer,
-  { record: histogram, noteError, cut }: RoundHooks,
+  { messages, record: histogram, noteError, cut }: RoundHooks,
 ): Promise<PublisherOutcome> {
   // A client in another process publishes the round in its own process and times each publish there
   // (never one message per pipe line); its run ends at its own bound, the round's, so it is not cut here.
-  if (publisher.publishRun) return publishRunOf(publisher.publishRun.bind(publisher), task, histogram, noteError);
+  if (publisher.publishRun) return publishRunOf(publisher.publishRun.bind(publisher), task, messages, histogram, noteError);
   const outcome: PublisherOutcome = { published: 0, errors: 0 };
   // Bounded: a confirm may never come, and a client may hold a publish while it is down.
   const bound = new SequenceBound(
@@ -213,7 +218,7 @@ async function publishMessages(
     `no ${task.mode === 'confirm' ? 'confirm' : 'hand-over'} within ${task.publishBoundMs} ms`,
   );
   try {
-    for (let i = 0; i < task.messagesPerThread && !cut(); i += 1) {
+    for (let i = 0; i < messages && !cut(); i += 1) {
       const startedNs = nowNs();
       try {
         await bound.wait(publisher.publish('', task.queue, payload));
@@ -227,7 +232,7 @@ async function publishMessages(
         noteError(error);
         // A lost connection fails every later publish the same way: stop this publisher.
         if (connection.state !== 'up') {
-          outcome.errors += task.messagesPerThread - i - 1;
+          outcome.errors += messages - i - 1;
           break;
         }
         continue;
@@ -245,11 +250,12 @@ async function publishMessages(
 async function publishRunOf(
   publishRun: NonNullable<Publisher['publishRun']>,
   task: PublishTask,
+  messages: number,
   histogram: LatencyHistogram | undefined,
   noteError: (error: unknown) => void,
 ): Promise<PublisherOutcome> {
   try {
-    const run = await publishRun('', task.queue, task.messagesPerThread, task.messageSizeBytes, task.phaseBoundMs, task.publishBoundMs);
+    const run = await publishRun('', task.queue, messages, task.messageSizeBytes, task.phaseBoundMs, task.publishBoundMs);
     if (histogram) recordLatenciesUs(histogram, run.latencyUs.valuesUs, run.latencyUs.counts);
     run.errorSamples.forEach(noteError);
     return {
@@ -259,7 +265,7 @@ async function publishRunOf(
     };
   } catch (error) {
     noteError(error);
-    return { published: 0, errors: task.messagesPerThread };
+    return { published: 0, errors: messages };
   }
 }
 

@@ -59,6 +59,19 @@ describe('resolvePublishWorkload', () => {
     expect(Object.isFrozen(workload)).toBe(true);
   });
 
+  it("runs the session's warm-up round full unless told, and never longer than a round", () => {
+    expect(resolvePublishWorkload({ threads: 10, messagesPerThread: 100 }).sessionWarmupMessagesPerThread).toBe(100);
+    expect(
+      resolvePublishWorkload({ threads: 10, messagesPerThread: 100, sessionWarmupMessagesPerThread: 10 }).sessionWarmupMessagesPerThread,
+    ).toBe(10);
+    expect(
+      resolvePublishWorkload({ threads: 10, messagesPerThread: 5, sessionWarmupMessagesPerThread: 10 }).sessionWarmupMessagesPerThread,
+    ).toBe(5);
+    expect(() => resolvePublishWorkload({ threads: 1, messagesPerThread: 5, sessionWarmupMessagesPerThread: 0 })).toThrow(
+      'sessionWarmupMessagesPerThread must be',
+    );
+  });
+
   it('uses one worker thread per publisher below the bound, and honours a lower bound', () => {
     expect(resolvePublishWorkload({ threads: 2, messagesPerThread: 20 }).workerThreads).toBe(2);
     expect(resolvePublishWorkload({ threads: 10, messagesPerThread: 100, maxWorkerThreads: 1 }).workerThreads).toBe(1);

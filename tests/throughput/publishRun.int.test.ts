@@ -136,6 +136,40 @@ describe('a publish session', () => {
     }
   }, 60_000);
 
+  it("runs the session's own warm-up round short, after full first-use rounds, and every measured round full", async () => {
+    enableThreadPoolShelf();
+    try {
+      const workload = resolvePublishWorkload({
+        threads: 2,
+        messagesPerThread: 20,
+        mode: 'confirm',
+        rounds: 2,
+        warmupRounds: 1,
+        sessionWarmupMessagesPerThread: 3,
+      });
+      // New threads: 50 publishes a thread asked for, 20 a round: 3 warm-up rounds, the last one short.
+      const first = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 50 }, workload);
+      expect(first.rounds.map((round) => [round.warmup, round.expected, round.published, round.received])).toEqual([
+        [true, 40, 40, 40],
+        [true, 40, 40, 40],
+        [true, 6, 6, 6],
+        [false, 40, 40, 40],
+        [false, 40, 40, 40],
+      ]);
+      expect(summarizeMs(first.report.histogram).count).toBe(2 * 40);
+      // Warm threads: the short round alone, then the measured ones.
+      const again = await measurePublishThroughput({ url, firstUseWarmupPublishesPerThread: 50 }, workload);
+      expect(again.rounds.map((round) => [round.warmup, round.published, round.received])).toEqual([
+        [true, 6, 6],
+        [false, 40, 40],
+        [false, 40, 40],
+      ]);
+      for (const worker of again.report.workers) expect(worker.rounds.map((round) => round.published)).toEqual([3, 20, 20]);
+    } finally {
+      await closeShelvedPools();
+    }
+  }, 60_000);
+
   it('deletes its queue on close, and close() can be called twice', async () => {
     const session = await openPublishSession({
       url,
@@ -251,6 +285,7 @@ describe('the publish worker', () => {
       messageSizeBytes: 8,
       mode: 'plain',
       warmupRounds: 0,
+      sessionWarmupMessagesPerThread: 1,
       client: { name: 'amqplib', profile: 'defaults' },
       phaseBoundMs: 2000,
       publishBoundMs: 1000,
