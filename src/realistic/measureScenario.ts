@@ -85,6 +85,11 @@ export async function measureRealisticScenario(row: RealisticRow, measurement: R
     consumerUrl: url(row.throughProxy?.consumers),
     producerUrl: url(row.throughProxy?.producers),
     hooks: faults.hooks,
+    // A row under a fault starts threads of its own, as they come up one after another: threads
+    // of a shelved pool start their connections at once, and a library that sends on a tick of
+    // its own (foo-foo-mq acks every 500 ms, and gets its next deliveries only then) would have
+    // every consumer's traffic in step, so a short reset window could miss them all.
+    reuseThreads: row.fault === undefined,
   };
   const options = resolveWorkloadOptions(input);
   const reason = cannotRunReason(adapterOf(measurement.client), options);

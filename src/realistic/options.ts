@@ -71,6 +71,11 @@ export interface WorkloadInput {
    * doubling; amqp-connection-manager's a fixed 5 s) is recovering, not failed. @default 10000
    */
   readonly recoveryGraceMs?: number;
+  /**
+   * Take the worker pools from the benchmark file's shelf, and give them back after a clean run
+   * (src/workers/shelf.ts); false: threads of their own, started for this run. @default true
+   */
+  readonly reuseThreads?: boolean;
   readonly hooks?: WorkloadHooks;
 }
 
@@ -109,6 +114,7 @@ export interface WorkloadOptions {
   readonly connectBoundMs: number;
   readonly graceMs: number;
   readonly recoveryGraceMs: number;
+  readonly reuseThreads: boolean;
   readonly hooks: WorkloadHooks;
 }
 
@@ -180,6 +186,7 @@ export function resolveWorkloadOptions(input: WorkloadInput): WorkloadOptions {
     connectBoundMs: positiveInteger('connectBoundMs', input.connectBoundMs ?? 15_000),
     graceMs: nonNegative('graceMs', input.graceMs ?? 250),
     recoveryGraceMs: nonNegative('recoveryGraceMs', input.recoveryGraceMs ?? 10_000),
+    reuseThreads: input.reuseThreads ?? true,
     hooks: input.hooks ?? {},
   });
 }

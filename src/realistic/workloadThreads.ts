@@ -9,7 +9,7 @@ import { WorkerError } from '../errors';
 import { elapsedMs, nowNs, pollUntil } from '../measure/clock';
 import type { ThreadPlan } from '../suite-kit/distribution';
 import { Word, type WorkloadBoard } from '../suite-kit/workloadBoard';
-import { settleWithin } from '../workers/pool';
+import { settleWithin, startThreadPool } from '../workers/pool';
 import { borrowThreadPool, type BorrowedPool } from '../workers/shelf';
 import type { ConsumerTask, ConsumerThreadReport } from './consumerThread';
 import type { ResolvedRound, WorkloadOptions } from './options';
@@ -54,6 +54,14 @@ export class WorkloadThreads {
     };
   }
 
+  /** A pool of `threads` threads running `entry`: from the shelf, or (reuseThreads false) started for this run and destroyed after it. */
+  private pool(entry: string, threads: number): BorrowedPool {
+    const entryPath = path.join(__dirname, entry);
+    if (this.options.reuseThreads) return borrowThreadPool(entryPath, threads);
+    const own = startThreadPool(entryPath, threads);
+    return { ...own, discard: own.destroy };
+  }
+
   private failed(): boolean {
     return this.board.flag(Word.THREADS_FAILED) > 0;
   }
@@ -64,7 +72,7 @@ export class WorkloadThreads {
    */
   async startConsumers(): Promise<number> {
     const { options, board, plan } = this;
-    const pool = borrowThreadPool(path.join(__dirname, 'consumerThread.ts'), plan.length);
+    const pool = this.pool('consumerThread.ts', plan.length);
     this.pools.push(pool);
     const lifetimeBoundMs =
       options.startupBoundMs + options.rounds.reduce((sum, round) => sum + 2 * options.roundBoundMs + round.gapAfterMs, 0) + 60_000;
@@ -99,7 +107,7 @@ export class WorkloadThreads {
   /** Starts the producers and waits until each has its publisher. @throws WorkerError with every thread's reason */
   async startProducers(): Promise<void> {
     const { options, board } = this;
-    const pool = borrowThreadPool(path.join(__dirname, 'producerThread.ts'), options.producerThreads);
+    const pool = this.pool('producerThread.ts', options.producerThreads);
     this.pools.push(pool);
     this.producerTasks = producerSlices(options.rounds, options.producerThreads).map((slices, threadIndex) =>
       pool.run<ProducerTask, ProducerThreadReport>({

@@ -172,6 +172,10 @@ describe('runWorkload against the real broker', () => {
         expect(clean.consumerReports[0]?.error).toBeUndefined();
         // Its consumer pool and its producer pool, one thread each.
         expect(shelvedPoolCount()).toBe(2);
+        // A run with threads of its own neither takes them nor leaves its own.
+        const own = await runWorkload({ directUrl, consumers: 1, rounds: [{ messages: 20 }], reuseThreads: false });
+        expect(own.consumerReports[0]?.error).toBeUndefined();
+        expect(shelvedPoolCount()).toBe(2);
         const { proxy, proxiedUrl } = await proxyEntry();
         const failed = await runWorkload({
           directUrl,
