@@ -294,8 +294,53 @@ func (c *client) openConsumer(handle int) error {
 	return nil
 }
 
-// deliver hands deliveries over as they come, every one already waiting in the same line.
+// countsEvery is how often a consumer that only counts (bodies false) tells its count at most: the
+// Python programs' outbox flushes as often (OUTBOX_STALE_NS). One line per delivery kept the
+// harness's thread reading a line for every message.
+const countsEvery = 20 * time.Millisecond
+
+// counter tells a consumer's count at most every countsEvery, and what is left once that long has passed.
+type counter struct {
+	mu      sync.Mutex
+	handle  int
+	pending int
+	told    time.Time
+	timer   *time.Timer
+}
+
+func (n *counter) add(count int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pending += count
+	if wait := countsEvery - time.Since(n.told); wait > 0 {
+		if n.timer == nil {
+			n.timer = time.AfterFunc(wait, n.flush)
+		}
+		return
+	}
+	n.tell()
+}
+
+func (n *counter) flush() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.timer = nil
+	n.tell()
+}
+
+// tell emits what was counted since the last line (under mu).
+func (n *counter) tell() {
+	if n.pending == 0 {
+		return
+	}
+	emit(map[string]interface{}{"ev": "delivered", "consumer": n.handle, "count": n.pending, "atNs": nowNs()})
+	n.pending, n.told = 0, time.Now()
+}
+
+// deliver hands deliveries over as they come, every one already waiting in the same line (a consumer
+// that only counts: its count, at most every countsEvery).
 func (c *client) deliver(handle int, entry *consumer, generation int, ch *amqp.Channel, deliveries <-chan amqp.Delivery) {
+	counted := &counter{handle: handle}
 	for first := range deliveries {
 		c.sawDelivery(first.Body)
 		batch := []amqp.Delivery{first}
@@ -318,7 +363,7 @@ func (c *client) deliver(handle int, entry *consumer, generation int, ch *amqp.C
 					d.Ack(false)
 				}
 			}
-			emit(map[string]interface{}{"ev": "delivered", "consumer": handle, "count": len(batch), "atNs": nowNs()})
+			counted.add(len(batch))
 			continue
 		}
 		messages := make([]map[string]interface{}, len(batch))

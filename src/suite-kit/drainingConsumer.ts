@@ -38,11 +38,16 @@ export class DrainingConsumer {
     readonly queue: string,
   ) {}
 
-  /** Starts consuming `queue` (auto ack) on `connection`; faults from here on are kept for `drainEvents`. */
-  static async start(connection: ClientConnection, queue: string): Promise<DrainingConsumer> {
+  /**
+   * Starts consuming `queue` (auto ack) on `connection`; faults from here on are kept for `drainEvents`.
+   * `bodies: false`: the client only counts (a client program then hands over counts, not messages),
+   * so `roundTrip` cannot find its marker: the caller proves the connection its own way.
+   */
+  static async start(connection: ClientConnection, queue: string, options: { readonly bodies?: boolean } = {}): Promise<DrainingConsumer> {
     const consumer = new DrainingConsumer(connection, queue);
     connection.onFault((fault) => consumer.onFault(fault));
-    await connection.consume(queue, { ack: 'auto' }, (delivery) => consumer.onDelivery(delivery.body));
+    const consume = options.bodies === false ? { ack: 'auto' as const, bodies: false } : { ack: 'auto' as const };
+    await connection.consume(queue, consume, (delivery) => consumer.onDelivery(delivery.body));
     return consumer;
   }
 
@@ -104,10 +109,11 @@ export class DrainingConsumer {
    * never reaches the connection). V8 compiles a function on its first call: without this, every
    * thread compiles the same code at the fault moment, and on two cores 50 threads doing that at
    * once delay each other's detection and recovery. The bare floor (scripts/bare-recovery.js) makes the same
-   * round trip before its fault, so neither side compiles its probe path at the fault.
+   * round trip before its fault, so neither side compiles its probe path at the fault. `probe` is
+   * the round trip the recovery will make (by default `roundTrip`).
    */
-  async rehearse(roundTripTimeoutMs: number): Promise<void> {
-    await this.roundTrip(roundTripTimeoutMs);
+  async rehearse(roundTripTimeoutMs: number, probe: () => Promise<unknown> = () => this.roundTrip(roundTripTimeoutMs)): Promise<void> {
+    await probe();
     if (this.fault) return; // a real fault came first: keep it
     await this.ensureConnection(roundTripTimeoutMs); // up: returns at once, compiled all the same
     const madeUp = Object.assign(new Error('read ECONNRESET (rehearsal)'), { code: 'ECONNRESET' });

@@ -65,4 +65,41 @@ else
         await admin.close();
       }
     }, 60_000);
+
+    it('with a consumer that only counts (bodies: false): the probe still recognised in the program, every delivery counted, the last ones too', async () => {
+      const url = getConfig().amqpUrl;
+      const queue = `amqp-bench.test.recover-counts.${randomUUID()}`;
+      const admin = await amqp.connect(url);
+      const channel = await admin.createChannel();
+      await channel.assertQueue(queue, { durable: false });
+      const connection = await connectClient({ name, profile: 'normalised' }, { urls: [url] });
+      try {
+        const program = connection as ProgramConnection;
+        const counted: Buffer[] = [];
+        await program.consume(queue, { ack: 'auto', bodies: false }, (delivery) => counted.push(delivery.body));
+        await program.publisher({ confirms: false });
+
+        const up = await program.recoverWithProbe(queue, 5000, 5000);
+        expect(up.recoveredNs).toBeGreaterThan(up.recoveryStartedNs);
+        program.destroy('test');
+        expect(await waitUntil(() => program.state === 'down', 5000)).toBe(true);
+        const back = await program.recoverWithProbe(queue, 10_000, 5000);
+        expect(back.attempts).toBeGreaterThanOrEqual(1);
+        expect(back.recoveredNs).toBeGreaterThan(back.connectedNs);
+
+        // Traffic after the recovery, one message every 2 ms: counted, the last ones told although nothing follows them.
+        for (let index = 0; index < 50; index += 1) {
+          channel.sendToQueue(queue, Buffer.from(`m${index}`));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        expect(await waitUntil(() => counted.length === 52, 5000)).toBe(true);
+        expect(counted.every((body) => body.length === 0)).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(counted).toHaveLength(52);
+      } finally {
+        await connection.close();
+        await channel.deleteQueue(queue);
+        await admin.close();
+      }
+    }, 60_000);
   });

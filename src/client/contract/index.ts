@@ -6,7 +6,14 @@ import type { ClientSpec } from '../api';
 import { clockCheck } from './clockCheck';
 import { closeCheck, nothingLeftCheck } from './closeChecks';
 import { infoCheck, signalsDescribedCheck } from './describeChecks';
-import { consumerRecoveryCheck, ensureConnectedCheck, localPortCheck, onFaultCheck, publisherRecoveryCheck } from './recoveryChecks';
+import {
+  consumerRecoveryCheck,
+  ensureConnectedCheck,
+  localPortCheck,
+  onFaultCheck,
+  publisherRecoveryCheck,
+  recoverCheck,
+} from './recoveryChecks';
 import { ContractSession } from './session';
 import { blockedCheck, channelClosedCheck, consumerCancelledCheck } from './signalChecks';
 import { backlogCheck, connectCheck, manualAckCheck, publishConsumeCheck } from './trafficChecks';
@@ -36,6 +43,7 @@ export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   localPortCheck,
   publisherRecoveryCheck,
   consumerRecoveryCheck,
+  recoverCheck,
   closeCheck,
   nothingLeftCheck,
   channelClosedCheck,

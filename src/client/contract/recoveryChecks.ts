@@ -9,6 +9,7 @@
 import { describeError } from '../../errors';
 import { nowNs, elapsedMs } from '../../measure/clock';
 import type { ClientConnection, ClientFault, Publisher } from '../api';
+import { ProgramConnection } from '../process/connection';
 import { confirmSettles, DELIVERY_BOUND_MS } from './trafficChecks';
 import { ClientFinding, ContractViolation, NotChecked, formatDuration, needs, type CheckContext, type ContractCheck } from './types';
 
@@ -210,5 +211,32 @@ export const consumerRecoveryCheck: ContractCheck = {
       );
     }
     return 'the consumer started before the reset receives again';
+  },
+};
+
+export const recoverCheck: ContractCheck = {
+  name: 'recover',
+  group: 'reset',
+  boundMs: 15_000,
+  async run(context) {
+    const { connection, queue } = scenarioOf(context, true);
+    if (!(connection instanceof ProgramConnection) || !connection.recoversInProgram)
+      return "not a client program speaking `recover`: the harness makes the recovery's round trip itself";
+    context.step('asking the program to recover (up: no attempt) and to prove it with a probe through its consumer');
+    const askedNs = nowNs();
+    let recovered;
+    try {
+      recovered = await connection.recoverWithProbe(queue, 5000, DELIVERY_BOUND_MS);
+    } catch (error) {
+      throw new ContractViolation(`\`recover\` on a connection that is up failed: ${describeError(error)}`);
+    }
+    const answeredNs = nowNs();
+    const { attempts, recoveryStartedNs, connectedNs, recoveredNs } = recovered;
+    if (attempts !== 0) throw new ContractViolation(`\`recover\` on a connection that is up says ${attempts} attempt(s), not 0`);
+    if (!(askedNs <= recoveryStartedNs && recoveryStartedNs <= connectedNs && connectedNs <= recoveredNs && recoveredNs <= answeredNs))
+      throw new ContractViolation(
+        `\`recover\`'s times are out of order (asked ${askedNs}, started ${recoveryStartedNs}, connected ${connectedNs}, probe back ${recoveredNs}, answered ${answeredNs} ns): read CLOCK_MONOTONIC when the command is taken up, when the connection is back and when the library hands the probe over`,
+      );
+    return `the probe back ${formatDuration(elapsedMs(recoveryStartedNs, recoveredNs))} after the program took the command up`;
   },
 };
