@@ -21,35 +21,28 @@
  */
 import { hasBareConsume } from '../src/throughput/bareConsume';
 import { measureConsumeOverhead } from '../src/throughput/consumeOverhead';
-import { consumeLabel, consumerThreadsFor, resolveConsumeWorkload, spreadNote } from '../src/throughput/consumePlan';
-import { consumeOverheadResult, sustainedConsumeResult } from '../src/throughput/consumeResult';
-import { measureSustainedConsume } from '../src/throughput/sustainedConsume';
+import { consumeLabel } from '../src/throughput/consumePlan';
+import { CONSUME_PHASE, measureConsumeRow, msgRate, type ConsumeCase } from '../src/throughput/consumeRow';
+import { consumeOverheadResult } from '../src/throughput/consumeResult';
 import { benchContext } from '../fixtures/context';
 import { recordResult } from '../fixtures/record';
 import { clientFields, forEachClient } from '../fixtures/clients';
 import { expectVerdictReached } from '../fixtures/verdict';
-import { adapterOf, clientInfo } from '../src/client/registry';
-import { findingsProgress } from '../src/suite-kit/findings';
-import { unsettledPublishFinding } from '../src/throughput/unsettled';
-import { incompleteRoundFinding } from '../src/throughput/incompleteRound';
+import { clientInfo } from '../src/client/registry';
 import type { ClientSpec } from '../src/client/api';
 import type { ResultDraft } from '../src/results/rawResult';
-import { mergeHistograms, summarizeMs } from '../src/measure/histogram';
+import { summarizeMs } from '../src/measure/histogram';
 import { runReplicates } from '../src/results/replicates';
 import { describeTargetVerdict } from '../src/results/targetVerdict';
 import { markedTest, withMarkers } from '../src/testing';
 import { replicatesOr } from '../src/config';
 import { measurePublishThroughput, measuredRounds } from '../src/throughput/measure';
 import { measureHarnessOverhead } from '../src/throughput/overhead';
-import { resolvePublishWorkload, workloadLabel, type PublishMode } from '../src/throughput/plan';
-import { countErrors, harnessOverheadReplicatesResult, publishThroughputReplicatesResult } from '../src/throughput/result';
+import { resolvePublishWorkload, workloadLabel, type PublishMode, type PublishWorkloadInput } from '../src/throughput/plan';
+import { publishRowResult, rate } from '../src/throughput/publishRow';
+import { countErrors, harnessOverheadReplicatesResult } from '../src/throughput/result';
 
-interface PublishCase {
-  readonly threads: number;
-  readonly messagesPerThread: number;
-  readonly messageSizeBytes: number;
-  readonly mode: PublishMode;
-}
+type PublishCase = Pick<PublishWorkloadInput, 'threads' | 'messagesPerThread' | 'messageSizeBytes' | 'mode'>;
 
 type Row = [label: string, publishCase: PublishCase];
 
@@ -68,18 +61,16 @@ const QUICK_ROWS: Row[] = [
   row(100, 100, 4096, 'confirm'),
 ];
 
-const SLOW_ROWS: Row[] = [
-  row(10, 100, 4096, 'plain'),
-  row(10, 100, 4096, 'confirm'),
-  row(300, 50, 256, 'plain'),
-  row(300, 50, 256, 'confirm'),
-  row(300, 50, 4096, 'plain'),
-  row(300, 50, 4096, 'confirm'),
-  row(900, 10, 256, 'plain'),
-  row(900, 10, 256, 'confirm'),
-  row(900, 10, 4096, 'plain'),
-  row(900, 10, 4096, 'confirm'),
-];
+/** 10x100 at 4 KiB, then 300x50 and 900x10 at both sizes; each size plain, then confirm. */
+const SLOW_ROWS: Row[] = (
+  [
+    [10, 100, [4096]],
+    [300, 50, [256, 4096]],
+    [900, 10, [256, 4096]],
+  ] as const
+).flatMap(([threads, perThread, sizes]) =>
+  sizes.flatMap((size) => (['plain', 'confirm'] as const).map((mode) => row(threads, perThread, size, mode))),
+);
 
 /**
  * Independent replicates per configuration. Six is the fewest with which a change can still be
@@ -119,13 +110,6 @@ const withClient = (draft: ResultDraft, client: ClientSpec): ResultDraft => {
   return { ...draft, parameters: { ...draft.parameters, ...fields.parameters }, client: fields.client };
 };
 
-/** Plain-mode publish calls take microseconds: show those as µs rather than `0.00 ms`. */
-const latency = (ms: number | null): string =>
-  ms === null ? 'n/a' : ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
-
-const rate = (value: number | null | undefined): string =>
-  typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a';
-
 async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, roundBoundMs: number): Promise<void> {
   const workload = resolvePublishWorkload({
     ...publishCase,
@@ -135,33 +119,8 @@ async function measureAndRecord(client: ClientSpec, publishCase: PublishCase, ro
     roundBoundMs,
   });
   const outcomes = await runReplicates(REPLICATES, () => measurePublishThroughput({ url: benchContext().directUrl, client }, workload));
-  const unsettled = unsettledPublishFinding(outcomes, clientInfo(client));
-  const incomplete = incompleteRoundFinding(outcomes, clientInfo(client));
-  const findings = [unsettled, incomplete].filter((finding) => finding !== undefined);
-  const draft = {
-    ...withClient(publishThroughputReplicatesResult(outcomes), client),
-    // The measured rounds of every replicate, and a warm-up round cut at its bound (its figure is the
-    // incomplete round's); the rest of the test is sessions, warm-up rounds and purges.
-    measured_ms: Math.round(
-      outcomes
-        .flatMap((outcome) => outcome.rounds.filter((round) => !round.warmup || round.cut))
-        .reduce((sum, round) => sum + round.durationMs, 0),
-    ),
-    findings,
-  };
-  const replicateRates = draft.replicates?.throughput_msgs_per_sec ?? [];
-  const spread =
-    replicateRates.length > 0 ? `${Math.round(Math.min(...replicateRates))}-${Math.round(Math.max(...replicateRates))}` : 'no rate';
-  const merged = mergeHistograms(outcomes.map((outcome) => outcome.report.histogram));
-  const summary = summarizeMs(merged);
-  const errors = outcomes.reduce((sum, outcome) => sum + countErrors(outcome), 0);
-  recordResult(
-    draft,
-    `${rate(draft.metrics.throughput_msgs_per_sec?.value)} (${draft.metrics.throughput_mb_per_sec?.value ?? 'n/a'} MB/s; median of ${outcomes.length} replicates, ${spread}), ` +
-      (incomplete ? `incomplete round ${rate(draft.metrics.incomplete_round_msgs_per_sec?.value)} (cut at ${roundBoundMs} ms), ` : '') +
-      `${workload.mode === 'confirm' ? 'publish->confirm' : 'publish call'} p50 ${latency(summary.p50)}, p95 ${latency(summary.p95)}, p99 ${latency(summary.p99)}, max ${latency(summary.max)} (all replicates); ` +
-      `${workload.workerThreads} worker thread(s), errors ${errors}${findingsProgress(findings)}`,
-  );
+  const { draft, findings, progress } = publishRowResult(outcomes, clientInfo(client), workload, roundBoundMs);
+  recordResult(withClient(draft, client), progress);
 
   // Correctness is asserted, in every replicate; speed is recorded. Confirm mode: every message was
   // acked and is in the queue. Plain mode: nothing may be lost on a healthy local broker either.
@@ -257,13 +216,6 @@ forEachClient((client) =>
  * recorded, never asserted.
  */
 
-interface ConsumeCase {
-  readonly consumers: number;
-  readonly messageSizeBytes: number;
-  /** Worker threads (one connection each) the consumers are spread over. */
-  readonly consumerThreads: number;
-}
-
 type ConsumeRow = [label: string, consumeCase: ConsumeCase];
 
 const consumeRow = (consumers: number, messageSizeBytes: number, consumerThreads: number): ConsumeRow => {
@@ -275,18 +227,6 @@ const consumeRow = (consumers: number, messageSizeBytes: number, consumerThreads
 const QUICK_CONSUME_ROWS: ConsumeRow[] = [consumeRow(1, 256, 1), consumeRow(10, 256, 1)];
 const SLOW_CONSUME_ROWS: ConsumeRow[] = [consumeRow(10, 4096, 1), consumeRow(100, 256, 2), consumeRow(100, 4096, 2)];
 
-/**
- * At least 3 s of steady state per window (shorter windows moved by more than the changes they were to show), after 1 s of warm-up; two windows, and a
- * third only when the two differ by more than 5% (the rate is not steady yet) and neither ran dry
- * (a figure that is producer-bound stays so). The result says which way the windows ended
- * (details.windows_ended).
- */
-const CONSUME_WINDOW_MS = 3000;
-const CONSUME_WARMUP_MS = 1000;
-const CONSUME_ROUNDS = 3;
-const CONSUME_MIN_ROUNDS = 2;
-const CONSUME_STEADY_WITHIN_PERCENT = 5;
-const CONSUME_PREFETCH = 100;
 /** The overhead check: the 10-consumer quick configuration, in pairs of one window each (the pairs are its replicates: BENCH_REPLICATES). */
 const CONSUME_OVERHEAD_CONSUMERS = 10;
 const CONSUME_OVERHEAD_PAIRS = replicatesOr(5);
@@ -295,50 +235,13 @@ const CONSUME_QUICK_TIMEOUT_MS = 180_000;
 const CONSUME_SLOW_TIMEOUT_MS = 300_000;
 const CONSUME_OVERHEAD_TIMEOUT_MS = 300_000;
 
-const msgRate = (value: number | null | undefined): string =>
-  typeof value === 'number' ? `${Math.round(value).toLocaleString('en-US')} msg/s` : 'n/a';
-
-const BOUND_WORDS = {
-  consumers: 'clean (queue never ran dry)',
-  producers: 'PRODUCER-BOUND (queue ran dry)',
-  unknown: 'bound unknown (no depth sample)',
-};
-
 async function measureConsumeAndRecord(client: ClientSpec, consumeCase: ConsumeCase): Promise<void> {
-  const consumerThreads = consumerThreadsFor(consumeCase.consumers, consumeCase.consumerThreads, adapterOf(client).consumersPerQueue);
-  const spread =
-    consumerThreads === consumeCase.consumerThreads ? [] : [spreadNote(client.name, consumeCase.consumers, consumeCase.consumerThreads)];
-  const workload = resolveConsumeWorkload({
-    ...consumeCase,
-    consumerThreads,
-    prefetch: CONSUME_PREFETCH,
-    rounds: CONSUME_ROUNDS,
-    minRounds: CONSUME_MIN_ROUNDS,
-    steadyWithinPercent: CONSUME_STEADY_WITHIN_PERCENT,
-    windowMs: CONSUME_WINDOW_MS,
-    warmupMs: CONSUME_WARMUP_MS,
-  });
-  const outcome = await measureSustainedConsume({ url: benchContext().directUrl, client, workload });
-  const measured = sustainedConsumeResult(outcome);
-  const draft = {
-    ...measured,
-    notes: [...(measured.notes ?? []), ...spread],
-    // The measured windows; the rest is filling the queue, warm-up and the account (a purge).
-    measured_ms: Math.round(outcome.phase.windows.reduce((sum, window) => sum + window.durationMs, 0)),
-  };
-  const windows = outcome.phase.windows.map((window) => window.consumeRateMsgsPerSec);
-  const bound = draft.details?.bound as keyof typeof BOUND_WORDS;
-  recordResult(
-    withClient(draft, client),
-    `${msgRate(draft.metrics.consume_throughput_msgs_per_sec?.value)} (${draft.metrics.consume_throughput_mb_per_sec?.value} MB/s; windows ${Math.round(Math.min(...windows))}-${Math.round(Math.max(...windows))}), ` +
-      `consumer CPU ${draft.metrics.consumer_cpu_percent?.value ?? 'n/a'}% of a core (${draft.metrics.consumer_cpu_us_per_msg?.value ?? 'n/a'} µs/msg), ` +
-      `producers ${msgRate(draft.metrics.producer_rate_msgs_per_sec?.value)}, queue depth ${draft.metrics.queue_depth_min?.value}-${draft.metrics.queue_depth_max?.value}: ${BOUND_WORDS[bound]}; ` +
-      `consumed ${draft.metrics.messages_consumed?.value}, missing ${draft.metrics.messages_missing?.value}, extra ${draft.metrics.messages_extra?.value}`,
-  );
+  const { outcome, draft, progress } = await measureConsumeRow(client, consumeCase, benchContext().directUrl);
+  recordResult(withClient(draft, client), progress);
 
   // Correctness is asserted; speed (and a producer-bound figure, which the result states) is recorded.
   expect(outcome.report.errors).toEqual([]);
-  expect(outcome.phase.windows.length).toBe(outcome.phase.windowsEnded === 'max' ? CONSUME_ROUNDS : CONSUME_MIN_ROUNDS);
+  expect(outcome.phase.windows.length).toBe(outcome.phase.windowsEnded === 'max' ? CONSUME_PHASE.rounds : CONSUME_PHASE.minRounds);
   expect({ missing: draft.metrics.messages_missing?.value, extra: draft.metrics.messages_extra?.value }).toEqual({ missing: 0, extra: 0 });
 }
 
@@ -366,10 +269,10 @@ forEachClient((client) =>
           client,
           bareClient,
           consumers: CONSUME_OVERHEAD_CONSUMERS,
-          prefetch: CONSUME_PREFETCH,
+          prefetch: CONSUME_PHASE.prefetch,
           pairs: CONSUME_OVERHEAD_PAIRS,
-          windowMs: CONSUME_WINDOW_MS,
-          warmupMs: CONSUME_WARMUP_MS,
+          windowMs: CONSUME_PHASE.windowMs,
+          warmupMs: CONSUME_PHASE.warmupMs,
         });
         const draft = consumeOverheadResult(outcome);
         const target = draft.targets?.[0];
