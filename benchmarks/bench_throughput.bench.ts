@@ -94,9 +94,8 @@ const SESSION_WARMUP_MESSAGES = 10;
 const QUICK_ROUND_BOUND_MS = 20_000;
 const SLOW_ROUND_BOUND_MS = 30_000;
 /**
- * A client too slow for the round bound spends the whole bound in each replicate's first round,
- * plus its session (100 channels opened and closed): the quick bound leaves room for that in
- * every replicate.
+ * A client too slow for the round bound spends it whole in each replicate's first round, plus its
+ * session (100 channels opened and closed): the quick bound leaves room for that in every replicate.
  */
 const QUICK_TIMEOUT_MS = Math.max(120_000, REPLICATES * (QUICK_ROUND_BOUND_MS + 15_000));
 const SLOW_TIMEOUT_MS = 600_000;

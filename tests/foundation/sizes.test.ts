@@ -1,6 +1,7 @@
 /**
- * Room sizes in src/: no file over 300 lines, no function over 80, so every module can be read
- * in one sitting. Generated code is exempt (src/schemaTypes/, written by scripts/schema-types.js
+ * Room sizes: no file over 300 lines anywhere in the project's own code (src/, the benchmark
+ * files, tests, fixtures, reporters, scripts and the client programs in adapters/), and no
+ * function over 80 in src/, so every module can be read in one sitting. Generated code is exempt (src/schemaTypes/, written by scripts/schema-types.js
  * from the JSON schemas). Lines are counted as the file shows them (a function from the line of
  * its first token to the line of its last), with the TypeScript compiler's own parser.
  */
@@ -80,4 +81,37 @@ describe('sizes in src/', () => {
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a\nb')).toBe(2);
   });
+});
+
+/** The project's own code outside src/: every language it is written in, generated code aside. */
+const OTHER_ROOMS = ['benchmarks', 'tests', 'fixtures', 'reporters', 'scripts', 'bin', 'jest', 'adapters'];
+const CODE = /\.(ts|js|py|go|sh)$/;
+
+function codeFiles(folder: string): string[] {
+  if (!fs.existsSync(folder)) return [];
+  return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : codeFiles(full);
+    return CODE.test(entry.name) ? [full] : [];
+  });
+}
+
+describe('sizes outside src/', () => {
+  const root = path.join(SRC, '..');
+  const files = OTHER_ROOMS.flatMap((folder) => codeFiles(path.join(root, folder)));
+
+  it('finds the benchmark files, the tests and the client programs', () => {
+    expect(files).toContain(path.join(root, 'benchmarks', 'bench_throughput.bench.ts'));
+    expect(files).toContain(path.join(root, 'tests', 'foundation', 'sizes.test.ts'));
+    expect(files).toContain(path.join(root, 'adapters', 'go', 'amqp091_client.go'));
+    expect(files).toContain(path.join(root, 'adapters', 'python', 'kombu_client.py'));
+  });
+
+  it(`has no file over ${MAX_FILE_LINES} lines`, () => {
+    const over = files.flatMap((file) => {
+      const lines = lineCount(fs.readFileSync(file, 'utf8'));
+      return lines > MAX_FILE_LINES ? [`${relative(file)} (${lines} lines)`] : [];
+    });
+    expect(over).toEqual([]);
+  }, 60_000);
 });
