@@ -40,10 +40,10 @@ const rounds = (warmUp: number, count: number, messages: number, label = 'round'
 ];
 
 const BURST = { bursts: 5, messages: 2000, gapMs: 500 } as const;
-const RESETS: ResetCycleOptions = { cycles: 3, firstAfterMs: 1000, intervalMs: 1500, holdMs: 250 };
+const RESETS: ResetCycleOptions = { cycles: 3, firstAfterMs: 1000, intervalMs: 1500, holdMs: 250, untilEveryConnectionHitMs: 1000 };
 const RESETS_RATE = { messages: 6000, perSecond: 1000 } as const;
 const LATENCY = { latencyMs: 200, jitterMs: 100, messages: 1500, perSecond: 500 } as const;
-const CORRECTNESS: ResetCycleOptions = { cycles: 3, firstAfterMs: 800, intervalMs: 1200, holdMs: 200 };
+const CORRECTNESS: ResetCycleOptions = { cycles: 3, firstAfterMs: 800, intervalMs: 1200, holdMs: 200, untilEveryConnectionHitMs: 900 };
 const CORRECTNESS_RATE = { messages: 4000, perSecond: 800 } as const;
 
 /** Hundreds of consumers on at most four worker threads; the quick run's row is the same path at 20. */
@@ -145,6 +145,7 @@ const ROWS: readonly RealisticRow[] = [
       },
       notes: [
         'consumers and producers connect through the fault proxy; a reset_peer toxic (timeout 0) is added and removed on a schedule while the producers publish at the target rate; clients reconnect with backoff (ensureConnection) and carry on',
+        `each reset stays at least reset_hold_ms, then until every connection open at its injection was reset (the embedded proxy's timeline), at most ${RESETS.untilEveryConnectionHitMs} ms more: a connection that carries data only now and then is hit too; details.fault_cycles has each cycle's moments`,
         'producers use publisher confirms and publish again what was unconfirmed at a fault (at-least-once); consumers ack manually after counting',
         'the rate is paced: the throughput shows what the faults cost against the target rate, not the peak',
       ],
@@ -244,6 +245,7 @@ const ROWS: readonly RealisticRow[] = [
       notes: [
         'every message carries a unique sequence number; a shared ledger counts publish copies, confirms, deliveries and deliveries flagged redelivered per sequence number',
         'no loss: every confirmed sequence number was delivered at least once',
+        `each reset stays at least ${CORRECTNESS.holdMs} ms, then until every connection open at its injection was reset, at most ${CORRECTNESS.untilEveryConnectionHitMs} ms more`,
         'duplicates allowed by at-least-once: a delivery flagged redelivered (its ack died with a connection), or one more unflagged delivery per extra publish copy (republished because unconfirmed when the fault hit); anything else is an unexplained duplicate',
         ...WORKLOAD_NOTES.slice(0, 2),
       ],

@@ -19,8 +19,16 @@ export interface ResetCycleOptions {
   readonly firstAfterMs: number;
   /** Injection -> next injection. */
   readonly intervalMs: number;
-  /** How long each toxic stays (reconnects fail while it is there). */
+  /** How long each toxic stays at least (reconnects fail while it is there). */
   readonly holdMs: number;
+  /**
+   * Past `holdMs`, how long the toxic may stay until every connection open at the injection was
+   * reset: a reset acts on the next data towards the client, and a client whose connections carry
+   * data only now and then (foo-foo-mq's consumers get theirs on a 500 ms ack tick) can let a short
+   * hold pass untouched. Read from the embedded proxy's timeline; through a proxy without one
+   * (real Toxiproxy) the hold is `holdMs`. 0 or absent: `holdMs` always.
+   */
+  readonly untilEveryConnectionHitMs?: number;
 }
 
 export interface FaultCycle {
@@ -60,6 +68,7 @@ export function startResetCycles(proxy: ProxyTarget, options: ResetCycleOptions)
         toxic = createFault({ kind: 'reset_peer', options: { timeout_ms: 0, armed: false } }, { proxy });
         const injectedNs = (await toxic.inject()).bracket.startedNs;
         await wait(options.holdMs);
+        await untilEveryConnectionHit(proxy, injectedNs, options.untilEveryConnectionHitMs ?? 0, wait, () => stopped);
         const removed = await toxic.remove();
         toxic = undefined;
         cycles.push({ injectedNs, removedNs: removed.completedNs });
@@ -79,6 +88,27 @@ export function startResetCycles(proxy: ProxyTarget, options: ResetCycleOptions)
       wake?.();
     },
   };
+}
+
+/** Waits (bounded) until every connection open at `injectedNs` was reset or closed since, polling the proxy's timeline. */
+async function untilEveryConnectionHit(
+  proxy: ProxyTarget,
+  injectedNs: bigint,
+  boundMs: number,
+  wait: (ms: number) => Promise<void>,
+  stopped: () => boolean,
+): Promise<void> {
+  const deadline = performance.now() + boundMs;
+  while (performance.now() < deadline && !stopped()) {
+    const [connections, events] = await Promise.all([proxy.client.connections(proxy.name), proxy.client.events(proxy.name, injectedNs)]);
+    if (connections === null || events === null) return;
+    const reset = new Set(events.filter((event) => event.kind === 'reset_sent').map((event) => event.connection_id));
+    const missed = connections.filter(
+      (connection) => connection.closed_at_ns === null && BigInt(connection.opened_at_ns ?? '0') < injectedNs && !reset.has(connection.id),
+    );
+    if (missed.length === 0) return;
+    await wait(20);
+  }
 }
 
 /**
