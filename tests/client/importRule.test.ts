@@ -54,7 +54,8 @@ const HARNESS_SIDE: Readonly<Record<string, string>> = {
   'src/environment.ts': "the environment record: the broker's version and amqplib's",
   'src/client/contract/harnessBroker.ts': "the adapter contract's own view of the broker: declares, counts and publishes harness-side",
   'src/fleet/control.ts': "a fleet's control exchange: the coordinator's and agents' own connection for the barrier and the results",
-  'benchmarks/proxy/sides.ts': "the proxy witness's sides: the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
+  'benchmarks/proxy/sides.ts':
+    "the proxy witness's sides: the fault proxy's cost, direct vs proxied, with one fixed library (not a client comparison)",
 };
 
 /**
