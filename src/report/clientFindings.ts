@@ -13,7 +13,7 @@ import type { TestOutcome } from '../results/outcome';
 import type { RawResult } from '../results/rawResult';
 import { splitTestId } from '../results/testMatch';
 import { configurationOf, type ClientConfiguration } from './clientFigures';
-import { resultLabel } from './labels';
+import type { CannotRun, ClientFinding, VerdictScenario } from './verdictText';
 
 /** A result's worst replicate of `metric` (the median would hide one replicate that never recovered). */
 function worstReplicate(result: RawResult, metric: string, worst: 'min' | 'max'): number | null {
@@ -22,45 +22,50 @@ function worstReplicate(result: RawResult, metric: string, worst: 'min' | 'max')
   return result.metrics[metric]?.value ?? null;
 }
 
-/** `<family> (threads=10)` without the client's own parameters. */
-function scenarioOf(result: RawResult): string {
+/** The result's scenario: its name and parameters without the client's own. */
+function scenarioOf(result: RawResult): VerdictScenario {
   const { client: _client, client_profile: _profile, ...parameters } = result.parameters;
-  return resultLabel(result.name, parameters);
+  return { name: result.name, parameters };
 }
 
 /** Thread counts: every `…threads_detected` / `…threads_recovered` metric against the result's threads. */
-function threadFindings(result: RawResult): string[] {
+function threadFindings(result: RawResult): ClientFinding[] {
   const threads = result.parameters.threads;
   if (typeof threads !== 'number') return [];
-  const findings: string[] = [];
+  const findings: ClientFinding[] = [];
   for (const metric of Object.keys(result.metrics)) {
     const match = /^(?:(\w+?)_)?threads_(detected|recovered)$/.exec(metric);
     if (!match) continue;
     const count = worstReplicate(result, metric, 'min');
     if (count === null || count >= threads) continue;
-    const scenario = `${scenarioOf(result)}${match[1] ? ` ${match[1].replace(/_/g, ' ')}` : ''}`;
+    // `consumer_threads_recovered`: the consumer threads' count.
+    const where = match[1] ? `${match[1].replace(/_/g, ' ')} threads` : null;
     const replicates = result.replicates?.[metric]?.length ?? 1;
-    const where = replicates > 1 ? ` in a replicate of ${replicates}` : '';
-    findings.push(
-      match[2] === 'recovered'
-        ? `did not recover: ${count}/${threads} threads back${where} (${scenario})`
-        : `did not notice the fault: ${count}/${threads} threads${where} (${scenario})`,
-    );
+    const inReplicate = replicates > 1 ? ` in a replicate of ${replicates}` : '';
+    findings.push({
+      scenario: scenarioOf(result),
+      where,
+      text:
+        match[2] === 'recovered'
+          ? `did not recover: ${count}/${threads} threads back${inReplicate}`
+          : `did not notice the fault: ${count}/${threads} threads${inReplicate}`,
+    });
   }
   return findings;
 }
 
 /** Messages: lost (confirmed ones, when the producers used confirms) and unexplained duplicates. */
-function messageFindings(result: RawResult): string[] {
-  const findings: string[] = [];
+function messageFindings(result: RawResult): ClientFinding[] {
+  const found = (text: string): ClientFinding => ({ scenario: scenarioOf(result), where: null, text });
+  const findings: ClientFinding[] = [];
   const lost = worstReplicate(result, 'messages_lost', 'max');
   if (lost !== null && lost > 0) {
     const confirmed = (result.metrics.messages_confirmed?.value ?? 0) > 0;
-    findings.push(`lost ${lost}${confirmed ? ' confirmed' : ''} message${lost === 1 ? '' : 's'} (${scenarioOf(result)})`);
+    findings.push(found(`lost ${lost}${confirmed ? ' confirmed' : ''} message${lost === 1 ? '' : 's'}`));
   }
   const unexplained = worstReplicate(result, 'unexplained_duplicates', 'max');
   if (unexplained !== null && unexplained > 0)
-    findings.push(`${unexplained} duplicate${unexplained === 1 ? '' : 's'} at-least-once does not explain (${scenarioOf(result)})`);
+    findings.push(found(`${unexplained} duplicate${unexplained === 1 ? '' : 's'} at-least-once does not explain`));
   return findings;
 }
 
@@ -73,12 +78,12 @@ function testsOf(configuration: ClientConfiguration, tests: readonly TestOutcome
 }
 
 export interface ClientVerdict {
-  /** What the client did wrong, most serious first, each with its scenario; empty when it did everything asked. */
-  readonly findings: string[];
+  /** What the client did wrong, most serious first, each with its scenario and where; empty when it did everything asked. */
+  readonly findings: ClientFinding[];
   /** Its tests that failed on the harness's part (⚠: no verdict on the client), with the reason. */
   readonly harnessFailures: string[];
   /** Scenarios it cannot run as named (a capability its adapter declares), each with why: neither a finding nor a failure. */
-  readonly cannotRun: string[];
+  readonly cannotRun: CannotRun[];
 }
 
 /** The findings of `configuration` in the run, and its tests the harness failed. */
@@ -89,11 +94,11 @@ export function clientVerdict(
   configurationsInRun: number,
 ): ClientVerdict {
   const own = results.filter((result) => configurationOf(result)?.label === configuration.label);
-  const cannotRun = own.flatMap((result) => (result.cannot_run ? [`${scenarioOf(result)}: ${result.cannot_run}`] : []));
-  const findings = own.flatMap((result) => {
+  const cannotRun = own.flatMap((result) => (result.cannot_run ? [{ scenario: scenarioOf(result), reason: result.cannot_run }] : []));
+  const findings = own.flatMap((result): ClientFinding[] => {
     const recorded = findingsOf(result);
     if (!recorded) return [...threadFindings(result), ...messageFindings(result)];
-    return recorded.map((finding) => `${finding.text} (${scenarioOf(result)})`);
+    return recorded.map((finding) => ({ scenario: scenarioOf(result), where: finding.where, text: finding.what }));
   });
   const harnessFailures: string[] = [];
   for (const test of testsOf(configuration, tests, configurationsInRun === 1).filter((each) => each.status === 'failed')) {

@@ -18,10 +18,11 @@ import {
   type FigureSource,
   type FigureSpec,
 } from './clientFigures';
-import { clientVerdict } from './clientFindings';
+import { clientVerdict, type ClientVerdict } from './clientFindings';
 import { parametersText } from './configurations';
 import { formatValue } from './format';
 import { markdownTable } from './markdown';
+import { fullScenarioName, rowVerdict, scenarioLabels, scenarioList, type ScenarioLabels } from './verdictText';
 
 export interface ClientRow {
   readonly client: string;
@@ -31,13 +32,17 @@ export interface ClientRow {
   readonly settings: string;
   /** Each figure formatted with its unit; `—` when the run has none for this client. */
   readonly figures: Readonly<Record<FigureId, string>>;
-  /** What the client did wrong (did not recover, lost confirmed messages, an error nobody handled); empty when nothing. */
+  /** What the client did wrong (did not recover, lost confirmed messages, an error nobody handled), each with where and its scenario in full; empty when nothing. */
   readonly findings: readonly string[];
   /** Its tests the harness failed (no verdict on the client), with the reason. */
   readonly harness_failures: readonly string[];
   /** Scenarios it cannot run as named, each with why (a capability its adapter declares): neither a finding nor a failure. */
   readonly cannot_run: readonly string[];
-  /** `✅ recovered every time, nothing lost`, the findings (❌), the harness failures (⚠), and what it cannot run (➖), one line. */
+  /**
+   * `✅ recovered every time, nothing lost`, or the findings (❌: scenario by scenario, each named by
+   * its short label, one finding of several threads said once), the harness failures (⚠), and what
+   * it cannot run (➖), the parts and scenarios apart by line breaks (`<br>`): one table cell.
+   */
   readonly verdict: string;
 }
 
@@ -47,6 +52,12 @@ export interface ClientsSection {
   readonly throughput_table: string;
   /** Detection, propagation, recovery after removal, messages lost and duplicated, the verdict. */
   readonly faults_table: string;
+  /**
+   * The scenarios the verdicts name, each once with its result name and parameters (a verdict
+   * names them by a short label): a Markdown line and a list, for under the faults table; empty
+   * when no verdict names one.
+   */
+  readonly scenarios_list: string;
   /** Library, version and settings per configuration, one bullet each (settings are too long for a table cell). */
   readonly settings_list: readonly string[];
   /** Which configuration each column comes from, and how to read it. */
@@ -61,7 +72,11 @@ export function buildClientsSection(results: readonly RawResult[], tests: readon
   const configurations = clientConfigurations(results);
   if (configurations.length < 2) return null;
   const sources = new Map(FIGURE_SPECS.map((spec) => [spec.id, figureSource(spec, results)] as const));
-  const rows = configurations.map((configuration) => clientRow(configuration, results, tests, sources, configurations.length));
+  const verdicts = configurations.map((configuration) => clientVerdict(configuration, results, tests, configurations.length));
+  // Labelled across the whole table: one label is one scenario in every row.
+  const named = verdicts.flatMap((verdict) => [...verdict.findings, ...verdict.cannotRun].map((each) => each.scenario));
+  const labels = scenarioLabels(named);
+  const rows = configurations.map((configuration, index) => clientRow(configuration, verdicts[index]!, results, tests, sources, labels));
   const header = (specs: readonly FigureSpec[]) => ['Client', ...specs.map((spec) => spec.column)];
   const numeric = (specs: readonly FigureSpec[]) => [false, ...specs.map(() => true)];
   const throughput = columnsOf('throughput');
@@ -78,6 +93,7 @@ export function buildClientsSection(results: readonly RawResult[], tests: readon
       rows.map((row) => [row.client, ...faults.map((spec) => row.figures[spec.id] ?? '—'), row.verdict]),
       [...numeric(faults), false],
     ),
+    scenarios_list: scenarioList(named, labels),
     settings_list: rows.map((row) => `**${row.client}**: ${row.library} ${row.version}; ${row.settings}`),
     notes: columnNotes(sources),
     findings_count: rows.filter((row) => row.findings.length > 0).length,
@@ -86,10 +102,11 @@ export function buildClientsSection(results: readonly RawResult[], tests: readon
 
 function clientRow(
   configuration: ClientConfiguration,
+  { findings, harnessFailures, cannotRun }: ClientVerdict,
   results: readonly RawResult[],
   tests: readonly TestOutcome[],
   sources: ReadonlyMap<FigureId, FigureSource>,
-  configurationsInRun: number,
+  labels: ScenarioLabels,
 ): ClientRow {
   const described = results.find(
     (result) => result.client && `${result.client.name} (${result.client.profile})` === configuration.label,
@@ -103,7 +120,6 @@ function clientRow(
       return [spec.id, picked && failedTests.has(picked.result.test_id) ? `${cell} (test failed)` : cell];
     }),
   ) as Record<FigureId, string>;
-  const { findings, harnessFailures, cannotRun } = clientVerdict(configuration, results, tests, configurationsInRun);
   return {
     client: configuration.label,
     // A client from outside names its adapter module too: the library alone would not say which wrapper ran.
@@ -111,27 +127,13 @@ function clientRow(
     version: described?.version ?? 'unknown',
     settings: described ? settingsText(described.settings) : '—',
     figures,
-    findings,
+    findings: findings.map(
+      (finding) => `${finding.where ? `${finding.where}: ` : ''}${finding.text} (${fullScenarioName(finding.scenario)})`,
+    ),
     harness_failures: harnessFailures,
-    cannot_run: cannotRun,
-    verdict: rowVerdict(findings, harnessFailures, cannotRun),
+    cannot_run: cannotRun.map((each) => `${fullScenarioName(each.scenario)}: ${each.reason}`),
+    verdict: rowVerdict(findings, harnessFailures, cannotRun, labels),
   };
-}
-
-/**
- * The findings are the verdict; a harness failure is never one (⚠, said apart); nothing of either:
- * ✅. A scenario the client cannot run (➖) is said after them, and takes the ✅ away: what it
- * could not run was not shown to work.
- */
-export function rowVerdict(findings: readonly string[], harnessFailures: readonly string[], cannotRun: readonly string[] = []): string {
-  const parts = [
-    findings.length > 0 ? `❌ ${findings.join('; ')}` : '',
-    harnessFailures.length > 0 ? `⚠ harness failure, no verdict: ${harnessFailures.join('; ')}` : '',
-    cannotRun.length > 0 ? `➖ cannot run: ${cannotRun.join('; ')}` : '',
-  ].filter((part) => part !== '');
-  if (parts.length === 0) return '✅ recovered every time, nothing lost';
-  if (findings.length === 0 && harnessFailures.length === 0) return `${parts[0]}; everything else recovered every time, nothing lost`;
-  return parts.join('; ');
 }
 
 function figureCell(spec: FigureSpec, picked: ReturnType<typeof pickFigure>): string {
@@ -176,6 +178,6 @@ function columnNotes(sources: ReadonlyMap<FigureId, FigureSource>): string[] {
   });
   return [
     ...lines,
-    'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong (❌), and the other clients were measured all the same. ⚠: a test whose harness part failed (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client. ➖ cannot run: a scenario the library cannot run as named (a capability its adapter declares, said with the row): nothing measured, neither a finding nor a failure. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
+    'A client that failed a scenario is a finding, not the end of the run: its row says what went wrong (❌), scenario by scenario (each named by a short label, its parameters listed under the table; a finding of several threads said once, `each` when its count is each thread’s), and the other clients were measured all the same. ⚠: a test whose harness part failed (a fault not injected, a thread of its own that could not start, a bound of its own hit): no verdict on the client. ➖ cannot run: a scenario the library cannot run as named (a capability its adapter declares, said with the row): nothing measured, neither a finding nor a failure. `—`: the run has no such result for this client (not selected, or its test failed before recording one).',
   ];
 }

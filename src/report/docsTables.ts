@@ -38,7 +38,7 @@ interface SectionSpec {
   readonly title: string;
   /** How to record a run that has it. */
   readonly produce: string;
-  /** The tables and a one-line count, or why the archive has no such section. */
+  /** The tables (and what goes under them, such as the clients table's list of scenarios) and a one-line count, or why the archive has no such section. */
   readonly render: (archive: RunArchive) => { readonly tables: readonly string[]; readonly count: string } | { readonly missing: string };
 }
 
@@ -54,7 +54,7 @@ const SECTIONS: Readonly<Record<DocsSection, SectionSpec>> = {
         return { missing: `none of its ${section.rows.length} client configurations has a figure of the section's scenarios` };
       const findings = section.findings_count > 0 ? `; ❌ ${section.findings_count} with findings (their rows say what went wrong)` : '';
       return {
-        tables: [section.throughput_table, section.faults_table],
+        tables: [section.throughput_table, section.faults_table, ...(section.scenarios_list ? [section.scenarios_list] : [])],
         count: `${section.rows.length} client configurations${findings}.`,
       };
     },

@@ -9,7 +9,12 @@ import type { MatrixDetails } from '../schemaTypes';
 
 /** A finding as the report and the summary show it, whichever suite wrote it. */
 export interface FindingView {
+  /** `producer thread 1: 3 error(s) nobody handled …`: where it was found, then what. */
   readonly text: string;
+  /** Where alone (`producer thread 1`, `the workload`); null when the finding names no part of the measurement. */
+  readonly where: string | null;
+  /** What alone, without where. */
+  readonly what: string;
   readonly evidence: readonly string[];
 }
 
@@ -26,10 +31,12 @@ export function findingsOf(result: RawResult): FindingView[] | undefined {
   if (result.findings)
     return result.findings.map((finding) => ({
       text: `${finding.where ? `${finding.where}: ` : ''}${finding.text}`,
+      where: finding.where || null,
+      what: finding.text,
       evidence: finding.evidence,
     }));
   const verdict = verdictDetails(result)?.verdict;
-  return verdict ? verdict.findings.map((text) => ({ text, evidence: [] })) : undefined;
+  return verdict ? verdict.findings.map((text) => ({ text, where: null, what: text, evidence: [] })) : undefined;
 }
 
 /** What the harness failed to do in this result (empty: nothing). */

@@ -1,4 +1,5 @@
-import { buildClientsSection, rowVerdict } from '../../src/report/clientsSection';
+import { buildClientsSection } from '../../src/report/clientsSection';
+import { rowVerdict } from '../../src/report/verdictText';
 import type { TestOutcome } from '../../src/results/outcome';
 import type { RawResult } from '../../src/results/rawResult';
 import { publishResult } from '../results/helpers';
@@ -51,6 +52,8 @@ describe('the clients side by side section', () => {
     expect(section.notes[0]).toContain('confirm, 256 B with threads=10');
     expect(section.findings_count).toBe(0);
     expect(amqplib!.verdict).toBe('✅ recovered every time, nothing lost');
+    // No verdict names a scenario: nothing to list under the table.
+    expect(section.scenarios_list).toBe('');
     expect(section.throughput_table.split('\n')[0]).toMatch(
       /^\| Client +\| Publish +\| Consume +\| Confirm p50 +\| Confirm p99 +\| Harness\/bare \|$/,
     );
@@ -140,9 +143,18 @@ describe('the clients side by side section', () => {
       messages_lost: '❌ 3 (test failed)',
       duplicates: '12 (❌ 2 unexplained) (test failed)',
     });
-    expect(cloudamqp!.verdict).toMatch(
-      /^❌ did not recover: 7\/10 threads back.*; ⚠ harness failure, no verdict: test_recovery_after_network_partition\[10\]/,
-    );
+    // Scenario by scenario, each named once by its label; then the harness failures, a line of their own.
+    expect(cloudamqp!.verdict.split('<br>')).toEqual([
+      '❌ **TCP reset**: did not recover: 7/10 threads back in a replicate of 3',
+      '**Recovery correctness**: lost 3 confirmed messages; 2 duplicates at-least-once does not explain',
+      expect.stringMatching(/^⚠ harness failure, no verdict: test_recovery_after_network_partition\[10\]: thrown/),
+    ]);
+    expect(section.scenarios_list.split('\n')).toEqual([
+      'The scenarios the verdicts name, each with its result name and parameters:',
+      '',
+      '- **TCP reset**: `recovery_after_reset_peer`, 10 threads · reset_peer',
+      '- **Recovery correctness**: `realistic_recovery_correctness`, 4 consumers',
+    ]);
     expect(section.findings_count).toBe(1);
   });
 
@@ -176,7 +188,8 @@ describe('the clients side by side section', () => {
       ['producer thread 1: 3 error(s) nobody handled inside the client', 'realistic_recovery_correctness (4 consumers)'],
     ]);
     expect(cloudamqp.harness_failures).toEqual([]);
-    expect(cloudamqp.verdict).toBe(`❌ ${cloudamqp.findings[0]}`);
+    // One finding reads as it did, its scenario named before it.
+    expect(cloudamqp.verdict).toBe('❌ **Recovery correctness**: producer thread 1: 3 error(s) nobody handled inside the client');
   });
 
   it('a client whose confirms never settled: its confirm-mode publish results are findings with no rate, never a harness failure', () => {
@@ -216,7 +229,9 @@ describe('the clients side by side section', () => {
       ),
     ]);
     expect(cloudamqp.harness_failures).toEqual([]);
-    expect(cloudamqp.verdict).toMatch(/^❌ 1 confirm\(s\) never settled/);
+    // Two scenarios of one name, told apart by what differs between them.
+    expect(cloudamqp.verdict).toMatch(/^❌ \*\*Publish throughput \(10 threads\)\*\*: 1 confirm\(s\) never settled/);
+    expect(cloudamqp.verdict).toMatch(/<br>\*\*Publish throughput \(100 threads\)\*\*: 1 confirm\(s\) never settled/);
     expect(cloudamqp.verdict).not.toContain('harness failure');
     // Clients with findings: this one.
     expect(section.findings_count).toBe(1);
@@ -261,13 +276,16 @@ describe('the clients side by side section', () => {
     expect(foo.cannot_run).toEqual([expect.stringMatching(/^massive_consumers \(.*20 consumers.*\): foo-foo-mq keeps one subscription/)]);
     expect(foo.findings).toEqual([]);
     expect(foo.harness_failures).toEqual([]);
-    expect(foo.verdict).toMatch(/^➖ cannot run: massive_consumers .*; everything else recovered every time, nothing lost$/);
+    expect(foo.verdict).toMatch(
+      /^➖ cannot run: \*\*Massive consumers\*\*: foo-foo-mq .*; everything else recovered every time, nothing lost$/,
+    );
     expect(foo.verdict).not.toMatch(/[❌✅⚠]/);
     expect(section.findings_count).toBe(0);
-    // With a finding as well, both are said: the finding first.
-    expect(rowVerdict(['lost 3 messages (x)'], [], ['massive_consumers: why'])).toBe(
-      '❌ lost 3 messages (x); ➖ cannot run: massive_consumers: why',
-    );
+    // With a finding as well, both are said: the finding first, each on its line.
+    const lost = { scenario: { name: 'x', parameters: {} }, where: null, text: 'lost 3 messages' };
+    const massive = { scenario: { name: 'massive_consumers', parameters: { consumers: 20 } }, reason: 'why' };
+    // Without labels, each scenario by its full name.
+    expect(rowVerdict([lost], [], [massive])).toBe('❌ **x**: lost 3 messages<br>➖ cannot run: **massive_consumers (20 consumers)**: why');
   });
 
   it('marks a harness overhead under 90% of the bare script', () => {

@@ -13,6 +13,7 @@ import type { TestOutcome } from '../../src/results/outcome';
 import { parseBlocks, renderBlock, replaceBlock } from '../../src/report/docsTables';
 import { environment, tempDir } from '../results/helpers';
 import { clientRun, matrixResult, passed } from './builders';
+import { cloudamqp, fooFooMq } from './clientFindingsRun';
 import { rowsOf } from './support/reading';
 
 const RUN_ID = 'run_20261127_205000_abcd1234';
@@ -91,6 +92,25 @@ describe('a generated docs block', () => {
     // Every row of a table as wide as its header.
     expect(rows.slice(0, 4).map((row) => row.length)).toEqual([6, 6, 6, 6]);
     expect(rows.slice(4).map((row) => row.length)).toEqual(Array(4).fill(rows[4]!.length));
+  });
+
+  it('holds the clients tables’ verdicts grouped by scenario, and the scenarios they name listed once under the tables', () => {
+    const results = [...clientRun('amqplib', 'defaults'), ...cloudamqp, ...fooFooMq];
+    const lines = renderBlock(archiveOf(results, [...new Set(results.map((result) => result.test_id))].map(passed)), 'clients').split('\n');
+    const foo = rowsOf(lines).find((row) => row[0] === 'foo-foo-mq (defaults)' && row.length > 6)!;
+    expect(
+      foo
+        .at(-1)!
+        .split('<br>')
+        .map((line) => /^(?:❌ |➖ cannot run: )?\*\*(.+?)\*\*/.exec(line)?.[1]),
+    ).toEqual(['Periodic resets (consumer_threads=4)', 'Recovery correctness', 'Massive consumers']);
+    // No parameter list in a cell: each scenario's parameters once, in the list after the tables, inside the block.
+    expect(foo.at(-1)).not.toContain('reset_hold_ms');
+    const listed = lines.filter((line) => line.startsWith('- **'));
+    expect(listed).toHaveLength(4);
+    expect(listed.filter((line) => line.includes('reset_hold_ms=250'))).toHaveLength(2);
+    expect(lines.indexOf(listed.at(-1)!)).toBe(lines.length - 3);
+    expect(lines.slice(-2)).toEqual(['', '<!-- end generated -->']);
   });
 
   it('holds the fault matrix: a row per fault, a column per configuration, each cell its result’s verdict', () => {

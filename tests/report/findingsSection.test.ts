@@ -67,13 +67,23 @@ describe('the report’s Findings', () => {
         items: [
           {
             text: 'producer thread 1: 389 error(s) nobody handled inside the client',
+            // Where and what apart too (the clients table groups findings by them).
+            where: 'producer thread 1',
+            what: '389 error(s) nobody handled inside the client',
             evidence: ['unhandled rejection: write ECONNRESET (×389)'],
           },
         ],
       },
       {
         scenario: 'Broker closes the connection',
-        items: [{ text: '2 publish(es) hung: not settled 5 s after publishing stopped', evidence: [] }],
+        items: [
+          {
+            text: '2 publish(es) hung: not settled 5 s after publishing stopped',
+            where: null,
+            what: '2 publish(es) hung: not settled 5 s after publishing stopped',
+            evidence: [],
+          },
+        ],
       },
     ]);
     expect(section.harness_failures).toEqual([]);
