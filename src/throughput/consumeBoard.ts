@@ -1,8 +1,9 @@
 /**
  * Shared memory of one sustained consume session: control words the main thread, the consumer
  * threads (client under test) and the harness producer threads signal each other with, one
- * delivery counter (and OS thread id) per consumer thread, one publish counter per producer thread, and the last
- * queue depth the main thread read from the broker (what the producers pace themselves by).
+ * delivery counter (and OS thread id) per consumer thread, one publish counter per producer thread (and one for
+ * the start fill), and the last queue depth the main thread read from the broker (what the
+ * producers pace themselves by).
  *
  * Hot counters are bumped with a plain Atomics.add, never a notify, each on its own 64-byte line
  * so threads do not contend for one cache line; the main thread reads them at a window's edges.
@@ -39,6 +40,10 @@ export const ConsumeControl = {
   PUBLISHED_AT_SAMPLE: 12,
   /** Depth samples taken (0: none yet). */
   DEPTH_SAMPLES: 13,
+  /** Non-zero: the start fill is in the queue (./queueFill.ts); producers publish only from here. */
+  FILLED: 14,
+  /** Messages the start fill has published (counted in `published()`, like the producers'). */
+  FILL_PUBLISHED: 15,
 } as const;
 /** Control words, padded to one 64-byte line. */
 const CONTROL_WORDS = 16;
@@ -56,7 +61,7 @@ export interface CounterReading {
   readonly atNs: bigint;
   /** Deliveries counted by every consumer thread since the session started. */
   readonly delivered: number;
-  /** Messages every producer thread has handed to its connection. */
+  /** Messages the harness has handed to its connections: the start fill and every producer thread. */
   readonly published: number;
   /** CPU time the consumer threads have used so far, summed (null where the platform cannot tell). */
   readonly consumerCpuMs?: number | null;
@@ -115,8 +120,14 @@ export class ConsumeBoard extends ControlWords {
     return sum;
   }
 
+  /** Messages of the start fill (main thread; counted as handed to its connections). */
+  countFilled(messages: number): void {
+    Atomics.add(this.words, ConsumeControl.FILL_PUBLISHED, messages);
+  }
+
+  /** What the harness published: the start fill and every producer thread. */
   published(): number {
-    let sum = 0;
+    let sum = Atomics.load(this.words, ConsumeControl.FILL_PUBLISHED);
     for (let producer = 0; producer < this.layout.producerThreads; producer += 1) sum += this.publishedBy(producer);
     return sum;
   }

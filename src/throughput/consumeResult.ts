@@ -129,6 +129,10 @@ export function sustainedConsumeResult(outcome: SustainedConsumeOutcome): Result
         high_messages: workload.watermarks.highMessages,
         start_messages: workload.startMessages,
       },
+      // The start fill, part of account.published (the producers' own counts are the rest).
+      start_fill: report.fill
+        ? { messages: report.fill.messages, connections: report.fill.connections, fill_ms: report.fill.fillMs }
+        : null,
       max_queue_length: workload.maxQueueLength,
       depth_sampling_ms: workload.depthSamplingMs,
       depth_samples: report.depthSamples,
@@ -167,10 +171,10 @@ function sustainedConsumeNotes(outcome: SustainedConsumeOutcome, bound: keyof ty
       : []),
     `rate counted on the consumers' side: each delivery bumps a shared-memory counter in its consumer thread and is acked (manual ack, prefetch ${workload.prefetch}); the main thread reads the counters and the monotonic clock at each window's edges`,
     `${workload.consumers} consumer(s) (one channel each) of the client under test on ${workload.consumerThreads} worker thread(s), one connection each, straight to the broker (no proxy), competing on one classic queue`,
-    `producers: ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep the queue between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages, and the phase started once it held ${workload.startMessages} (what the phase can drain, with a margin; the producers went on filling); the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
+    `producers: the queue was filled first with exactly ${workload.startMessages} messages (what the phase can drain, with a margin; the start fill: plain amqplib on ${outcome.report.fill?.connections ?? 'n/a'} harness connection(s), checked against the broker's ready count); then ${workload.producerThreads} harness thread(s) (plain amqplib, one connection each) keep it between ${workload.watermarks.lowMessages} and ${workload.watermarks.highMessages} ready messages, filling on towards the high mark through the warm-up and the windows; the broker's depth is sampled every ${workload.depthSamplingMs} ms, so a dry spell shorter than that can go unseen`,
     BOUND_NOTES[bound],
     `consumer_cpu_percent: CPU time the consumer thread(s) ran during a window (Linux /proc, 10 ms ticks), in % of one core, summed over threads; near ${workload.consumerThreads * 100}% the client is what bounds the rate, far below it the consumers waited (for the broker, or for a CPU they did not get); consumer_cpu_us_per_msg: that CPU time per delivery`,
-    'messages_consumed/missing/extra: after the windows the producers stop, the queue is purged (the broker counts the ready messages it removes) and the consumers count what was already on its way to them; every message published in the session must be counted by a consumer or purged, exactly once (a delivery the client never handed over stays unacked, is not purged and counts as missing)',
+    'messages_consumed/missing/extra: after the windows the producers stop, the queue is purged (the broker counts the ready messages it removes) and the consumers count what was already on its way to them; every message published in the session (the start fill and the producers) must be counted by a consumer or purged, exactly once (a delivery the client never handed over stays unacked, is not purged and counts as missing)',
     'MB/s counts message bodies only, 1 MB = 10^6 bytes',
   ];
 }

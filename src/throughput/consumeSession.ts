@@ -4,7 +4,8 @@
  * until a phase opens), and the broker's queue depth sampled every few ms.
  *
  * Lifecycle: `openConsumeSession` (queue declared, producers and consumers connected, queue
- * filled to its start depth: what the first phase can drain, with a margin; watermarks.ts) -> `open` -> `runPhase()` any number of times, one at a time
+ * filled to exactly its start depth by the start fill, ./queueFill.ts: what the first phase can
+ * drain, with a margin, watermarks.ts; then the producers keep it between the watermarks) -> `open` -> `runPhase()` any number of times, one at a time
  * (consumers start, warm up, the counters are read at each window's edges, consumers are
  * cancelled) with anything else consuming the same queue in between (the bare script) -> `close()`
  * -> `closed`. `close()` is safe to call twice and always stops every thread, destroys both pools,
@@ -20,6 +21,7 @@ import { depthDuring, type DepthSummary } from './consumeRates';
 import { runConsumePhase, type PhaseOptions, type PhaseOutcome } from './consumePhase';
 import { ConsumeSessionRuntime, type ConsumeSessionReport } from './consumeSessionRuntime';
 import { startDepthSampler } from './depthSampler';
+import { fillQueue } from './queueFill';
 
 export interface ConsumeSessionOptions {
   /** Broker URL (direct). */
@@ -28,7 +30,7 @@ export interface ConsumeSessionOptions {
   readonly workload: ConsumeWorkload;
   /** Bound on one connection (client or producer). @default 10000 */
   readonly connectBoundMs?: number;
-  /** Bound on a fill of the queue to its start depth that stopped growing (ten of them on the whole fill). @default 30000 */
+  /** Bound on each wait of the start fill for the broker (./queueFill.ts), and on a later top-up that stopped growing. @default 30000 */
   readonly fillBoundMs?: number;
   /** Bound on every thread's whole task. @default 600000 */
   readonly lifetimeBoundMs?: number;
@@ -67,8 +69,9 @@ export interface ConsumeSession {
 }
 
 /**
- * Declares the queue, starts both pools, and waits until every thread is connected and the
- * queue holds its start depth (`workload.startMessages`; the producers go on filling).
+ * Declares the queue, starts both pools, fills the queue with exactly `workload.startMessages`
+ * meanwhile (checked against the broker's count), and waits until every thread is connected; then
+ * lets the producers publish (they go on filling towards the high mark).
  * @throws WorkerError when a thread cannot connect or the queue does not fill within the bounds (everything is cleaned up).
  * @example
  * const session = await openConsumeSession({ url, client, workload: resolveConsumeWorkload({ consumers: 10 }) });
@@ -89,7 +92,23 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
     const lifetimeBoundMs = options.lifetimeBoundMs ?? 600_000;
     session.startThreads({ url: options.url, client: options.client, connectionPrefix, connectBoundMs, lifetimeBoundMs });
     session.sampler = startDepthSampler(admin, queue, session.board, workload.depthSamplingMs);
-    await waitUntilReady(session, connectBoundMs);
+    // The start fill while the threads connect; the producers wait for it (FILLED), the consumers for a phase.
+    const [fill] = await Promise.all([
+      fillQueue({
+        url: options.url,
+        queue,
+        messages: workload.startMessages,
+        messageSizeBytes: workload.messageSizeBytes,
+        connectionName: `${connectionPrefix}-fill`,
+        boundMs: options.fillBoundMs ?? 30_000,
+        onPublished: (messages) => session.board.countFilled(messages),
+        readyCount: () => admin.messagesLeft(queue),
+      }),
+      waitUntilReady(session, connectBoundMs),
+    ]);
+    session.fill = fill;
+    session.board.raise(ConsumeControl.FILLED);
+    // Already there (the fill checked it): the sampler, which the phases read, has seen it too.
     await session.waitUntilDepth(workload.startMessages, options.fillBoundMs ?? 30_000);
   } catch (error) {
     await session.close().catch(() => undefined);

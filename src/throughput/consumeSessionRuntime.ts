@@ -16,11 +16,14 @@ import { ConsumeBoard, ConsumeControl, type CounterReading } from './consumeBoar
 import type { ConsumeWorkload } from './consumePlan';
 import type { ConsumeTask, ConsumeThreadReport } from './consumeThread';
 import type { DepthSampler } from './depthSampler';
+import type { QueueFillOutcome } from './queueFill';
 import type { LoadProducerReport, LoadProducerTask } from './loadProducerThread';
 
 export interface ConsumeSessionReport {
   readonly consumers: readonly ConsumeThreadReport[];
   readonly producers: readonly LoadProducerReport[];
+  /** The start fill (null when the session failed before it was done). */
+  readonly fill: QueueFillOutcome | null;
   readonly depthSamples: number;
   /** Failures of threads, of the depth sampling, of the queue admin. */
   readonly errors: readonly string[];
@@ -42,6 +45,8 @@ export class ConsumeSessionRuntime {
   state: 'open' | 'closed' = 'open';
   admin: QueueAdmin | undefined;
   sampler: DepthSampler | undefined;
+  /** The start fill, once done. */
+  fill: QueueFillOutcome | undefined;
   /** Phases run so far. */
   phase = 0;
   /** Only the first phase, before anything else consumed the queue, can account exactly. */
@@ -167,6 +172,7 @@ export class ConsumeSessionRuntime {
       return {
         consumers: settledReports('consumer', consumers, errors),
         producers: settledReports('producer', producers, errors),
+        fill: this.fill ?? null,
         depthSamples: this.sampler?.samples.length ?? 0,
         errors,
       };

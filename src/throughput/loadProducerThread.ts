@@ -9,7 +9,7 @@
  * filling, checks the depth estimate after each batch, and polls every millisecond or two while
  * paused. Every message is counted on the board as it is handed to the connection.
  *
- * Phases: connect, count ready -> pace until PRODUCE_STOP or STOP -> on PRODUCE_STOP alone (a
+ * Phases: connect, count ready -> wait for the session's start fill (FILLED) -> pace until PRODUCE_STOP or STOP -> on PRODUCE_STOP alone (a
  * drain), the last marker and one more round trip (the broker handles a channel's frames in order:
  * the reply means it has taken every message) -> count done -> close. Never throws: a failure is
  * in the report's `error` and counted FAILED.
@@ -97,6 +97,12 @@ export default async function runLoadProducer(task: LoadProducerTask): Promise<L
     board.count(ConsumeControl.PRODUCERS_READY);
   }
   try {
+    // The session's start fill goes first (./queueFill.ts): the queue must hold exactly its count before anyone else publishes.
+    if (
+      !(await board.waitFor(ConsumeControl.FILLED, 1, Math.max(1, deadline - Date.now()), ConsumeControl.STOP)) &&
+      board.flag(ConsumeControl.STOP) === 0
+    )
+      throw new Error(`the start fill was not done within the producer's lifetime bound (${task.lifetimeBoundMs} ms)`);
     await produceUntilStopped(task, board, link, counts, deadline);
     board.count(ConsumeControl.PRODUCERS_DONE);
     return report();

@@ -106,6 +106,18 @@ describe('the consume board', () => {
     expect(board.flag(ConsumeControl.DEPTH_SAMPLES)).toBe(1);
   });
 
+  it('counts the start fill as published, in the total and in the depth estimate of the producers', () => {
+    const board = new ConsumeBoard({ consumerThreads: 1, producerThreads: 2 });
+    board.countFilled(1000);
+    board.countFilled(500);
+    board.countPublished(1, 20);
+    expect([board.published(), board.read().published, board.publishedBy(0), board.publishedBy(1)]).toEqual([1520, 1520, 0, 20]);
+    expect(board.flag(ConsumeControl.FILL_PUBLISHED)).toBe(1500);
+    // A sample asked for after the fill: only what the producers published since counts on top of it.
+    board.writeDepth(1490, 1510);
+    expect(board.estimatedDepth()).toBe(1500);
+  });
+
   it('refuses a thread it has no counter for, and a buffer of the wrong size', () => {
     const board = new ConsumeBoard({ consumerThreads: 1, producerThreads: 1 });
     expect(() => board.countDelivered(1)).toThrow('no consumer thread 1 on a board of 1');

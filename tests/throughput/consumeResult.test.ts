@@ -28,9 +28,11 @@ const window = (msgsPerSec: number, minReady: number | null = 40_000): ConsumeWi
 const report: ConsumeSessionReport = {
   consumers: [{ thread: 0, consumers: 10, phases: 1, delivered: 150_000 }],
   producers: [
-    { producer: 0, published: 75_000, flushed: true, pauses: 3 },
-    { producer: 1, published: 75_000, flushed: true, pauses: 2 },
+    { producer: 0, published: 16_000, flushed: true, pauses: 3 },
+    { producer: 1, published: 15_875, flushed: true, pauses: 2 },
   ],
+  // With the producers' 31,875, the 150,000 of the account.
+  fill: { messages: 118_125, connections: 2, fillMs: 2500 },
   depthSamples: 1200,
   errors: [],
 };
@@ -113,6 +115,10 @@ describe('sustainedConsumeResult', () => {
       110_000, 0, 0,
     ]);
     expect(exact.details?.account).toEqual({ published: 150_000, delivered: 110_000, purged: 40_000, account_ms: 120 });
+    expect(exact.details?.start_fill).toEqual({ messages: 118_125, connections: 2, fill_ms: 2500 });
+    expect(exact.notes?.join('\n')).toMatch(
+      /the queue was filled first with exactly 118125 messages .* on 2 harness connection\(s\), checked against the broker's ready count/,
+    );
     // Counted or purged: a delivery the client kept to itself is neither.
     const lossy = sustainedConsumeResult(
       sustained([window(40_000)], { published: 150_000, delivered: 109_990, purged: 40_000, accountMs: 10_000 }),
