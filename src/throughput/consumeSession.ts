@@ -103,6 +103,8 @@ export async function openConsumeSession(options: ConsumeSessionOptions): Promis
         boundMs: options.fillBoundMs ?? 30_000,
         onPublished: (messages) => session.board.countFilled(messages),
         readyCount: () => admin.messagesLeft(queue),
+        // A thread that failed to start closes the session: the fill need not go on.
+        abandoned: () => session.state === 'closed',
       }),
       waitUntilReady(session, connectBoundMs),
     ]);

@@ -37,6 +37,8 @@ export interface QueueFillOptions {
   readonly onPublished?: (messages: number) => void;
   /** The broker's ready count of `queue` (the check). */
   readonly readyCount: () => Promise<number>;
+  /** True once whoever asked for the fill gave up on it (a session closed meanwhile): the fill stops at the next batch and throws. */
+  readonly abandoned?: () => boolean;
 }
 
 export interface QueueFillOutcome {
@@ -105,6 +107,7 @@ export async function fillQueue(options: QueueFillOptions): Promise<QueueFillOut
 /** Publishes `share` messages on `channel`, then waits for the broker to have taken them all. */
 async function publishShare(channel: Channel, options: QueueFillOptions, payload: Buffer, share: number, boundMs: number): Promise<void> {
   for (let sent = 0; sent < share;) {
+    if (options.abandoned?.()) throw new Error(`abandoned after ${sent} of this connection's ${share} messages`);
     const batch = Math.min(FILL_BATCH_MESSAGES, share - sent);
     for (let index = 0; index < batch; index += 1) {
       if (!channel.sendToQueue(options.queue, payload))

@@ -82,6 +82,31 @@ describe('the start fill (real broker)', () => {
     }
   }, 60_000);
 
+  it('stops at the next batch once abandoned (its session closed), and leaves no connection behind', async () => {
+    const queue = await freshQueue();
+    const connectionName = `amqp-bench-test-fill-${randomUUID()}`;
+    let batches = 0;
+    try {
+      await expect(
+        fillQueue({
+          url,
+          queue,
+          messages: 100_000,
+          messageSizeBytes: 16,
+          connectionName,
+          connections: 1,
+          onPublished: () => (batches += 1),
+          abandoned: () => batches >= 3,
+          readyCount: async () => (await channel.checkQueue(queue)).messageCount,
+        }),
+      ).rejects.toThrow(/the start fill of .* failed: abandoned after 3000 of this connection's 100000 messages/);
+      expect(batches).toBe(3);
+      expect((await waitForNoConnections(url, connectionName)).leaked).toEqual([]);
+    } finally {
+      await channel.deleteQueue(queue);
+    }
+  }, 60_000);
+
   it('fails, naming the queue, when it cannot publish (no such queue: nothing there to count)', async () => {
     const queue = `amqp-bench.test.fill.missing.${randomUUID()}`;
     await expect(
