@@ -25,7 +25,10 @@ func (c *client) openPublisher(handle int) error {
 	}
 	watchChannel(ch)
 	c.mu.Lock()
-	entry.ch = ch
+	entry.ch, entry.tracker = ch, nil
+	if entry.confirms {
+		entry.tracker = newConfirmTracker(ch)
+	}
 	c.mu.Unlock()
 	return nil
 }

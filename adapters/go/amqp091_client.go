@@ -30,6 +30,7 @@ var profiles = map[string]profile{
 type publisher struct {
 	confirms bool
 	ch       *amqp.Channel
+	tracker  *confirmTracker // ch's confirms (with confirms on), amqp091_confirms.go
 	// Its commands (publish, publish_run, flush), in order, on a goroutine of its own: a publish the
 	// library holds (while blocked) holds this publisher only, never the program's command loop.
 	queue chan command

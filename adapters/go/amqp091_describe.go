@@ -44,11 +44,16 @@ func describe() map[string]interface{} {
 	return description
 }
 
-// confirmsWords says how publishes are confirmed, and how a library version that loses confirms loses them.
+// confirmsWords says how publishes are confirmed on each path, and how a library version that loses
+// confirms on the deferred API loses them (the reason the other paths track them through NotifyPublish).
 func confirmsWords(version string) string {
-	words := "PublishWithDeferredConfirmWithContext, each awaited (Wait)"
+	words := "publish_run (the publish throughput suite's): PublishWithDeferredConfirmWithContext, each awaited (Wait); " +
+		"every other confirmed publish (fault matrix, realistic, recovery, the adapter contract): Channel.NotifyPublish, " +
+		"each publish's delivery tag (GetNextPublishSeqNo) registered before it is written, its ack or nack taken from the listener " +
+		"(one per tag, in tag order: confirms.go:52-57, 75-100), and a publish still pending when the library closes the listener " +
+		"(its channel or connection closed, channel.go:147-149) settled as a fault with the close's reason"
 	if versionBefore(version, []int{1, 8, 0}) {
-		words += "; before 1.8.0 the library registers a publish's delivery tag after writing it (1.5.0: channel.go:1438, then :1464), so an ack that comes back in between is dropped (confirms.go:141-147) and Wait never returns (rabbitmq/amqp091-go#182, fixed in 1.8.0)"
+		words += "; before 1.8.0 the deferred API registers a publish's delivery tag after writing it (1.5.0: channel.go:1438, then :1464), so an ack that comes back in between is dropped (confirms.go:141-147) and Wait never returns (rabbitmq/amqp091-go#182, fixed in 1.8.0): publish_run measures and reports that, NotifyPublish loses none"
 	}
 	return words
 }

@@ -125,25 +125,21 @@ func (c *client) runPublisher(entry *publisher) {
 		case "flush":
 			c.flush(cmd)
 		default:
-			c.publishOne(entry, cmd)
+			c.publishOne(cmd)
 		}
 	}
 }
 
-// publishOne publishes in order; with confirms, the wait for the broker's word runs beside the next publishes.
-func (c *client) publishOne(entry *publisher, cmd command) {
-	if !entry.confirms {
-		code, text, kind := c.publish(cmd.Publisher, cmd.Exchange, cmd.RoutingKey, cmd.Body, cmd.Persistent, 0)
-		c.settle(cmd.ID, code, text, kind)
-		return
-	}
-	ch, confirmation, code, text, kind := c.publishDeferred(cmd)
-	if code != "" {
+// publishOne publishes in order; with confirms, the wait for the broker's word runs beside the next
+// publishes, through the tracker (NotifyPublish: amqp091_confirms.go says why not the deferred API).
+func (c *client) publishOne(cmd command) {
+	settled, code, text, kind := c.publishTracked(cmd.Publisher, cmd.Exchange, cmd.RoutingKey, cmd.Body, cmd.Persistent)
+	if code != "" || settled == nil {
 		c.settle(cmd.ID, code, text, kind)
 		return
 	}
 	go func() {
-		code, text, kind := c.awaitConfirm(ch, confirmation)
+		code, text, kind := c.outcomeOf(<-settled)
 		c.settle(cmd.ID, code, text, kind)
 	}()
 }

@@ -73,7 +73,7 @@ func (c *client) recover(cmd command) {
 		c.probe = nil
 		c.mu.Unlock()
 	}()
-	if code, text, kind := c.publish(cmd.Publisher, "", entry.queue, out.marker, false, 0); code != "" {
+	if code, text, kind := c.publish(cmd.Publisher, "", entry.queue, out.marker, false); code != "" {
 		c.settle(cmd.ID, code, text, kind)
 		return
 	}
