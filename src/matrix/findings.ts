@@ -42,6 +42,12 @@ function threadFindings(outcome: MatrixOutcome, thread: MatrixThreadDetail, thro
       findings.push(
         `${who}: not noticed within ${seconds(options.detectionBoundMs)}: the library gave no event during a silence only its own heartbeat could tell; it carried on once the silence ended`,
       );
+    // Its own message delivered is not its publisher back when no publish after the removal was
+    // confirmed: py-amqp's re-opened channel routes a publish and never confirms it (a channel out
+    // of confirm mode), and whether that first publish met the exchange before or after its binding
+    // came back decided the cell run by run.
+    if (thread.publisher_back_after_removal_ms === null)
+      findings.push(publisherNotBack(who, thread, options.recoveryBoundMs, 'its own messages'));
     return findings;
   }
   if (thread.detection_ms === null)
@@ -50,13 +56,16 @@ function threadFindings(outcome: MatrixOutcome, thread: MatrixThreadDetail, thro
     findings.push(
       `${who}: stopped consuming: nothing delivered (not even the harness's probes) within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`,
     );
-  else if (thread.publisher_back_after_removal_ms === null) {
-    const rejection = thread.rejections.at(-1);
-    findings.push(
-      `${who}: publisher never came back: its consumer got the probes, but none of its own publishes after the removal was confirmed within ${seconds(options.recoveryBoundMs)}${rejection ? ` (rejected ${rejection.count}×: "${rejection.message}")` : ''}`,
-    );
-  } else findings.push(`${who}: not back within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`);
+  else if (thread.publisher_back_after_removal_ms === null)
+    findings.push(publisherNotBack(who, thread, options.recoveryBoundMs, 'the probes'));
+  else findings.push(`${who}: not back within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`);
   return findings;
+}
+
+/** A consumer back (it got `got`) beside a publisher none of whose publishes after the removal was confirmed, with its last rejection. */
+function publisherNotBack(who: string, thread: MatrixThreadDetail, recoveryBoundMs: number, got: string): string {
+  const rejection = thread.rejections.at(-1);
+  return `${who}: publisher never came back: its consumer got ${got}, but none of its own publishes after the removal was confirmed within ${seconds(recoveryBoundMs)}${rejection ? ` (rejected ${rejection.count}×: "${rejection.message}")` : ''}`;
 }
 
 /** Every finding of the cell, each with its evidence. */

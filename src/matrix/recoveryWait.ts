@@ -1,6 +1,7 @@
 /**
  * How long the main thread waits for a cell's threads to be back after the fault's removal (each
- * thread's own message published after it, delivered to its own consumer). A consumer slower than
+ * thread's own message published after it, delivered to its own consumer, and a publish after it
+ * confirmed: `isBack`). A consumer slower than
  * its thread publishes (a library that acks in batches on a timer takes one prefetch per tick) has
  * a queue to get through before that message: what was published before the removal and not yet
  * delivered, which grows with how long the cell ran before the fault. At a fixed bound the same
@@ -20,7 +21,7 @@ export async function recoveredWhileDelivering(board: MatrixBoard, threads: numb
     if (await board.waitFor(MatrixControl.RECOVERED, threads, stepMs)) return true;
     const waitedMs = Date.now() - startedMs;
     const stillDelivered = [...before].every(
-      ([thread, delivered]) => board.time(thread, MatrixTime.RECOVERED) !== 0n || board.int(thread, MatrixInt.DELIVERED) > delivered,
+      ([thread, delivered]) => isBack(board, thread) || board.int(thread, MatrixInt.DELIVERED) > delivered,
     );
     if (waitedMs >= 2 * boundMs || (waitedMs >= boundMs && !stillDelivered)) return false;
     before = deliveredToThoseNotBack(board, threads);
@@ -31,6 +32,17 @@ export async function recoveredWhileDelivering(board: MatrixBoard, threads: numb
 function deliveredToThoseNotBack(board: MatrixBoard, threads: number): Map<number, number> {
   const delivered = new Map<number, number>();
   for (let thread = 0; thread < threads; thread += 1)
-    if (board.time(thread, MatrixTime.RECOVERED) === 0n) delivered.set(thread, board.int(thread, MatrixInt.DELIVERED));
+    if (!isBack(board, thread)) delivered.set(thread, board.int(thread, MatrixInt.DELIVERED));
   return delivered;
+}
+
+/**
+ * A thread is back once its own message published after the removal was delivered and one of its
+ * publishes after the removal was confirmed: a delivery alone is not its publisher back (py-amqp's
+ * channel opened again after a 404 routes a publish and never confirms it), and ending the wait on
+ * it made the cell's timeline, so its verdict, depend on whether that publish met the exchange's
+ * binding declared again.
+ */
+export function isBack(board: MatrixBoard, thread: number): boolean {
+  return board.time(thread, MatrixTime.RECOVERED) !== 0n && board.time(thread, MatrixTime.PUBLISHER_BACK) !== 0n;
 }

@@ -22,6 +22,7 @@ import { MatrixBoard, MatrixControl, MatrixInt, MatrixTime } from './board';
 import { checkCloseWhileBlocked } from './closeCheck';
 import { FaultMomentAck } from './faultMomentAck';
 import { PublishLedger } from './ledger';
+import { isBack } from './recoveryWait';
 import { PROBE_ROUND, PublishPhase, type MatrixThreadReport } from './report';
 import { StallWatch } from './stallWatch';
 import { StuckHandler } from './stuckHandler';
@@ -166,7 +167,7 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
     ledger.delivered(header.seq, receivedNs);
     board.addInt(me, MatrixInt.DELIVERED);
     if (ledger.phaseOf(header.seq) === PublishPhase.AFTER_REMOVAL && board.setTimeOnce(me, MatrixTime.RECOVERED, receivedNs))
-      board.count(MatrixControl.RECOVERED);
+      countBack(context);
   });
   events.samplePort(client.localPort);
   board.setInt(me, MatrixInt.LOCAL_PORT, client.localPort ?? 0);
@@ -174,6 +175,11 @@ async function start(context: ThreadContext, client: ClientConnection): Promise<
   board.count(MatrixControl.READY);
   if (!(await board.waitFor(MatrixControl.GO, 1, task.phaseBoundMs))) throw new Error('the start signal never came');
   return publisher;
+}
+
+/** Counted back once both its own message after the removal was delivered and a publish after it confirmed (./recoveryWait.ts). */
+function countBack({ board, me }: ThreadContext): void {
+  if (isBack(board, me)) board.count(MatrixControl.RECOVERED);
 }
 
 /** One publish with confirms, its fate booked when it settles. */
@@ -201,7 +207,7 @@ function publishOne(context: ThreadContext, publisher: Publisher, seq: number): 
       const atNs = ledger.confirmed(seq);
       board.addInt(me, MatrixInt.CONFIRMED);
       board.addInt(me, MatrixInt.OUTSTANDING, -1);
-      if (phase === PublishPhase.AFTER_REMOVAL) board.setTimeOnce(me, MatrixTime.PUBLISHER_BACK, atNs);
+      if (phase === PublishPhase.AFTER_REMOVAL && board.setTimeOnce(me, MatrixTime.PUBLISHER_BACK, atNs)) countBack(context);
     },
     (reason: unknown) => {
       board.addInt(me, ledger.failed(seq, reason) ? MatrixInt.NACKED : MatrixInt.REJECTED);

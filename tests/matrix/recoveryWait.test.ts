@@ -17,6 +17,7 @@ function delivering(board: MatrixBoard, everyMs: number | null, backAtMs: number
     timers.push(
       setTimeout(() => {
         board.setTimeOnce(0, MatrixTime.RECOVERED, process.hrtime.bigint());
+        board.setTimeOnce(0, MatrixTime.PUBLISHER_BACK, process.hrtime.bigint());
         board.count(MatrixControl.RECOVERED);
       }, backAtMs),
     );
@@ -57,6 +58,16 @@ describe('recoveredWhileDelivering', () => {
     } finally {
       stop();
     }
+  }, 10_000);
+
+  it('ends at the bound for a thread whose own message came but none of whose publishes was confirmed', async () => {
+    // py-amqp's channel opened again after a 404: the publish is routed, never confirmed, and the thread publishes nothing more.
+    const board = new MatrixBoard(1);
+    board.setTimeOnce(0, MatrixTime.RECOVERED, process.hrtime.bigint());
+    const startedMs = Date.now();
+    await expect(recoveredWhileDelivering(board, 1, BOUND_MS, STEP_MS)).resolves.toBe(false);
+    expect(Date.now() - startedMs).toBeGreaterThanOrEqual(BOUND_MS - 20);
+    expect(Date.now() - startedMs).toBeLessThan(BOUND_MS * 1.5);
   }, 10_000);
 
   it('returns at once when every thread is back within the bound', async () => {

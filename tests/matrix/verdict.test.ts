@@ -3,89 +3,14 @@
  * thread — the fault's own signal, its own re-consume refused by the broker, the broker's close of
  * a silence — and the verdict's class, the same when a cell behaves the same run after run.
  */
-import { faultDefinition } from '../../src/faults/kinds/registry';
-import type { Fault } from '../../src/faults/model';
 import type { FaultEvent } from '../../src/faults/toxiproxyClient';
-import { RECEIVED_KIND_CODES } from '../../src/client/faults';
-import { MatrixBoard, MatrixInt, MatrixTime } from '../../src/matrix/board';
+import { MatrixBoard, MatrixInt } from '../../src/matrix/board';
 import { PublishLedger } from '../../src/matrix/ledger';
 import { PublishPhase } from '../../src/matrix/report';
 import { computeMatrixResult } from '../../src/matrix/result';
-import { resolveCellOptions, type MatrixOutcome } from '../../src/matrix/scenario';
 import { leadingClause, verdictClass } from '../../src/matrix/verdict';
 import { figuresOf } from '../report/support/reading';
-
-const MS = 1_000_000n;
-const T0 = 5_000_000n * MS;
-const PORT = 40_001;
-const at = (ms: number) => T0 + BigInt(Math.round(ms * 1e6));
-
-function frame(ms: number, stream: 'upstream' | 'downstream', method: string, replyCode?: number): FaultEvent {
-  return {
-    at_ns: String(at(ms)),
-    kind: 'amqp_frame',
-    stream,
-    connection_id: 1,
-    client: `127.0.0.1:${PORT}`,
-    detail: { method, channel: 1, ...(replyCode ? { reply_code: replyCode, reply_text: 'NOT_FOUND - no queue' } : {}) },
-  };
-}
-
-/** One thread that noticed by `detectedBy` at `detectedMs`, published before and after the removal, and was back. */
-function outcomeOf(
-  kind: string,
-  detectedBy: keyof typeof RECEIVED_KIND_CODES,
-  detectedMs: number,
-  events: FaultEvent[],
-  removedMs = 2000,
-): MatrixOutcome {
-  const board = new MatrixBoard(1);
-  board.setInt(0, MatrixInt.LOCAL_PORT, PORT);
-  board.setTimeOnce(0, MatrixTime.DETECTED, at(detectedMs));
-  board.setInt(0, MatrixInt.DETECTED_KIND, RECEIVED_KIND_CODES[detectedBy]);
-  const ledger = new PublishLedger();
-  ledger.published(0, PublishPhase.BEFORE, at(-10));
-  ledger.confirmed(0);
-  ledger.delivered(0, at(-9));
-  ledger.published(1, PublishPhase.AFTER_REMOVAL, at(removedMs + 100));
-  ledger.confirmed(1);
-  ledger.delivered(1, at(removedMs + 150));
-  ledger.classAll();
-  return {
-    client: { name: 'some-client', profile: 'normalised' },
-    fault: {
-      kind,
-      definition: faultDefinition(kind),
-      target: { type: 'queue', name: 'q', node: 'rabbit@localhost' },
-      hits: [],
-      steps: [],
-      parameters: {},
-    } as unknown as Fault,
-    proxyServer: { kind: 'embedded', version: '2.12.0', extensions: ['events'] },
-    threads: [{ threadIndex: 0, ...ledger.report(), ports: [PORT], events: [], unhandled: [], closeMs: 2 }],
-    leftInQueue: [new Map()],
-    injection: { bracket: { startedNs: at(-1), completedNs: at(1) }, mode: 'broker_action' },
-    removal: { startedNs: at(removedMs), completedNs: at(removedMs + 5), method: 'undone', problems: [] },
-    faultEvents: events,
-    proxyConnections: null,
-    startedNs: at(-5000),
-    removedNs: at(removedMs + 5),
-    settleStartedNs: at(removedMs + 1000),
-    allDetected: true,
-    allRecovered: true,
-    options: resolveCellOptions({
-      client: { name: 'x', profile: 'normalised' },
-      fault: { kind },
-      broker: undefined as never,
-      threads: 1,
-      detectionBoundMs: 5000,
-      recoveryBoundMs: 10_000,
-    }),
-    probes: { sent: 3, failed: 0 },
-    harnessProblems: [],
-    board,
-  };
-}
+import { PORT, at, frame, outcomeOf } from './support/cellOutcome';
 
 describe('what told a thread, and the verdict', () => {
   it('tells a re-consume refused (404) from noticing the cancel itself, and says so in the ✅ cell', () => {
@@ -201,6 +126,29 @@ describe('what told a thread, and the verdict', () => {
     });
     expect(result.verdict.findings[0]).toMatch(/^thread 0: not back within 10 s of the removal \(/);
     expect(result.verdict.cell).toBe('❌ not back');
+  });
+
+  it('does not read a thread back whose own message came but none of whose publishes after the removal was confirmed', () => {
+    // py-amqp after a 404: the channel it opened again routes the publish and never confirms it (out of confirm mode).
+    const reopened = outcomeOf('channel_error', 'channel_closed', 1, [frame(0, 'downstream', 'channel.close', 404)]);
+    const withOwnMessage = (confirmed: boolean) => {
+      const ledger = new PublishLedger();
+      ledger.published(0, PublishPhase.BEFORE, at(-10));
+      ledger.confirmed(0);
+      ledger.delivered(0, at(-9));
+      ledger.published(1, PublishPhase.AFTER_REMOVAL, at(2100));
+      if (confirmed) ledger.confirmed(1);
+      ledger.delivered(1, at(2101));
+      ledger.classAll();
+      return computeMatrixResult({ ...reopened, threads: [{ ...reopened.threads[0]!, ...ledger.report() }] });
+    };
+    const unconfirmed = withOwnMessage(false);
+    expect(unconfirmed.details.threads[0]).toMatchObject({ publisher_back_after_removal_ms: null });
+    expect(unconfirmed.details.threads[0]?.recovered_ms).not.toBeNull();
+    expect(unconfirmed.verdict.findings[0]).toMatch(/^thread 0: publisher never came back: its consumer got its own messages, but none /);
+    expect(unconfirmed.verdict.cell).toMatch(/^❌ publisher not back/);
+    // The same thread with that publish confirmed is back.
+    expect(withOwnMessage(true).verdict.cell).toMatch(/^✅ /);
   });
 
   it('cuts a finding the cell has no words for at its first clause, never inside a word', () => {
