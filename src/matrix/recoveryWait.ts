@@ -6,34 +6,38 @@
  * a queue to get through before that message: what was published before the removal and not yet
  * delivered, which grows with how long the cell ran before the fault. At a fixed bound the same
  * client, delivering all along, would read back in one run and not back in the next. So the wait
- * goes on past the bound while every thread not yet back is still being delivered its own
- * messages, step by step, up to one more bound; a consumer that got nothing in a step is not
- * waited for (the wait ends at the bound, as for a client that never came back).
+ * goes on past the bound while a thread not yet back is still being delivered its own messages,
+ * step by step, up to one more bound. A consumer that got nothing in a step past the bound is not
+ * waited for any longer (as for a client that never came back), but it does not end the wait of
+ * the others: one thread whose channel the broker closed must not make a thread still draining its
+ * queue read "not back" (seen with foo-foo-mq: a stale ack closed one connection's channel while
+ * the other four were still being delivered to, and all five read "not back").
  */
 import { MatrixControl, MatrixInt, MatrixTime, type MatrixBoard } from './board';
 
-/** True when every thread was back: within `boundMs`, or later while the ones not back were still being delivered to (at most twice `boundMs`). */
+/** True when every thread was back: within `boundMs`, or later while it was still being delivered to (at most twice `boundMs`). */
 export async function recoveredWhileDelivering(board: MatrixBoard, threads: number, boundMs: number, stepMs: number): Promise<boolean> {
   const startedMs = Date.now();
   if (await board.waitFor(MatrixControl.RECOVERED, threads, Math.max(0, boundMs - stepMs))) return true;
-  let before = deliveredToThoseNotBack(board, threads);
+  let before = deliveredSoFar(
+    board,
+    Array.from({ length: threads }, (_, thread) => thread),
+  );
   for (;;) {
     if (await board.waitFor(MatrixControl.RECOVERED, threads, stepMs)) return true;
     const waitedMs = Date.now() - startedMs;
-    const stillDelivered = [...before].every(
-      ([thread, delivered]) => isBack(board, thread) || board.int(thread, MatrixInt.DELIVERED) > delivered,
-    );
-    if (waitedMs >= 2 * boundMs || (waitedMs >= boundMs && !stillDelivered)) return false;
-    before = deliveredToThoseNotBack(board, threads);
+    // Past the bound, a thread not back that got nothing in the last step is given up on; the others are still waited for.
+    const waitedFor = [...before]
+      .filter(([thread, delivered]) => !isBack(board, thread) && (waitedMs < boundMs || board.int(thread, MatrixInt.DELIVERED) > delivered))
+      .map(([thread]) => thread);
+    if (waitedMs >= 2 * boundMs || waitedFor.length === 0) return false;
+    before = deliveredSoFar(board, waitedFor);
   }
 }
 
-/** Each thread not back yet: how many of its own messages its consumer got so far. */
-function deliveredToThoseNotBack(board: MatrixBoard, threads: number): Map<number, number> {
-  const delivered = new Map<number, number>();
-  for (let thread = 0; thread < threads; thread += 1)
-    if (!isBack(board, thread)) delivered.set(thread, board.int(thread, MatrixInt.DELIVERED));
-  return delivered;
+/** Each of `threads`: how many of its own messages its consumer got so far. */
+function deliveredSoFar(board: MatrixBoard, threads: readonly number[]): Map<number, number> {
+  return new Map(threads.map((thread) => [thread, board.int(thread, MatrixInt.DELIVERED)]));
 }
 
 /**

@@ -9,15 +9,15 @@ import { recoveredWhileDelivering } from '../../src/matrix/recoveryWait';
 const BOUND_MS = 400;
 const STEP_MS = 100;
 
-/** Thread 0 of a one-thread board: one delivery every `everyMs` (or none), back at `backAtMs` (or never). */
-function delivering(board: MatrixBoard, everyMs: number | null, backAtMs: number | null): () => void {
+/** One thread of the board (thread 0 unless told): one delivery every `everyMs` (or none), back at `backAtMs` (or never). */
+function delivering(board: MatrixBoard, everyMs: number | null, backAtMs: number | null, thread = 0): () => void {
   const timers: NodeJS.Timeout[] = [];
-  if (everyMs !== null) timers.push(setInterval(() => board.addInt(0, MatrixInt.DELIVERED, 1), everyMs));
+  if (everyMs !== null) timers.push(setInterval(() => board.addInt(thread, MatrixInt.DELIVERED, 1), everyMs));
   if (backAtMs !== null)
     timers.push(
       setTimeout(() => {
-        board.setTimeOnce(0, MatrixTime.RECOVERED, process.hrtime.bigint());
-        board.setTimeOnce(0, MatrixTime.PUBLISHER_BACK, process.hrtime.bigint());
+        board.setTimeOnce(thread, MatrixTime.RECOVERED, process.hrtime.bigint());
+        board.setTimeOnce(thread, MatrixTime.PUBLISHER_BACK, process.hrtime.bigint());
         board.count(MatrixControl.RECOVERED);
       }, backAtMs),
     );
@@ -44,6 +44,20 @@ describe('recoveredWhileDelivering', () => {
       expect(Date.now() - startedMs).toBeLessThan(BOUND_MS * 1.5);
     } finally {
       stop();
+    }
+  }, 10_000);
+
+  it('waits on for a thread still being delivered to when another got nothing: one stalled thread does not make the others read not back', async () => {
+    const board = new MatrixBoard(2);
+    const stopStalled = delivering(board, null, null, 0);
+    const stopDraining = delivering(board, 20, BOUND_MS * 1.5, 1);
+    try {
+      await expect(recoveredWhileDelivering(board, 2, BOUND_MS, STEP_MS)).resolves.toBe(false);
+      expect(board.time(1, MatrixTime.RECOVERED)).not.toBe(0n);
+      expect(board.time(0, MatrixTime.RECOVERED)).toBe(0n);
+    } finally {
+      stopStalled();
+      stopDraining();
     }
   }, 10_000);
 
