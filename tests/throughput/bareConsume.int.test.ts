@@ -6,40 +6,29 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientSpec } from '../../src/client/api';
 import { getConfig } from '../../src/config';
 import { sleep } from '../../src/measure/clock';
 import { BARE_CONSUME_SCRIPT, startBareConsumer } from '../../src/throughput/bareConsume';
 import { measureConsumeOverhead } from '../../src/throughput/consumeOverhead';
 import { consumeOverheadResult } from '../../src/throughput/consumeResult';
+import { useAdminChannel } from './support/adminChannel';
 
 const url = getConfig().amqpUrl;
 const client: ClientSpec = { name: 'amqplib', profile: 'defaults' };
 const run = promisify(execFile);
 
-let admin: ChannelModel;
-let channel: Channel;
-
-beforeAll(async () => {
-  admin = await amqp.connect(url);
-  channel = await admin.createChannel();
-  channel.on('error', () => undefined);
-});
-
-afterAll(async () => {
-  await admin.close().catch(() => undefined);
-});
+const admin = useAdminChannel(url);
 
 /** A queue with `messages` ready messages of 64 bytes (deleted by the caller). */
 async function filledQueue(messages: number): Promise<string> {
-  const { queue } = await channel.assertQueue(`amqp-bench.test.bare-consume.${randomUUID()}`, {
+  const { queue } = await admin.channel.assertQueue(`amqp-bench.test.bare-consume.${randomUUID()}`, {
     durable: false,
     arguments: { 'x-expires': 120_000 },
   });
-  for (let n = 0; n < messages; n += 1) channel.sendToQueue(queue, Buffer.alloc(64, 0x61));
+  for (let n = 0; n < messages; n += 1) admin.channel.sendToQueue(queue, Buffer.alloc(64, 0x61));
   const deadline = Date.now() + 10_000;
-  while ((await channel.checkQueue(queue)).messageCount < messages && Date.now() < deadline) await sleep(10);
+  while ((await admin.channel.checkQueue(queue)).messageCount < messages && Date.now() < deadline) await sleep(10);
   return queue;
 }
 
@@ -88,9 +77,9 @@ describe('the bare consume script', () => {
       const consumed = records[0]!.consumed_total;
       expect(consumed).toBeGreaterThanOrEqual(records[0]!.messages + records[1]!.messages);
       // Each counted delivery was acked before the channels closed; the rest went back to the queue.
-      expect((await channel.checkQueue(queue)).messageCount).toBe(3000 - consumed);
+      expect((await admin.channel.checkQueue(queue)).messageCount).toBe(3000 - consumed);
     } finally {
-      await channel.deleteQueue(queue);
+      await admin.channel.deleteQueue(queue);
     }
   }, 60_000);
 
@@ -114,14 +103,14 @@ describe('the bare consume script', () => {
         expect(first.endedNs - first.startedNs).toBeGreaterThanOrEqual(90_000_000n);
         expect(first.cpuMs).toEqual(expect.any(Number));
         const second = await bare.run();
-        expect((await channel.checkQueue(queue)).messageCount).toBe(2000 - first.consumed_total - second.consumed_total);
+        expect((await admin.channel.checkQueue(queue)).messageCount).toBe(2000 - first.consumed_total - second.consumed_total);
       } finally {
         await bare.close();
       }
       await bare.close();
       await expect(bare.run()).rejects.toThrow('the bare consumer is closed');
     } finally {
-      await channel.deleteQueue(queue);
+      await admin.channel.deleteQueue(queue);
     }
   }, 30_000);
 });

@@ -5,7 +5,6 @@
  * cleaned up (the bare consume script: bareConsume.int.test.ts).
  */
 import path from 'node:path';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ClientSpec } from '../../src/client/api';
 import { getConfig } from '../../src/config';
 import { WorkerError } from '../../src/errors';
@@ -15,25 +14,15 @@ import { resolveConsumeWorkload, type ConsumeWorkloadInput } from '../../src/thr
 import { sustainedConsumeResult } from '../../src/throughput/consumeResult';
 import { openConsumeSession, type ConsumeSession } from '../../src/throughput/consumeSession';
 import { measureSustainedConsume } from '../../src/throughput/sustainedConsume';
+import { useAdminChannel } from './support/adminChannel';
 
 const url = getConfig().amqpUrl;
 const client: ClientSpec = { name: 'amqplib', profile: 'defaults' };
 
-let admin: ChannelModel;
-let channel: Channel;
-
-beforeAll(async () => {
-  admin = await amqp.connect(url);
-  channel = await admin.createChannel();
-  channel.on('error', () => undefined);
-});
-
-afterAll(async () => {
-  await admin.close().catch(() => undefined);
-});
+const admin = useAdminChannel(url);
 
 async function queueExists(queue: string): Promise<boolean> {
-  const probe = await admin.createChannel();
+  const probe = await admin.connection.createChannel();
   probe.on('error', () => undefined);
   try {
     await probe.checkQueue(queue);
@@ -153,7 +142,7 @@ describe('a short sustained consume session (real broker)', () => {
     try {
       const phase = session.runPhase(1);
       await sleep(300);
-      await channel.deleteQueue(session.queue);
+      await admin.channel.deleteQueue(session.queue);
       await expect(phase).rejects.toThrow(WorkerError);
       await expect(phase).rejects.toThrow(/queue depth sampling stopped: .*NOT_FOUND/);
       expect(session.state).toBe('closed');

@@ -5,30 +5,19 @@
  * fails the fill instead of passing for a filled one.
  */
 import { randomUUID } from 'node:crypto';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { getConfig } from '../../src/config';
 import { WorkerError } from '../../src/errors';
 import { waitForNoConnections } from '../../src/faults/brokerConnections';
 import { fillQueue } from '../../src/throughput/queueFill';
+import { useAdminChannel } from './support/adminChannel';
 
 const url = getConfig().amqpUrl;
 
-let admin: ChannelModel;
-let channel: Channel;
-
-beforeAll(async () => {
-  admin = await amqp.connect(url);
-  channel = await admin.createChannel();
-  channel.on('error', () => undefined);
-});
-
-afterAll(async () => {
-  await admin.close().catch(() => undefined);
-});
+const admin = useAdminChannel(url);
 
 async function freshQueue(): Promise<string> {
   const queue = `amqp-bench.test.fill.${randomUUID()}`;
-  await channel.assertQueue(queue, { durable: false, arguments: { 'x-expires': 60_000 } });
+  await admin.channel.assertQueue(queue, { durable: false, arguments: { 'x-expires': 60_000 } });
   return queue;
 }
 
@@ -47,38 +36,38 @@ describe('the start fill (real broker)', () => {
         connectionName,
         connections: 3,
         onPublished: (messages) => counted.push(messages),
-        readyCount: async () => (await channel.checkQueue(queue)).messageCount,
+        readyCount: async () => (await admin.channel.checkQueue(queue)).messageCount,
       });
       expect(outcome).toEqual({ messages: 25_000, connections: 3, fillMs: expect.any(Number) });
       // The broker's count, read again here: the fill was checked against it, not against its own tally.
-      expect((await channel.checkQueue(queue)).messageCount).toBe(25_000);
+      expect((await admin.channel.checkQueue(queue)).messageCount).toBe(25_000);
       expect(counted.reduce((sum, messages) => sum + messages, 0)).toBe(25_000);
       expect(Math.max(...counted)).toBeLessThanOrEqual(1000);
-      const message = await channel.get(queue, { noAck: true });
+      const message = await admin.channel.get(queue, { noAck: true });
       expect(message && message.content.length).toBe(256);
       expect((await waitForNoConnections(url, connectionName)).leaked).toEqual([]);
     } finally {
-      await channel.deleteQueue(queue);
+      await admin.channel.deleteQueue(queue);
     }
   }, 60_000);
 
   it('fails when the queue does not then hold exactly that count (another publisher, a message too many)', async () => {
     const queue = await freshQueue();
     try {
-      channel.sendToQueue(queue, Buffer.from('someone else'));
-      await channel.checkQueue(queue);
+      admin.channel.sendToQueue(queue, Buffer.from('someone else'));
+      await admin.channel.checkQueue(queue);
       const filling = fillQueue({
         url,
         queue,
         messages: 500,
         messageSizeBytes: 16,
         connectionName: `amqp-bench-test-fill-${randomUUID()}`,
-        readyCount: async () => (await channel.checkQueue(queue)).messageCount,
+        readyCount: async () => (await admin.channel.checkQueue(queue)).messageCount,
       });
       await expect(filling).rejects.toThrow(WorkerError);
       await expect(filling).rejects.toThrow(/published 500 messages to .*, but the broker counts 501 ready there/);
     } finally {
-      await channel.deleteQueue(queue);
+      await admin.channel.deleteQueue(queue);
     }
   }, 60_000);
 
@@ -97,13 +86,13 @@ describe('the start fill (real broker)', () => {
           connections: 1,
           onPublished: () => (batches += 1),
           abandoned: () => batches >= 3,
-          readyCount: async () => (await channel.checkQueue(queue)).messageCount,
+          readyCount: async () => (await admin.channel.checkQueue(queue)).messageCount,
         }),
       ).rejects.toThrow(/the start fill of .* failed: abandoned after 3000 of this connection's 100000 messages/);
       expect(batches).toBe(3);
       expect((await waitForNoConnections(url, connectionName)).leaked).toEqual([]);
     } finally {
-      await channel.deleteQueue(queue);
+      await admin.channel.deleteQueue(queue);
     }
   }, 60_000);
 
@@ -117,11 +106,11 @@ describe('the start fill (real broker)', () => {
         messageSizeBytes: 16,
         connectionName: `amqp-bench-test-fill-${randomUUID()}`,
         boundMs: 5000,
-        readyCount: async () => (await channel.checkQueue(queue)).messageCount,
+        readyCount: async () => (await admin.channel.checkQueue(queue)).messageCount,
       }),
     ).rejects.toThrow(`the start fill of ${queue} failed`);
     // The check above closed the test's channel (404): reopen it for the other tests.
-    channel = await admin.createChannel();
-    channel.on('error', () => undefined);
+    admin.channel = await admin.connection.createChannel();
+    admin.channel.on('error', () => undefined);
   }, 60_000);
 });
