@@ -42,12 +42,6 @@ function threadFindings(outcome: MatrixOutcome, thread: MatrixThreadDetail, thro
       findings.push(
         `${who}: not noticed within ${seconds(options.detectionBoundMs)}: the library gave no event during a silence only its own heartbeat could tell; it carried on once the silence ended`,
       );
-    // Its own message delivered is not its publisher back when no publish after the removal was
-    // confirmed: py-amqp's re-opened channel routes a publish and never confirms it (a channel out
-    // of confirm mode), and whether that first publish met the exchange before or after its binding
-    // came back decided the cell run by run.
-    if (thread.publisher_back_after_removal_ms === null)
-      findings.push(publisherNotBack(who, thread, options.recoveryBoundMs, 'its own messages'));
     return findings;
   }
   if (thread.detection_ms === null)
@@ -56,8 +50,12 @@ function threadFindings(outcome: MatrixOutcome, thread: MatrixThreadDetail, thro
     findings.push(
       `${who}: stopped consuming: nothing delivered (not even the harness's probes) within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`,
     );
+  // Its consumer back is not its publisher back when no publish after the removal was confirmed:
+  // py-amqp's re-opened channel routes a publish and never confirms it (a channel out of confirm
+  // mode), and whether that first publish met the exchange before or after its binding came back
+  // decided the cell run by run while a delivery alone counted.
   else if (thread.publisher_back_after_removal_ms === null)
-    findings.push(publisherNotBack(who, thread, options.recoveryBoundMs, 'the probes'));
+    findings.push(publisherNotBack(who, thread, options.recoveryBoundMs, 'deliveries after the removal'));
   else findings.push(`${who}: not back within ${seconds(options.recoveryBoundMs)} of the removal (${lastEvent(thread)})`);
   return findings;
 }

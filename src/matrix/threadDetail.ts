@@ -55,6 +55,11 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
   const frames = framesDuringFault(input, new Set([port, ...report.ports]), removedNs);
   const detectionMs = detectedNs === 0n ? null : Math.max(0, elapsedMs(faultNs, detectedNs));
   const back = backAfter(report, board.time(thread, MatrixTime.CONSUMER_BACK), removedNs);
+  // Back is both (as the recovery wait's isBack): its own message published after the removal
+  // delivered, and one of its publishes after the removal confirmed; the later of the two. A
+  // delivery alone read kombu's publisher, stuck 12.9 s behind a confirm py-amqp never sends,
+  // as back in 4.8 ms.
+  const backNs = back.recoveredNs === null || back.publisherNs === null ? null : maxNs(back.recoveredNs, back.publisherNs);
   const openedNs = board.time(thread, MatrixTime.OPENED);
   const stall = stallDetail(report, input.injectedNs, removedNs, input.messageBytes);
   return {
@@ -66,8 +71,8 @@ export function threadDetail(input: ThreadDetailInput): MatrixThreadDetail {
     ...(input.heartbeatIntervalMs !== null && openedNs !== 0n
       ? { heartbeat_phase: roundTo(phaseOf(faultNs, openedNs, input.heartbeatIntervalMs), 3) }
       : {}),
-    recovered_ms: since(back.recoveredNs, input.reference.ns),
-    recovered_after_removal_ms: since(back.recoveredNs, removedNs),
+    recovered_ms: since(backNs, input.reference.ns),
+    recovered_after_removal_ms: since(backNs, removedNs),
     publisher_back_after_removal_ms: since(back.publisherNs, removedNs),
     consumer_back_after_removal_ms: since(back.consumerNs, removedNs),
     published: account.total,
@@ -206,3 +211,5 @@ function noticedAs(
   // The refusal came before the thread noticed (its first event is the refusal itself, or later).
   return refusal && refusal.first_at_ms <= detectedAtMs + 1 ? 'refused_retry' : 'other';
 }
+
+const maxNs = (a: bigint, b: bigint): bigint => (a > b ? a : b);

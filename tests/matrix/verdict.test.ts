@@ -10,7 +10,7 @@ import { PublishPhase } from '../../src/matrix/report';
 import { computeMatrixResult } from '../../src/matrix/result';
 import { leadingClause, verdictClass } from '../../src/matrix/verdict';
 import { figuresOf } from '../report/support/reading';
-import { PORT, at, frame, outcomeOf } from './support/cellOutcome';
+import { PORT, at, confirmedAt, frame, outcomeOf } from './support/cellOutcome';
 
 describe('what told a thread, and the verdict', () => {
   it('tells a re-consume refused (404) from noticing the cancel itself, and says so in the ✅ cell', () => {
@@ -120,7 +120,7 @@ describe('what told a thread, and the verdict', () => {
     // Message 1 waits in the queue the consumer no longer reads: not lost.
     const result = computeMatrixResult({
       ...back,
-      threads: [{ ...back.threads[0]!, ...ledger.report() }],
+      threads: [{ ...back.threads[0]!, ...confirmedAt(ledger, { 0: -9, 1: 2120 }) }],
       leftInQueue: [new Map([[1, 1]])],
       allRecovered: false,
     });
@@ -140,15 +140,20 @@ describe('what told a thread, and the verdict', () => {
       if (confirmed) ledger.confirmed(1);
       ledger.delivered(1, at(2101));
       ledger.classAll();
-      return computeMatrixResult({ ...reopened, threads: [{ ...reopened.threads[0]!, ...ledger.report() }] });
+      return computeMatrixResult({ ...reopened, threads: [{ ...reopened.threads[0]!, ...confirmedAt(ledger, { 0: -9, 1: 2120 }) }] });
     };
     const unconfirmed = withOwnMessage(false);
     expect(unconfirmed.details.threads[0]).toMatchObject({ publisher_back_after_removal_ms: null });
-    expect(unconfirmed.details.threads[0]?.recovered_ms).not.toBeNull();
-    expect(unconfirmed.verdict.findings[0]).toMatch(/^thread 0: publisher never came back: its consumer got its own messages, but none /);
+    expect(unconfirmed.details.threads[0]?.recovered_ms).toBeNull();
+    expect(unconfirmed.verdict.findings[0]).toMatch(
+      /^thread 0: publisher never came back: its consumer got deliveries after the removal, but none /,
+    );
     expect(unconfirmed.verdict.cell).toMatch(/^❌ publisher not back/);
-    // The same thread with that publish confirmed is back.
-    expect(withOwnMessage(true).verdict.cell).toMatch(/^✅ /);
+    // The same thread with that publish confirmed is back, from the later of the delivery and the confirm.
+    const confirmed = withOwnMessage(true);
+    expect(confirmed.verdict.cell).toMatch(/^✅ /);
+    const thread = confirmed.details.threads[0]!;
+    expect(thread.recovered_after_removal_ms).toBeGreaterThanOrEqual(thread.publisher_back_after_removal_ms!);
   });
 
   it('cuts a finding the cell has no words for at its first clause, never inside a word', () => {

@@ -17,6 +17,12 @@ const T0 = 5_000_000n * MS;
 export const PORT = 40_001;
 export const at = (ms: number) => T0 + BigInt(Math.round(ms * 1e6));
 
+/** The ledger's report with its confirms at made-up moments (the ledger stamps a confirm with the real clock): seq -> ms. */
+export function confirmedAt(ledger: PublishLedger, confirmsMs: Readonly<Record<number, number>>) {
+  const report = ledger.report();
+  return { ...report, settledAtNs: BigInt64Array.from(report.settledAtNs, (ns, seq) => (seq in confirmsMs ? at(confirmsMs[seq]!) : ns)) };
+}
+
 export function frame(ms: number, stream: 'upstream' | 'downstream', method: string, replyCode?: number): FaultEvent {
   return {
     at_ns: String(at(ms)),
@@ -59,7 +65,9 @@ export function outcomeOf(
       parameters: {},
     } as unknown as Fault,
     proxyServer: { kind: 'embedded', version: '2.12.0', extensions: ['events'] },
-    threads: [{ threadIndex: 0, ...ledger.report(), ports: [PORT], events: [], unhandled: [], closeMs: 2 }],
+    threads: [
+      { threadIndex: 0, ...confirmedAt(ledger, { 0: -9, 1: removedMs + 120 }), ports: [PORT], events: [], unhandled: [], closeMs: 2 },
+    ],
     leftInQueue: [new Map()],
     injection: { bracket: { startedNs: at(-1), completedNs: at(1) }, mode: 'broker_action' },
     removal: { startedNs: at(removedMs), completedNs: at(removedMs + 5), method: 'undone', problems: [] },
