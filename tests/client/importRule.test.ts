@@ -47,6 +47,7 @@ const HARNESS_SIDE: Readonly<Record<string, string>> = {
   'src/recovery/traffic.ts': 'the fanout pulse the recovery threads consume (harness traffic)',
   'src/throughput/publishSessionRuntime.ts': "the publish session's admin connection: the queue, its depth check and purge",
   'src/throughput/loadProducerThread.ts': 'harness producers that keep the sustained-consume queue between its watermarks',
+  'src/throughput/queueFill.ts': "the sustained-consume queue's start fill: harness connections that publish its start depth",
   'src/cluster/queues.ts': 'cluster benchmark queue admin (declare, delete on the nodes)',
   'src/faults/brokerCheck.ts': 'the broker check of globalSetup and the preflight',
   'src/matrix/admin.ts': "a fault-matrix cell's topology, the harness's probes and the reading of what is left in each queue",
